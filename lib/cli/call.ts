@@ -1,0 +1,36 @@
+/**
+ * `magi call NAME [JSON|-] [--json]`: one tool call through the pipeline, made by a person.
+ * Prints shown (or, with `--json`, `{name, said, shown, is_error, spill}`); exits 0 on
+ * success, 1 when the result is an error.
+ *
+ * @module
+ */
+import { runTool } from "../pipeline/run_tool.ts";
+import { EXIT, parseCommand, runtimeFor, UsageError, write } from "./common.ts";
+
+async function readStdin(): Promise<string> {
+  return await new Response(Deno.stdin.readable).text();
+}
+
+/** Runs `magi call`. */
+export async function callCommand(args: string[]): Promise<number> {
+  const { values, positionals } = parseCommand(args, { json: { type: "boolean" } });
+  const [name, json, ...extra] = positionals;
+  if (!name) throw new UsageError("magi call needs a tool name: magi call NAME [JSON|-]");
+  if (extra.length > 0) {
+    throw new UsageError(`magi call takes one JSON argument; got also ${JSON.stringify(extra)}`);
+  }
+  const rt = await runtimeFor(values);
+  const controller = new AbortController();
+  const result = await runTool(rt, {
+    name,
+    args: json === "-" ? await readStdin() : json ?? {},
+    signal: controller.signal,
+  });
+  if (values.json) {
+    await write(JSON.stringify(result) + "\n");
+  } else if (result.shown !== "") {
+    await write(result.shown.endsWith("\n") ? result.shown : result.shown + "\n");
+  }
+  return result.is_error ? EXIT.toolError : EXIT.ok;
+}

@@ -1,0 +1,51 @@
+/**
+ * `magi check` (also `magi tools --selftest`): runs each tools_dir tool's `selftest.sh`
+ * with the tool links on PATH, and reports each.
+ *
+ * @module
+ */
+import { childEnv } from "../process/env.ts";
+import { stderrTail } from "../process/outcome.ts";
+import { spawnProcess } from "../process/spawn.ts";
+import { parseCommand, runtimeFor, write } from "./common.ts";
+
+/** Time limit of one selftest, in milliseconds. */
+const SELFTEST_TIMEOUT_MS = 60_000;
+
+/** Runs `magi check`; exits 1 when any selftest fails. */
+export async function checkCommand(args: string[]): Promise<number> {
+  const { values } = parseCommand(args, {});
+  const rt = await runtimeFor(values);
+  let failed = 0;
+  let ran = 0;
+  for (const tool of rt.found) {
+    if (!tool.selftest || rt.registry.get(tool.name)?.origin.where !== tool.folder) continue;
+    ran++;
+    const out: Uint8Array[] = [];
+    const spawned = await spawnProcess({
+      program: "sh",
+      args: [tool.selftest],
+      cwd: tool.folder,
+      env: childEnv(rt.env, rt.linksDir, { ...rt.context, MAGI_CWD: tool.folder }),
+      timeoutMs: SELFTEST_TIMEOUT_MS,
+      onStdout: (chunk) => void out.push(chunk.slice()),
+    });
+    if (!spawned.startError && !spawned.timedOut && spawned.code === 0) {
+      await write(`ok    ${tool.name}\n`);
+      continue;
+    }
+    failed++;
+    const why = spawned.startError ??
+      (spawned.timedOut
+        ? `timed out after ${SELFTEST_TIMEOUT_MS / 1000} s`
+        : spawned.signal
+        ? `killed by ${spawned.signal}`
+        : `exit status ${spawned.code}`);
+    const said = stderrTail(new Uint8Array(out.flatMap((c) => [...c]))) + "\n" +
+      stderrTail(spawned.stderrTail);
+    const detail = rt.masker.maskText(said.trim()).split("\n").map((l) => `      ${l}`).join("\n");
+    await write(`FAIL  ${tool.name}: ${why}\n${detail}\n`);
+  }
+  await write(`${ran - failed} passed, ${failed} failed\n`);
+  return failed > 0 ? 1 : 0;
+}

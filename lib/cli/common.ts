@@ -1,0 +1,66 @@
+/**
+ * What every command shares: option parsing with `node:util` `parseArgs`, the common options
+ * (`--config FILE`, `--tools-dir DIR`…), building the runtime, and output helpers.
+ *
+ * @module
+ */
+import { parseArgs, type ParseArgsConfig } from "node:util";
+import { ConfigError } from "../config/load.ts";
+import { createRuntime, type Runtime } from "../runtime.ts";
+
+/** A command line that cannot be understood: exit status 2. */
+export class UsageError extends Error {
+  override name = "UsageError";
+}
+
+/** Exit statuses: success, the tool's result is an error, usage or config error. */
+export const EXIT = { ok: 0, toolError: 1, usage: 2 } as const;
+
+/** Options every command accepts. */
+export const COMMON_OPTIONS = {
+  config: { type: "string" },
+  "tools-dir": { type: "string", multiple: true },
+  help: { type: "boolean", short: "h" },
+} as const satisfies ParseArgsConfig["options"];
+
+/** Parses a command's arguments; unknown options are a {@link UsageError}. */
+export function parseCommand<O extends ParseArgsConfig["options"]>(args: string[], options: O) {
+  try {
+    return parseArgs({
+      args,
+      options: { ...COMMON_OPTIONS, ...options },
+      allowPositionals: true,
+      strict: true,
+    });
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
+}
+
+/** Writes a line to stderr, prefixed with `magi: `. */
+export function warn(message: string): void {
+  Deno.stderr.writeSync(new TextEncoder().encode(`magi: ${message}\n`));
+}
+
+/** Writes text to stdout, all of it. */
+export async function write(text: string): Promise<void> {
+  const bytes = new TextEncoder().encode(text);
+  let at = 0;
+  while (at < bytes.length) at += await Deno.stdout.write(bytes.subarray(at));
+}
+
+/** Builds the runtime from the common options. */
+export function runtimeFor(values: { config?: string; "tools-dir"?: string[] }): Promise<Runtime> {
+  return createRuntime({
+    cwd: Deno.cwd(),
+    env: Deno.env.toObject(),
+    configFlag: values.config,
+    toolsDirs: values["tools-dir"],
+    warn,
+  });
+}
+
+/** Whether an error is one the command line reports as a usage or config error (exit 2). */
+export function isUsageError(error: unknown): error is Error {
+  return error instanceof UsageError || error instanceof ConfigError;
+}

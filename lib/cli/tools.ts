@@ -1,0 +1,26 @@
+/**
+ * `magi tools [--json]`: the declarations the model sees — a table for people, or with
+ * `--json` the array of `{name, description, parameters}` a provider receives.
+ *
+ * @module
+ */
+import { parseCommand, runtimeFor, write } from "./common.ts";
+
+/** Runs `magi tools`. */
+export async function toolsCommand(args: string[]): Promise<number> {
+  const { values } = parseCommand(args, { json: { type: "boolean" } });
+  const rt = await runtimeFor(values);
+  if (values.json) {
+    await write(JSON.stringify(rt.registry.declarations(), null, 2) + "\n");
+    return 0;
+  }
+  const rows = rt.registry.list().map((t) => [
+    t.declaration.name,
+    t.origin.source,
+    t.declaration.description.split("\n")[0],
+  ]);
+  const widths = [0, 1].map((i) => Math.max(...rows.map((r) => r[i].length), 4));
+  const lines = rows.map((r) => `${r[0].padEnd(widths[0])}  ${r[1].padEnd(widths[1])}  ${r[2]}`);
+  await write(lines.join("\n") + (lines.length ? "\n" : "(no tools)\n"));
+  return 0;
+}

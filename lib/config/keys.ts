@@ -1,0 +1,68 @@
+/**
+ * Every config key magi knows, with its JSON Schema and what a person should write. A key
+ * not listed here is an error (SPEC S10.1). Later features add their keys to this table.
+ *
+ * @module
+ */
+import type { JsonSchema } from "../registry/types.ts";
+
+/** One known key. */
+export interface KeySpec {
+  schema: JsonSchema;
+  /** What was expected, for error messages: "an integer of at least 1024". */
+  expected: string;
+  /** The default value, or undefined when the key has none. */
+  default?: unknown;
+  /** Paths in the value resolve against the config file's folder. */
+  paths?: boolean;
+}
+
+const strings = { type: "array", items: { type: "string" } };
+
+/** Keys whose value is an object of further keys. */
+export const GROUPS = ["limits", "secrets"] as const;
+
+/** Leaf keys, dotted for those inside a group. */
+export const KEYS: Record<string, KeySpec> = {
+  tools_dir: {
+    schema: { anyOf: [{ type: "string" }, strings] },
+    expected: "a folder path or a list of folder paths",
+    default: [],
+    paths: true,
+  },
+  shipped_tools: {
+    schema: { type: "boolean" },
+    expected: "true or false",
+    default: true,
+  },
+  timeout_seconds: {
+    schema: { type: "number", exclusiveMinimum: 0 },
+    expected: "a number of seconds greater than 0",
+    default: 120,
+  },
+  "limits.said_bytes": {
+    schema: { type: "integer", minimum: 1024 },
+    expected: "a whole number of bytes, at least 1024",
+    default: 16384,
+  },
+  "limits.shown_bytes": {
+    schema: { type: "integer", minimum: 1024 },
+    expected: "a whole number of bytes, at least 1024",
+    default: 65536,
+  },
+  "secrets.env": {
+    schema: strings,
+    expected: "a list of environment variable names",
+    default: [],
+  },
+  "secrets.values": {
+    schema: strings,
+    expected: "a list of secret values (strings)",
+    default: [],
+  },
+  spill_dir: {
+    schema: { type: "string", minLength: 1 },
+    expected: "a folder path",
+    paths: true,
+  },
+};

@@ -1,0 +1,173 @@
+/**
+ * Loading the config (SPEC S10.1): JSONC files merged in order — the user's
+ * (`$XDG_CONFIG_HOME/magi/config.jsonc`), the project's (`.magi/config.jsonc` in the working
+ * directory or the nearest folder above it), then an explicit file (`MAGI_CONFIG`, replaced
+ * by `--config FILE`) — each value remembering the file it came from.
+ *
+ * @module
+ */
+import { dirname, join, resolve } from "node:path";
+import { parse, type ParseError, printParseErrorCode } from "jsonc-parser";
+import { Ajv2020 } from "ajv/dist/2020.js";
+import type { ValidateFunction } from "ajv";
+import { GROUPS, KEYS } from "./keys.ts";
+
+/** A config file or value that cannot be used; the message names the file and the key. */
+export class ConfigError extends Error {
+  override name = "ConfigError";
+}
+
+/** The effective config: dotted key → value, with defaults filled in. */
+export interface Config {
+  values: Record<string, unknown>;
+  /** Dotted key → the file it came from, or "default", or a flag such as "--tools-dir". */
+  origins: Record<string, string>;
+  /** The files read, in merge order. */
+  files: string[];
+  /** The explicit file (`--config` or `MAGI_CONFIG`), if any: given to tools as MAGI_CONFIG. */
+  explicit?: string;
+}
+
+/** Where to look. */
+export interface ConfigSources {
+  cwd: string;
+  env: Record<string, string>;
+  /** `--config FILE`. */
+  configFlag?: string;
+}
+
+const ajv = new Ajv2020({ strict: false });
+const validators = new Map<string, ValidateFunction>();
+
+function userConfigPath(env: Record<string, string>): string | undefined {
+  const base = env.XDG_CONFIG_HOME || (env.HOME ? join(env.HOME, ".config") : undefined);
+  return base ? join(base, "magi", "config.jsonc") : undefined;
+}
+
+function projectConfigPath(cwd: string, skip: string | undefined): string | undefined {
+  for (let dir = resolve(cwd);; dir = dirname(dir)) {
+    const candidate = join(dir, ".magi", "config.jsonc");
+    if (candidate !== skip && exists(candidate)) return candidate;
+    if (dirname(dir) === dir) return undefined;
+  }
+}
+
+function exists(path: string): boolean {
+  try {
+    return Deno.statSync(path).isFile;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Reads, checks and merges the config files.
+ *
+ * @throws ConfigError for a file that cannot be read or parsed, an unknown key or a bad value
+ */
+export function loadConfig(sources: ConfigSources): Config {
+  const values: Record<string, unknown> = {};
+  const origins: Record<string, string> = {};
+  for (const [key, spec] of Object.entries(KEYS)) {
+    if (spec.default !== undefined) {
+      values[key] = spec.default;
+      origins[key] = "default";
+    }
+  }
+  const user = userConfigPath(sources.env);
+  const explicitRaw = sources.configFlag ?? sources.env.MAGI_CONFIG;
+  const explicit = explicitRaw ? resolve(sources.cwd, explicitRaw) : undefined;
+  const files: string[] = [];
+  if (user && exists(user) && user !== explicit) files.push(user);
+  const project = projectConfigPath(sources.cwd, user);
+  if (project && project !== explicit) files.push(project);
+  if (explicit) {
+    if (!exists(explicit)) {
+      const how = sources.configFlag ? "--config" : "MAGI_CONFIG";
+      throw new ConfigError(`config ${explicit} (from ${how}): no such file`);
+    }
+    files.push(explicit);
+  }
+  for (const file of files) {
+    for (const [key, value] of Object.entries(readConfigFile(file))) {
+      values[key] = value;
+      origins[key] = file;
+    }
+  }
+  return { values, origins, files, explicit };
+}
+
+/**
+ * Reads one config file into dotted key → value, checking every key and value.
+ *
+ * @throws ConfigError naming the file (with line and column for a parse error) and the key
+ */
+export function readConfigFile(file: string): Record<string, unknown> {
+  let text: string;
+  try {
+    text = Deno.readTextFileSync(file);
+  } catch (error) {
+    throw new ConfigError(`config ${file}: cannot read it: ${(error as Error).message}`);
+  }
+  const errors: ParseError[] = [];
+  const data = parse(text, errors, { allowTrailingComma: true, disallowComments: false });
+  if (errors.length > 0) {
+    const { error, offset } = errors[0];
+    const before = text.slice(0, offset).split("\n");
+    const where = `${before.length}:${before[before.length - 1].length + 1}`;
+    throw new ConfigError(
+      `config ${file}:${where}: not valid JSONC (${printParseErrorCode(error)})`,
+    );
+  }
+  if (data === undefined) return {};
+  if (typeof data !== "object" || data === null || Array.isArray(data)) {
+    throw new ConfigError(`config ${file}: expected a JSON object at the top`);
+  }
+  const out: Record<string, unknown> = {};
+  const visit = (obj: Record<string, unknown>, prefix: string) => {
+    for (const [key, value] of Object.entries(obj)) {
+      const dotted = prefix + key;
+      if (!prefix && (GROUPS as readonly string[]).includes(key)) {
+        if (typeof value !== "object" || value === null || Array.isArray(value)) {
+          throw new ConfigError(`config ${file}: key "${key}": expected an object`);
+        }
+        visit(value as Record<string, unknown>, key + ".");
+        continue;
+      }
+      const spec = KEYS[dotted];
+      if (!spec) {
+        const known = Object.keys(KEYS).filter((k) => k.startsWith(prefix)).join(", ");
+        throw new ConfigError(`config ${file}: unknown key "${dotted}" (known keys: ${known})`);
+      }
+      let validate = validators.get(dotted);
+      if (!validate) validators.set(dotted, validate = ajv.compile(spec.schema));
+      if (!validate(value)) {
+        throw new ConfigError(
+          `config ${file}: key "${dotted}": expected ${spec.expected}, got ${
+            JSON.stringify(value)
+          }`,
+        );
+      }
+      out[dotted] = spec.paths ? resolvePaths(value, dirname(file)) : value;
+    }
+  };
+  visit(data as Record<string, unknown>, "");
+  return out;
+}
+
+function resolvePaths(value: unknown, base: string): unknown {
+  if (typeof value === "string") return resolve(base, expandHome(value));
+  if (Array.isArray(value)) return value.map((v) => resolvePaths(v, base));
+  return value;
+}
+
+function expandHome(path: string): string {
+  const home = Deno.env.get("HOME");
+  return home && (path === "~" || path.startsWith("~/")) ? home + path.slice(1) : path;
+}
+
+/** A config value as a list of strings (a string alone becomes a list of one). */
+export function stringList(value: unknown): string[] {
+  if (typeof value === "string") return [value];
+  return Array.isArray(value) ? value.filter((v): v is string => typeof v === "string") : [];
+}

@@ -1,0 +1,59 @@
+/**
+ * Byte strings: the pipeline works on output as strings in which each character is one byte
+ * (code points 0–255, "latin1"). That keeps invalid UTF-8 and binary output intact while
+ * letting masking and bounding use the engine's fast string search.
+ *
+ * @module
+ */
+import { Buffer } from "node:buffer";
+
+/** Turns bytes into a byte string (one character per byte). */
+export function toByteString(bytes: Uint8Array): string {
+  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("latin1");
+}
+
+/** Turns a byte string back into bytes. */
+export function fromByteString(text: string): Uint8Array {
+  return Buffer.from(text, "latin1");
+}
+
+/** Encodes text as UTF-8 and returns it as a byte string. */
+export function utf8ByteString(text: string): string {
+  return Buffer.from(text, "utf8").toString("latin1");
+}
+
+/** Decodes a byte string as UTF-8; invalid sequences become U+FFFD. */
+export function decodeByteString(text: string): string {
+  return Buffer.from(text, "latin1").toString("utf8");
+}
+
+/**
+ * Moves a cut position in a byte string back so that it does not fall inside a UTF-8
+ * sequence (at most three steps back over continuation bytes 0x80–0xBF).
+ */
+export function utf8Boundary(text: string, at: number): number {
+  let i = at;
+  for (let steps = 0; steps < 3 && i > 0 && i < text.length; steps++) {
+    const c = text.charCodeAt(i);
+    if (c < 0x80 || c > 0xbf) break;
+    i--;
+  }
+  return i;
+}
+
+/**
+ * Guesses whether output is binary rather than text: a NUL byte, or more than 30 % of bytes
+ * that are control characters other than tab, newline, carriage return, form feed and escape,
+ * within the first 8192 bytes.
+ */
+export function looksBinary(text: string): boolean {
+  const sample = text.length > 8192 ? text.slice(0, 8192) : text;
+  if (sample.length === 0) return false;
+  let control = 0;
+  for (let i = 0; i < sample.length; i++) {
+    const c = sample.charCodeAt(i);
+    if (c === 0) return true;
+    if (c < 32 && c !== 9 && c !== 10 && c !== 13 && c !== 12 && c !== 27) control++;
+  }
+  return control / sample.length > 0.3;
+}

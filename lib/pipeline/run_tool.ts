@@ -1,0 +1,209 @@
+/**
+ * `runTool`: the only path a tool call takes (SPEC S2). It checks the arguments, hands the
+ * call to the tool's transport with output channels it owns, and masks, bounds and spills
+ * every byte the transport emits — in that order — whatever the transport is.
+ *
+ * @module
+ */
+import { isAbsolute, resolve } from "node:path";
+import { argumentsProblem } from "../registry/schema.ts";
+import type { Outcome } from "../registry/types.ts";
+import { childEnv } from "../process/env.ts";
+import type { Runtime } from "../runtime.ts";
+import { Bounder } from "./bound.ts";
+import { decodeByteString, looksBinary, toByteString, utf8ByteString } from "./bytes.ts";
+import type { Masker, MaskStream } from "./mask.ts";
+import { Spill } from "./spill.ts";
+
+/** A call as a model or a person makes it. */
+export interface ToolCall {
+  name: string;
+  /** The arguments: an object, or its JSON text. */
+  args: unknown;
+  signal?: AbortSignal;
+}
+
+/** A tool result (SPEC S2.1), as `magi call --json` prints it. */
+export interface ToolResult {
+  name: string;
+  /** What the model reads: masked and bounded to `limits.said_bytes`. */
+  said: string;
+  /** What the person sees: masked and bounded to `limits.shown_bytes`. */
+  shown: string;
+  is_error: boolean;
+  /** Absolute path of the file holding the whole (masked) output, when it was cut. */
+  spill: string | null;
+}
+
+const BINARY_SAMPLE = 8192;
+
+/** One output stream: mask, then bound (once per limit), then spill. */
+class Channel {
+  readonly #mask: MaskStream;
+  readonly #bounders: Bounder[];
+  readonly #spill: Spill;
+  #sample = "";
+
+  constructor(masker: Masker, limits: number[], spillDir: string, label: string) {
+    this.#mask = masker.stream();
+    this.#bounders = limits.map((limit) => new Bounder(limit));
+    this.#spill = new Spill(spillDir, label, Math.min(...limits));
+  }
+
+  async push(chunk: Uint8Array | string): Promise<void> {
+    const bytes = typeof chunk === "string" ? utf8ByteString(chunk) : toByteString(chunk);
+    await this.#take(this.#mask.push(bytes));
+  }
+
+  async #take(masked: string): Promise<void> {
+    if (masked.length === 0) return;
+    if (this.#sample.length < BINARY_SAMPLE) {
+      this.#sample += masked.slice(0, BINARY_SAMPLE - this.#sample.length);
+    }
+    for (const b of this.#bounders) b.push(masked);
+    await this.#spill.push(masked);
+  }
+
+  /** Ends the stream; returns the kept text (as UTF-16 text) for each limit, and the spill. */
+  async finish(): Promise<{ texts: string[]; spill: string | null }> {
+    await this.#take(this.#mask.end());
+    const binary = looksBinary(this.#sample);
+    const cut = this.#bounders.some((b) => b.cut);
+    const spill = await this.#spill.close(cut || binary);
+    const texts = this.#bounders.map((b) => {
+      if (binary) {
+        const where = spill ? `; the whole output is in ${spill}` : "";
+        return `[magi: binary output, ${b.totalBytes} bytes, not shown${where}]\n`;
+      }
+      return decodeByteString(b.finish(spill).text);
+    });
+    return { texts, spill };
+  }
+}
+
+function appendNote(text: string, note: string | undefined): string {
+  if (!note) return text;
+  return text + (text === "" || text.endsWith("\n") ? "" : "\n") + note + "\n";
+}
+
+/**
+ * Runs one tool call through the pipeline. Never throws for anything a tool or its
+ * arguments do: an unknown tool, bad JSON, a schema violation, a crash, a time-out and a
+ * transport that throws all come back as a result with `is_error: true` (SPEC S2.6).
+ */
+export async function runTool(rt: Runtime, call: ToolCall): Promise<ToolResult> {
+  const limits = rt.limits;
+  const said = new Channel(
+    rt.masker,
+    [limits.saidBytes, limits.shownBytes],
+    rt.spillDir,
+    call.name,
+  );
+  let shown: Channel | undefined;
+  let outcome: Outcome;
+  const prepared = prepare(rt, call);
+  if (typeof prepared === "string") {
+    outcome = { isError: true, note: prepared };
+  } else {
+    const { tool, args, cwd, timeoutMs } = prepared;
+    const controller = new AbortController();
+    const onAbort = () => controller.abort();
+    call.signal?.addEventListener("abort", onAbort);
+    if (call.signal?.aborted) controller.abort();
+    try {
+      outcome = await tool.invoke({
+        args,
+        cwd,
+        timeoutMs,
+        signal: controller.signal,
+        env: childEnv(rt.env, rt.linksDir, { ...rt.context, MAGI_CWD: cwd }),
+        emit: {
+          said: (chunk) => said.push(chunk),
+          shown: (chunk) => {
+            shown ??= new Channel(
+              rt.masker,
+              [limits.shownBytes],
+              rt.spillDir,
+              call.name + "-shown",
+            );
+            return shown.push(chunk);
+          },
+        },
+      });
+    } catch (error) {
+      outcome = {
+        isError: true,
+        note: `[magi: the tool failed: ${(error as Error)?.message ?? error}]`,
+      };
+    } finally {
+      call.signal?.removeEventListener("abort", onAbort);
+    }
+  }
+  const saidDone = await said.finish();
+  const shownDone = shown ? await shown.finish() : undefined;
+  const note = outcome.note ? rt.masker.maskText(outcome.note) : undefined;
+  return {
+    name: call.name,
+    said: appendNote(saidDone.texts[0], note),
+    shown: appendNote(shownDone ? shownDone.texts[0] : saidDone.texts[1], note),
+    is_error: outcome.isError,
+    spill: saidDone.spill ?? shownDone?.spill ?? null,
+  };
+}
+
+interface Prepared {
+  tool: NonNullable<ReturnType<Runtime["registry"]["get"]>>;
+  args: Record<string, unknown>;
+  cwd: string;
+  timeoutMs: number;
+}
+
+/** Finds the tool and checks the arguments; returns what is wrong as one line. */
+function prepare(rt: Runtime, call: ToolCall): Prepared | string {
+  const tool = rt.registry.get(call.name);
+  if (!tool) return `[magi: unknown tool "${call.name}"; \`magi tools\` lists the tools]`;
+  let raw = call.args ?? {};
+  if (typeof raw === "string") {
+    if (raw.trim() === "") raw = {};
+    else {
+      try {
+        raw = JSON.parse(raw);
+      } catch (error) {
+        return `[magi: invalid arguments for "${call.name}": not JSON (${
+          (error as Error).message
+        })]`;
+      }
+    }
+  }
+  if (typeof raw !== "object" || raw === null || Array.isArray(raw)) {
+    return `[magi: invalid arguments for "${call.name}": expected a JSON object]`;
+  }
+  const args: Record<string, unknown> = { ...raw as Record<string, unknown> };
+  let cwd = rt.session.cwd;
+  let timeoutMs = rt.timeoutSeconds * 1000;
+  if (!tool.ownsCallFields) {
+    if ("cwd" in args) {
+      if (typeof args.cwd !== "string") {
+        return `[magi: invalid arguments for "${call.name}": field "cwd" must be string]`;
+      }
+      cwd = isAbsolute(args.cwd) ? args.cwd : resolve(rt.session.cwd, args.cwd);
+      delete args.cwd;
+    }
+    if ("timeout_seconds" in args) {
+      const t = args.timeout_seconds;
+      if (typeof t !== "number" || !(t > 0)) {
+        return `[magi: invalid arguments for "${call.name}": field "timeout_seconds" must be a number greater than 0]`;
+      }
+      timeoutMs = t * 1000;
+      delete args.timeout_seconds;
+    }
+  }
+  try {
+    if (!Deno.statSync(cwd).isDirectory) return `[magi: cwd "${cwd}" is not a directory]`;
+  } catch {
+    return `[magi: cwd "${cwd}" does not exist]`;
+  }
+  const problem = argumentsProblem(tool.declaration.parameters, args);
+  if (problem) return `[magi: invalid arguments for "${call.name}": ${problem}]`;
+  return { tool, args, cwd, timeoutMs };
+}

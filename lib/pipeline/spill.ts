@@ -1,0 +1,80 @@
+/**
+ * Spill files: the whole (masked) output of a call whose kept text was cut, written as it
+ * streams so memory stays bounded.
+ *
+ * @module
+ */
+import { join } from "node:path";
+import { fromByteString } from "./bytes.ts";
+
+/**
+ * Collects a stream in memory up to `thresholdBytes`; past that, writes everything to a new
+ * file in `dir` (created with mode 0700; the file gets 0600) and keeps writing there.
+ */
+export class Spill {
+  #pending: string[] = [];
+  #pendingBytes = 0;
+  #file: Deno.FsFile | undefined;
+  #path: string | undefined;
+  #failed = false;
+
+  /**
+   * @param dir the spill folder (absolute)
+   * @param label a short name for the file, such as the tool's name
+   * @param thresholdBytes the size past which the stream is written to a file
+   */
+  constructor(
+    private readonly dir: string,
+    private readonly label: string,
+    private readonly thresholdBytes: number,
+  ) {}
+
+  /** Takes the next masked chunk (a byte string). */
+  async push(chunk: string): Promise<void> {
+    if (this.#failed || chunk.length === 0) return;
+    if (this.#file) return await this.#write(chunk);
+    this.#pending.push(chunk);
+    this.#pendingBytes += chunk.length;
+    if (this.#pendingBytes > this.thresholdBytes) await this.#open();
+  }
+
+  async #open(): Promise<void> {
+    try {
+      await Deno.mkdir(this.dir, { recursive: true, mode: 0o700 });
+      const stamp = new Date().toISOString().replace(/[:.]/g, "-");
+      const random = crypto.randomUUID().slice(0, 8);
+      const safe = this.label.replace(/[^A-Za-z0-9_-]/g, "_");
+      this.#path = join(this.dir, `${stamp}-${safe}-${random}.out`);
+      this.#file = await Deno.open(this.#path, { write: true, createNew: true, mode: 0o600 });
+      const pending = this.#pending;
+      this.#pending = [];
+      this.#pendingBytes = 0;
+      for (const chunk of pending) await this.#write(chunk);
+    } catch {
+      this.#failed = true;
+      this.#pending = [];
+      this.#path = undefined;
+    }
+  }
+
+  async #write(chunk: string): Promise<void> {
+    const bytes = fromByteString(chunk);
+    let written = 0;
+    while (written < bytes.length) written += await this.#file!.write(bytes.subarray(written));
+  }
+
+  /**
+   * Ends the stream.
+   *
+   * @param needed whether the kept text was cut, so the whole output must be in a file even
+   *   when it stayed under the threshold
+   * @returns the spill file's absolute path, or null when none was written
+   */
+  async close(needed: boolean): Promise<string | null> {
+    if (needed && !this.#file && !this.#failed) await this.#open();
+    this.#file?.close();
+    this.#file = undefined;
+    this.#pending = [];
+    return this.#failed ? null : this.#path ?? null;
+  }
+}

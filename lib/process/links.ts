@@ -1,0 +1,67 @@
+/**
+ * The tool-links folder (SPEC S4.4): symlinks to the discovered tools, put first on the PATH
+ * of every child process so `run 'wc-lines x'` reaches the tool. A name that is already a
+ * command on the system PATH is left out: magi never shadows a system utility.
+ *
+ * @module
+ */
+import { join } from "node:path";
+
+/** One entry: a symlink to `target`, or a small executable script with `script` as text. */
+export type LinkEntry = { name: string; target: string } | { name: string; script: string };
+
+/** Whether `name` is an executable file in one of the PATH folders. */
+export function onPath(name: string, path: string): boolean {
+  for (const dir of path.split(":")) {
+    if (!dir) continue;
+    try {
+      const info = Deno.statSync(join(dir, name));
+      if (info.isFile && ((info.mode ?? 0o111) & 0o111) !== 0) return true;
+    } catch {
+      // Not in this folder.
+    }
+  }
+  return false;
+}
+
+async function digest(text: string): Promise<string> {
+  const hash = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text));
+  return [...new Uint8Array(hash).slice(0, 8)].map((b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+/**
+ * Makes (or reuses) the links folder for a set of entries. Folders are named by a digest of
+ * their content, so a warm start with the same tools does no file work, and two magi
+ * processes never fight over one folder.
+ *
+ * @param base the folder that holds links folders, such as `~/.cache/magi/links`
+ * @param systemPath the PATH without magi's own links folder
+ * @returns the links folder's absolute path
+ */
+export async function prepareLinks(
+  base: string,
+  entries: readonly LinkEntry[],
+  systemPath: string,
+): Promise<string> {
+  const kept = entries.filter((e) => !onPath(e.name, systemPath));
+  const dir = join(base, await digest(JSON.stringify(kept)));
+  try {
+    if (Deno.statSync(dir).isDirectory) return dir;
+  } catch {
+    // Not made yet.
+  }
+  await Deno.mkdir(base, { recursive: true });
+  const tmp = await Deno.makeTempDir({ dir: base, prefix: ".new-" });
+  for (const entry of kept) {
+    const path = join(tmp, entry.name);
+    if ("target" in entry) await Deno.symlink(entry.target, path);
+    else await Deno.writeTextFile(path, entry.script, { mode: 0o755 });
+  }
+  try {
+    await Deno.rename(tmp, dir);
+  } catch {
+    // Another process made the same folder first: theirs is identical.
+    await Deno.remove(tmp, { recursive: true }).catch(() => {});
+  }
+  return dir;
+}

@@ -1,0 +1,226 @@
+/**
+ * The one way magi starts a child process: in its own process group, stdin given or closed,
+ * stdout streamed to a callback, a time limit that ends the whole group (TERM, then KILL),
+ * and nothing left running afterwards (SPEC S5.1).
+ *
+ * @module
+ */
+
+/** What to run and how. */
+export interface SpawnOptions {
+  program: string;
+  args: readonly string[];
+  /** Absolute working directory. */
+  cwd: string;
+  /** The child's whole environment (nothing else is inherited). */
+  env: Record<string, string>;
+  /** Bytes or text for stdin; absent means stdin is closed (reads see end of file). */
+  stdin?: Uint8Array | string;
+  /** Time limit in milliseconds; past it the process group is ended. */
+  timeoutMs: number;
+  /** Ends the process group when aborted. */
+  signal?: AbortSignal;
+  /** Receives stdout as it arrives. */
+  onStdout: (chunk: Uint8Array) => void | Promise<void>;
+  /** Receives stderr as it arrives; when absent only its tail is kept. */
+  onStderr?: (chunk: Uint8Array) => void | Promise<void>;
+  /** Stop reading stdout (and end the group) after this many bytes. */
+  maxStdoutBytes?: number;
+  /** Milliseconds between TERM and KILL (default 2000). */
+  graceMs?: number;
+}
+
+/** How the process ended. */
+export interface SpawnOutcome {
+  /** Exit status, or null when it was ended by a signal or never started. */
+  code: number | null;
+  /** The signal that ended it, such as "SIGSEGV". */
+  signal: string | null;
+  timedOut: boolean;
+  cancelled: boolean;
+  /** Set when stdout was cut at `maxStdoutBytes`. */
+  capped: boolean;
+  /** Why the program could not be started, when it could not. */
+  startError?: string;
+  /** The last 4096 bytes of stderr (when `onStderr` is absent). */
+  stderrTail: Uint8Array;
+}
+
+const STDERR_TAIL_BYTES = 4096;
+/** How long output from left-behind children is still read after the main process ends. */
+const DRAIN_MS = 200;
+
+/** Process groups started and not yet ended; ended on SIGINT/SIGTERM of magi itself. */
+const liveGroups = new Set<number>();
+let signalsHooked = false;
+
+function hookSignals(): void {
+  if (signalsHooked) return;
+  signalsHooked = true;
+  for (const sig of ["SIGINT", "SIGTERM", "SIGHUP"] as const) {
+    try {
+      Deno.addSignalListener(sig, () => {
+        for (const pgid of liveGroups) killGroup(pgid, "SIGKILL");
+        Deno.exit(sig === "SIGINT" ? 130 : 143);
+      });
+    } catch {
+      // Signal listeners are not available everywhere; nothing to undo.
+    }
+  }
+}
+
+/** Sends a signal to a whole process group; a group that is gone is not an error. */
+export function killGroup(pgid: number, signal: Deno.Signal): void {
+  try {
+    Deno.kill(-pgid, signal);
+  } catch {
+    // ESRCH: nothing left in the group.
+  }
+}
+
+function appendTail(tail: Uint8Array, chunk: Uint8Array): Uint8Array {
+  const joined = new Uint8Array(tail.length + chunk.length);
+  joined.set(tail);
+  joined.set(chunk, tail.length);
+  return joined.length > STDERR_TAIL_BYTES
+    ? joined.slice(joined.length - STDERR_TAIL_BYTES)
+    : joined;
+}
+
+/**
+ * Runs a program to its end and reports how it ended. Never throws for the child's
+ * behaviour: a program that cannot start is reported in `startError`.
+ */
+export async function spawnProcess(opts: SpawnOptions): Promise<SpawnOutcome> {
+  hookSignals();
+  const outcome: SpawnOutcome = {
+    code: null,
+    signal: null,
+    timedOut: false,
+    cancelled: false,
+    capped: false,
+    stderrTail: new Uint8Array(0),
+  };
+  let child: Deno.ChildProcess;
+  try {
+    child = new Deno.Command(opts.program, {
+      args: [...opts.args],
+      cwd: opts.cwd,
+      env: opts.env,
+      clearEnv: true,
+      stdin: opts.stdin === undefined ? "null" : "piped",
+      stdout: "piped",
+      stderr: "piped",
+      detached: true,
+    }).spawn();
+  } catch (error) {
+    outcome.startError = describeStartError(opts.program, error);
+    return outcome;
+  }
+  const pgid = child.pid;
+  liveGroups.add(pgid);
+  const grace = opts.graceMs ?? 2000;
+  let killTimer: ReturnType<typeof setTimeout> | undefined;
+  const end = (why: "timeout" | "cancel" | "cap") => {
+    if (why === "timeout") outcome.timedOut = true;
+    if (why === "cancel") outcome.cancelled = true;
+    if (why === "cap") outcome.capped = true;
+    killGroup(pgid, "SIGTERM");
+    killTimer ??= setTimeout(() => killGroup(pgid, "SIGKILL"), grace);
+  };
+  const timer = setTimeout(() => end("timeout"), opts.timeoutMs);
+  const onAbort = () => end("cancel");
+  if (opts.signal?.aborted) end("cancel");
+  opts.signal?.addEventListener("abort", onAbort);
+
+  if (opts.stdin !== undefined) feedStdin(child.stdin, opts.stdin);
+
+  let stdoutBytes = 0;
+  const stdoutReader = child.stdout.getReader();
+  const stderrReader = child.stderr.getReader();
+  const readStdout = (async () => {
+    try {
+      while (true) {
+        const { value, done } = await stdoutReader.read();
+        if (done) break;
+        let chunk = value;
+        if (opts.maxStdoutBytes !== undefined) {
+          const room = opts.maxStdoutBytes - stdoutBytes;
+          if (chunk.length > room) chunk = chunk.subarray(0, Math.max(0, room));
+          stdoutBytes += chunk.length;
+          if (chunk.length > 0) await opts.onStdout(chunk);
+          if (stdoutBytes >= opts.maxStdoutBytes) {
+            end("cap");
+            break;
+          }
+        } else {
+          await opts.onStdout(chunk);
+        }
+      }
+    } catch {
+      // The reader was cancelled: output from an escaped child is no longer wanted.
+    }
+  })();
+  const readStderr = (async () => {
+    try {
+      while (true) {
+        const { value, done } = await stderrReader.read();
+        if (done) break;
+        if (opts.onStderr) await opts.onStderr(value);
+        else outcome.stderrTail = appendTail(outcome.stderrTail, value);
+      }
+    } catch {
+      // Cancelled, as above.
+    }
+  })();
+
+  const status = await child.status;
+  outcome.code = status.signal ? null : status.code;
+  outcome.signal = status.signal ?? null;
+  // Children left behind may still hold stdout open: read what they already wrote, then
+  // end the group and stop waiting for the pipes.
+  const drained = await settleWithin(Promise.all([readStdout, readStderr]), DRAIN_MS);
+  killGroup(pgid, "SIGTERM");
+  if (!drained) {
+    const settled = await settleWithin(Promise.all([readStdout, readStderr]), DRAIN_MS);
+    if (!settled) {
+      killGroup(pgid, "SIGKILL");
+      await stdoutReader.cancel().catch(() => {});
+      await stderrReader.cancel().catch(() => {});
+    }
+  }
+  await Promise.all([readStdout, readStderr]);
+  killGroup(pgid, "SIGKILL");
+  liveGroups.delete(pgid);
+  clearTimeout(timer);
+  clearTimeout(killTimer);
+  opts.signal?.removeEventListener("abort", onAbort);
+  return outcome;
+}
+
+function feedStdin(stdin: WritableStream<Uint8Array>, data: Uint8Array | string): void {
+  const bytes = typeof data === "string" ? new TextEncoder().encode(data) : data;
+  const writer = stdin.getWriter();
+  writer.write(bytes).then(() => writer.close()).catch(() => {
+    // The program exited without reading all of stdin: not an error of the call.
+  });
+}
+
+async function settleWithin(promise: Promise<unknown>, ms: number): Promise<boolean> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const timeout = new Promise<false>((resolve) => timer = setTimeout(() => resolve(false), ms));
+  const result = await Promise.race([promise.then(() => true), timeout]);
+  clearTimeout(timer);
+  return result;
+}
+
+function describeStartError(program: string, error: unknown): string {
+  if (error instanceof Deno.errors.NotFound) return `Cannot start "${program}": no such program`;
+  if (error instanceof Deno.errors.PermissionDenied) {
+    return `Cannot start "${program}": permission denied (is it executable?)`;
+  }
+  if (error instanceof Deno.errors.NotCapable) {
+    return `Cannot start "${program}": not allowed by magi's permissions`;
+  }
+  return `Cannot start "${program}": ${error instanceof Error ? error.message : String(error)}`;
+}

@@ -1,0 +1,63 @@
+/**
+ * The builtin source: tools compiled into magi (SPEC S6). A builtin returns data — said,
+ * shown, an error flag — and never prints, bounds, masks or asks for permission itself:
+ * the pipeline does all of that.
+ *
+ * @module
+ */
+import { stripExtensions } from "./schema.ts";
+import type { Invocation, JsonSchema, Tool } from "./types.ts";
+
+/** What a builtin gets for one call. */
+export interface BuiltinContext {
+  /** Absolute working directory of the call. */
+  cwd: string;
+  /** Environment for any child process it starts (tool links first on PATH). */
+  env: Record<string, string>;
+  /** Time limit in milliseconds. */
+  timeoutMs: number;
+  signal: AbortSignal;
+  /** For builtins that stream (such as `run`): output for the model as it comes. */
+  said(chunk: Uint8Array | string): Promise<void>;
+}
+
+/** What a builtin returns. Streamed said (via the context) comes before this said. */
+export interface BuiltinResult {
+  said: string | Uint8Array;
+  /** For the person; absent means the same as said. */
+  shown?: string;
+  isError?: boolean;
+}
+
+/** A builtin's definition. */
+export interface Builtin {
+  name: string;
+  /** Summary line, then usage line (the `--help` contract). */
+  description: string;
+  /** JSON Schema object with an `x-magi` argv mapping (for `magi builtin NAME ARGS…`). */
+  parameters: JsonSchema;
+  run(args: Record<string, unknown>, ctx: BuiltinContext): Promise<BuiltinResult>;
+}
+
+/** Makes a registry entry of a builtin. */
+export function builtinTool(builtin: Builtin): Tool {
+  const parameters = stripExtensions(builtin.parameters);
+  const properties = (parameters.properties ?? {}) as Record<string, unknown>;
+  return {
+    declaration: { name: builtin.name, description: builtin.description, parameters },
+    origin: { source: "builtin", where: `magi:${builtin.name}` },
+    ownsCallFields: "cwd" in properties || "timeout_seconds" in properties,
+    invoke: async (call: Invocation) => {
+      const result = await builtin.run(call.args, {
+        cwd: call.cwd,
+        env: call.env,
+        timeoutMs: call.timeoutMs,
+        signal: call.signal,
+        said: (chunk) => call.emit.said(chunk),
+      });
+      await call.emit.said(result.said);
+      if (result.shown !== undefined) await call.emit.shown(result.shown);
+      return { isError: result.isError === true };
+    },
+  };
+}

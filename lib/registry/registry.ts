@@ -1,0 +1,77 @@
+/**
+ * The registry (SPEC S1): a catalogue with one entry per tool name, fed by sources. It never
+ * runs anything; the pipeline does.
+ *
+ * @module
+ */
+import type { Declaration, Tool, Warn } from "./types.ts";
+
+/** What every provider accepts as a tool name. */
+export const TOOL_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
+
+/**
+ * The order in which sources claim names: when two sources declare the same name, the
+ * earlier source in this list keeps it and the later one is left out with one stderr line.
+ * Within one source, the first declaration wins (for tools_dir: the order of the folders
+ * in the config, then folder names in byte order).
+ */
+export const SOURCE_ORDER = ["lua", "builtin", "tools_dir", "shipped", "peer", "mcp"] as const;
+
+function rank(source: string): number {
+  const i = (SOURCE_ORDER as readonly string[]).indexOf(source);
+  return i === -1 ? SOURCE_ORDER.length : i;
+}
+
+function describe(tool: Tool): string {
+  return `${tool.origin.source} ${tool.origin.where}`;
+}
+
+/** The catalogue: one tool per name. */
+export class Registry {
+  readonly #tools = new Map<string, Tool>();
+
+  /**
+   * Builds the catalogue from what the sources loaded. Order of `tools` does not matter: the
+   * outcome is decided by {@link SOURCE_ORDER} and the order within each source.
+   *
+   * @param tools every tool from every source
+   * @param warn receives one line per refused name and per collision
+   */
+  constructor(tools: readonly Tool[], warn: Warn) {
+    const ordered = tools.map((tool, i) => ({ tool, i }))
+      .sort((a, b) => rank(a.tool.origin.source) - rank(b.tool.origin.source) || a.i - b.i);
+    for (const { tool } of ordered) {
+      const name = tool.declaration.name;
+      if (!TOOL_NAME.test(name)) {
+        warn(
+          `tool ${JSON.stringify(name)} (${describe(tool)}) refused: a name must match ` +
+            `^[a-zA-Z0-9_-]{1,64}$ (letters, digits, "_" and "-", at most 64)`,
+        );
+        continue;
+      }
+      const holder = this.#tools.get(name);
+      if (holder) {
+        warn(`tool "${name}" from ${describe(tool)} left out: ${describe(holder)} has that name`);
+        continue;
+      }
+      this.#tools.set(name, tool);
+    }
+  }
+
+  /** The tool with this name, if any. */
+  get(name: string): Tool | undefined {
+    return this.#tools.get(name);
+  }
+
+  /** Every tool, sorted by name. */
+  list(): Tool[] {
+    return [...this.#tools.values()].sort((a, b) =>
+      a.declaration.name < b.declaration.name ? -1 : 1
+    );
+  }
+
+  /** The declarations the model sees, sorted by name. */
+  declarations(): Declaration[] {
+    return this.list().map((tool) => tool.declaration);
+  }
+}

@@ -1,0 +1,143 @@
+/**
+ * JSON Schema helpers: checking a tool's schema at load time, validating a call's arguments
+ * before anything runs (SPEC S4.7), and removing extension keys from what the model sees.
+ * Validation is Ajv's (draft 2020-12 by default, draft-07 when a schema's `$schema` says so).
+ *
+ * @module
+ */
+import { Ajv2020 } from "ajv/dist/2020.js";
+import AjvDraft7 from "ajv";
+import type { ErrorObject, ValidateFunction } from "ajv";
+import type { JsonSchema } from "./types.ts";
+
+const options = { strict: false, allErrors: false, validateFormats: false } as const;
+let ajv2020: Ajv2020 | undefined;
+let ajv7: AjvDraft7.default | undefined;
+
+function ajvFor(schema: JsonSchema): Ajv2020 | AjvDraft7.default {
+  const dialect = typeof schema.$schema === "string" ? schema.$schema : "";
+  if (/draft-0[4-7]/.test(dialect)) {
+    return ajv7 ??= new (AjvDraft7 as unknown as typeof AjvDraft7.default)(options);
+  }
+  return ajv2020 ??= new Ajv2020(options);
+}
+
+/**
+ * Checks that a value is a usable parameter schema: a JSON object with `type: "object"`,
+ * valid against its JSON Schema meta-schema.
+ *
+ * @returns null when usable, else the reason in one line
+ */
+export function schemaProblem(schema: unknown): string | null {
+  if (typeof schema !== "object" || schema === null || Array.isArray(schema)) {
+    return "the schema is not a JSON object";
+  }
+  const s = schema as JsonSchema;
+  if (s.type !== "object") return 'the schema has no "type": "object"';
+  const ajv = ajvFor(s);
+  try {
+    if (!ajv.validateSchema(stripExtensions(s))) {
+      return `the schema is not valid JSON Schema: ${ajv.errorsText(ajv.errors)}`;
+    }
+  } catch (error) {
+    return `the schema cannot be checked: ${error instanceof Error ? error.message : error}`;
+  }
+  return null;
+}
+
+const compiled = new WeakMap<JsonSchema, ValidateFunction>();
+
+/**
+ * Validates arguments against a parameter schema (compiled once per schema object).
+ *
+ * @returns null when valid, else one line naming the field, such as
+ *   `field "path" is required`
+ */
+export function argumentsProblem(schema: JsonSchema, args: unknown): string | null {
+  let validate = compiled.get(schema);
+  if (!validate) {
+    try {
+      validate = ajvFor(schema).compile(schema);
+    } catch (error) {
+      return `the tool's schema cannot be used: ${error instanceof Error ? error.message : error}`;
+    }
+    compiled.set(schema, validate);
+  }
+  if (validate(args)) return null;
+  return describeError(validate.errors?.[0]);
+}
+
+function fieldName(path: string): string {
+  return path.replace(/^\//, "").replaceAll("/", ".").replaceAll("~1", "/").replaceAll("~0", "~");
+}
+
+function describeError(error: ErrorObject | undefined): string {
+  if (!error) return "the arguments do not match the schema";
+  const at = fieldName(error.instancePath);
+  const prefix = at ? `${at}.` : "";
+  const params = error.params as Record<string, unknown>;
+  switch (error.keyword) {
+    case "required":
+      return `field "${prefix}${params.missingProperty}" is required`;
+    case "additionalProperties":
+      return `field "${prefix}${params.additionalProperty}" is not a parameter of this tool`;
+    case "type":
+      return at ? `field "${at}" must be ${params.type}` : `the arguments must be ${params.type}`;
+    case "enum":
+      return `field "${at}" must be one of: ${
+        (params.allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(", ")
+      }`;
+    default:
+      return at ? `field "${at}" ${error.message}` : `the arguments ${error.message}`;
+  }
+}
+
+/** Keywords whose value is a map of name → subschema. */
+const SCHEMA_MAPS = ["properties", "patternProperties", "$defs", "definitions", "dependentSchemas"];
+/** Keywords whose value is a subschema or a list of them. */
+const SCHEMA_SLOTS = [
+  "items",
+  "additionalItems",
+  "additionalProperties",
+  "unevaluatedProperties",
+  "unevaluatedItems",
+  "contains",
+  "propertyNames",
+  "not",
+  "if",
+  "then",
+  "else",
+  "anyOf",
+  "allOf",
+  "oneOf",
+  "prefixItems",
+];
+
+/**
+ * Returns a copy of a schema without extension keys (`x-…`, such as `x-magi` and `x-snens`)
+ * at any level; property names that start with `x-` are kept.
+ */
+export function stripExtensions(schema: JsonSchema): JsonSchema {
+  const out: JsonSchema = {};
+  for (const [key, value] of Object.entries(schema)) {
+    if (key.startsWith("x-")) continue;
+    if (SCHEMA_MAPS.includes(key) && isObject(value)) {
+      out[key] = Object.fromEntries(
+        Object.entries(value).map(([k, v]) => [k, isObject(v) ? stripExtensions(v) : v]),
+      );
+    } else if (SCHEMA_SLOTS.includes(key)) {
+      out[key] = Array.isArray(value)
+        ? value.map((v) => isObject(v) ? stripExtensions(v) : v)
+        : isObject(value)
+        ? stripExtensions(value)
+        : value;
+    } else {
+      out[key] = value;
+    }
+  }
+  return out;
+}
+
+function isObject(value: unknown): value is JsonSchema {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}

@@ -1,0 +1,69 @@
+/**
+ * The shapes every source of tools shares: the declaration the model sees, the tool entry the
+ * registry holds, and what a call hands to a transport.
+ *
+ * @module
+ */
+
+/** A JSON Schema object (draft 2020-12 or draft-07 vocabulary). */
+export type JsonSchema = Record<string, unknown>;
+
+/** What the model is shown for one tool (SPEC S1.2): exactly what `magi tools --json` prints. */
+export interface Declaration {
+  /** Matches `^[a-zA-Z0-9_-]{1,64}$`. */
+  name: string;
+  description: string;
+  /** A JSON Schema object with extension keys (`x-…`) removed. */
+  parameters: JsonSchema;
+}
+
+/** Where a tool came from, for messages and `magi tools`. */
+export interface Origin {
+  /** The kind of source: "builtin", "tools_dir", "lua", "peer", "mcp". */
+  source: string;
+  /** A file, folder or server that identifies it, such as `/home/a/tools/wc-lines`. */
+  where: string;
+}
+
+/** Where output of a call goes; the pipeline owns it, so no transport can bypass it. */
+export interface Emit {
+  /** Text for the model (and for the person, unless `shown` is emitted). */
+  said(chunk: Uint8Array | string): Promise<void>;
+  /** Text for the person only. Once anything is emitted here, shown is this and not said. */
+  shown(chunk: Uint8Array | string): Promise<void>;
+}
+
+/** Everything a transport gets for one call. */
+export interface Invocation {
+  /** The validated arguments, without `cwd` and `timeout_seconds` unless the tool declares them. */
+  args: Record<string, unknown>;
+  /** Absolute working directory of the call. */
+  cwd: string;
+  /** Time limit in milliseconds. */
+  timeoutMs: number;
+  /** Aborted when the call is cancelled. */
+  signal: AbortSignal;
+  /** Environment for child processes: PATH with the tool links first, and the MAGI_* context. */
+  env: Record<string, string>;
+  emit: Emit;
+}
+
+/** How a call ended, as the transport saw it. */
+export interface Outcome {
+  isError: boolean;
+  /** A status to append after the bounded output, such as "exit status 2" and stderr's tail. */
+  note?: string;
+}
+
+/** One entry of the registry. */
+export interface Tool {
+  declaration: Declaration;
+  origin: Origin;
+  /** Names from `cwd`/`timeout_seconds` that the tool declares itself (they reach it as is). */
+  ownsCallFields?: boolean;
+  /** Runs one call. May throw: the pipeline turns a throw into an error result. */
+  invoke(call: Invocation): Promise<Outcome>;
+}
+
+/** A problem with one tool or file, reported on stderr as one line. */
+export type Warn = (message: string) => void;

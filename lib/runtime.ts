@@ -1,0 +1,153 @@
+/**
+ * The runtime: config, the masker, the registry built from every source, the tool-links
+ * folder and the session's working directory — everything a call needs, built once.
+ *
+ * @module
+ */
+import { join, resolve } from "node:path";
+import { BUILTINS } from "../builtins/mod.ts";
+import { type Config, loadConfig, stringList } from "./config/load.ts";
+import { collectSecrets, Masker } from "./pipeline/mask.ts";
+import { type CallContext, childEnv } from "./process/env.ts";
+import { type LinkEntry, prepareLinks } from "./process/links.ts";
+import { builtinTool } from "./registry/builtins.ts";
+import { defaultCachePath, DiscoveryCache } from "./registry/discovery_cache.ts";
+import { Registry } from "./registry/registry.ts";
+import { discover, type FoundTool, toolsDirTool } from "./registry/tools_dir.ts";
+import type { Tool, Warn } from "./registry/types.ts";
+import { shippedToolsDir } from "./shipped.ts";
+
+/** The session a call belongs to. `cwd` changes when `run` does `cd`. */
+export interface Session {
+  cwd: string;
+}
+
+/** Everything a call needs. */
+export interface Runtime {
+  config: Config;
+  registry: Registry;
+  masker: Masker;
+  session: Session;
+  /** magi's own environment (the base of every child's). */
+  env: Record<string, string>;
+  /** Context variables for children, besides MAGI_CWD (set per call). */
+  context: Omit<CallContext, "MAGI_CWD">;
+  linksDir: string | undefined;
+  spillDir: string;
+  timeoutSeconds: number;
+  limits: { saidBytes: number; shownBytes: number };
+  /** The discovered tools_dir tools (for `magi check`). */
+  found: FoundTool[];
+  warn: Warn;
+}
+
+/** How to build a runtime. */
+export interface RuntimeOptions {
+  cwd: string;
+  env: Record<string, string>;
+  /** `--config FILE`. */
+  configFlag?: string;
+  /** `--tools-dir DIR`, in order, before the config's folders. */
+  toolsDirs?: string[];
+  /** One line per problem with a tool, a file or a secret. */
+  warn: Warn;
+}
+
+function stateDir(env: Record<string, string>): string {
+  const base = env.XDG_STATE_HOME || join(env.HOME ?? Deno.cwd(), ".local", "state");
+  return join(base, "magi");
+}
+
+function cacheDir(env: Record<string, string>): string {
+  const base = env.XDG_CACHE_HOME || join(env.HOME ?? Deno.cwd(), ".cache");
+  return join(base, "magi");
+}
+
+/**
+ * Loads the config, discovers every source's tools and builds the registry.
+ *
+ * @throws ConfigError when the config cannot be used
+ */
+export async function createRuntime(opts: RuntimeOptions): Promise<Runtime> {
+  const config = loadConfig({ cwd: opts.cwd, env: opts.env, configFlag: opts.configFlag });
+  const v = config.values;
+  const collected = collectSecrets(
+    opts.env,
+    stringList(v["secrets.env"]),
+    stringList(v["secrets.values"]),
+  );
+  for (const name of collected.tooShort) {
+    opts.warn(`secret $${name} is shorter than 6 bytes and is not masked`);
+  }
+  const masker = new Masker(collected.secrets);
+  const context = { MAGI_CONFIG: config.explicit };
+  const helpEnv = childEnv(opts.env, undefined, { ...context, MAGI_CWD: opts.cwd });
+
+  const flagDirs = (opts.toolsDirs ?? []).map((d) => resolveDir(opts.cwd, d));
+  const configured = [...flagDirs, ...stringList(v.tools_dir)];
+  if (flagDirs.length > 0) {
+    v.tools_dir = configured;
+    config.origins.tools_dir = `--tools-dir, then ${config.origins.tools_dir}`;
+  }
+  const shipped = v.shipped_tools === false ? [] : [shippedToolsDir()];
+  const realConfigured = new Set(configured.map(realPath));
+  const shippedDirs = shipped.filter((d) => !realConfigured.has(realPath(d)));
+
+  const cache = new DiscoveryCache(defaultCachePath(opts.env));
+  const [fromDirs, fromShipped] = await Promise.all([
+    discover({ dirs: configured, env: helpEnv, cache, warn: opts.warn }),
+    discover({ dirs: shippedDirs, env: helpEnv, cache, warn: opts.warn }),
+  ]);
+  cache.save();
+
+  const tools: Tool[] = [
+    ...BUILTINS.map(builtinTool),
+    ...fromDirs.map((f) => toolsDirTool(f, "tools_dir")),
+    ...fromShipped.map((f) => toolsDirTool(f, "shipped")),
+  ];
+  const registry = new Registry(tools, opts.warn);
+
+  const links: LinkEntry[] = registry.list()
+    .filter((t) => t.origin.source === "tools_dir" || t.origin.source === "shipped")
+    .map((t) => ({ name: t.declaration.name, target: join(t.origin.where, t.declaration.name) }));
+  let linksDir: string | undefined;
+  try {
+    linksDir = await prepareLinks(join(cacheDir(opts.env), "links"), links, opts.env.PATH ?? "");
+  } catch (error) {
+    opts.warn(
+      `cannot make the tool-links folder: ${
+        (error as Error).message
+      }; tools cannot call each other by name`,
+    );
+  }
+
+  return {
+    config,
+    registry,
+    masker,
+    session: { cwd: opts.cwd },
+    env: opts.env,
+    context,
+    linksDir,
+    spillDir: typeof v.spill_dir === "string" ? v.spill_dir : join(stateDir(opts.env), "spill"),
+    timeoutSeconds: v.timeout_seconds as number,
+    limits: {
+      saidBytes: v["limits.said_bytes"] as number,
+      shownBytes: v["limits.shown_bytes"] as number,
+    },
+    found: [...fromDirs, ...fromShipped],
+    warn: opts.warn,
+  };
+}
+
+function resolveDir(cwd: string, dir: string): string {
+  return resolve(cwd, dir);
+}
+
+function realPath(path: string): string {
+  try {
+    return Deno.realPathSync(path);
+  } catch {
+    return path;
+  }
+}

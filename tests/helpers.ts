@@ -1,0 +1,112 @@
+/**
+ * Test helpers: temp folders that remove themselves, and running the real `magi` command
+ * line as a child process with its own config, cache and state folders.
+ *
+ * @module
+ */
+import { fileURLToPath } from "node:url";
+import { join } from "node:path";
+
+/** The repository's root folder. */
+export const REPO = fileURLToPath(new URL("..", import.meta.url));
+/** Fixture tools and files. */
+export const TESTDATA = join(REPO, "tests", "testdata");
+
+/** A temp folder removed when disposed (`await using dir = await tempDir()`). */
+export interface TempDir extends AsyncDisposable {
+  path: string;
+}
+
+/** Makes a temp folder that removes itself. */
+export async function tempDir(prefix = "magi-test-"): Promise<TempDir> {
+  const path = await Deno.realPath(await Deno.makeTempDir({ prefix }));
+  return {
+    path,
+    [Symbol.asyncDispose]: () => Deno.remove(path, { recursive: true }).catch(() => {}),
+  };
+}
+
+/** What a magi run printed and how it ended. */
+export interface MagiRun {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** How to run magi. */
+export interface MagiOptions {
+  cwd?: string;
+  /** Variables added to the environment. */
+  env?: Record<string, string>;
+  stdin?: string;
+  /** A folder for XDG config, cache and state (isolates runs from the person's own). */
+  home?: string;
+}
+
+/**
+ * Runs `deno run -A main.ts ARGS…` from the repo, as a person would run magi.
+ * Unless `home` is given, config/cache/state go to a fresh temp folder.
+ */
+export async function magi(args: string[], opts: MagiOptions = {}): Promise<MagiRun> {
+  const home = opts.home ?? await Deno.makeTempDir({ prefix: "magi-home-" });
+  const env: Record<string, string> = {
+    XDG_CONFIG_HOME: join(home, "config"),
+    XDG_CACHE_HOME: join(home, "cache"),
+    XDG_STATE_HOME: join(home, "state"),
+    NO_COLOR: "1",
+    ...opts.env,
+  };
+  const child = new Deno.Command("deno", {
+    args: [
+      "run",
+      "-A",
+      "--quiet",
+      "--config",
+      join(REPO, "deno.json"),
+      join(REPO, "main.ts"),
+      ...args,
+    ],
+    cwd: opts.cwd ?? REPO,
+    env,
+    stdin: opts.stdin === undefined ? "null" : "piped",
+    stdout: "piped",
+    stderr: "piped",
+  }).spawn();
+  if (opts.stdin !== undefined) {
+    const w = child.stdin.getWriter();
+    await w.write(new TextEncoder().encode(opts.stdin));
+    await w.close();
+  }
+  const out = await child.output();
+  if (!opts.home) await Deno.remove(home, { recursive: true }).catch(() => {});
+  const dec = new TextDecoder();
+  return { code: out.code, stdout: dec.decode(out.stdout), stderr: dec.decode(out.stderr) };
+}
+
+/** Writes a config file and returns its path. */
+export async function writeConfig(dir: string, config: unknown): Promise<string> {
+  const path = join(dir, "config.jsonc");
+  await Deno.writeTextFile(path, JSON.stringify(config, null, 2));
+  return path;
+}
+
+/** Makes an executable tool `<dir>/<name>/<name>` with the given script text. */
+export async function makeTool(
+  dir: string,
+  name: string,
+  script: string,
+  schema?: unknown,
+): Promise<string> {
+  const folder = join(dir, name);
+  await Deno.mkdir(folder, { recursive: true });
+  const bin = join(folder, name);
+  await Deno.writeTextFile(bin, script, { mode: 0o755 });
+  await Deno.chmod(bin, 0o755);
+  if (schema !== undefined) {
+    await Deno.writeTextFile(
+      join(folder, "schema.json"),
+      typeof schema === "string" ? schema : JSON.stringify(schema),
+    );
+  }
+  return bin;
+}
