@@ -28,17 +28,18 @@ export function decodeByteString(text: string): string {
 }
 
 /**
- * Moves a cut position in a byte string back so that it does not fall inside a UTF-8
- * sequence (at most three steps back over continuation bytes 0x80–0xBF).
+ * Moves a cut position in a byte string back so that `text.slice(0, at)` does not end inside
+ * a UTF-8 sequence (a lead byte whose continuation bytes lie at or after `at`).
  */
 export function utf8Boundary(text: string, at: number): number {
-  let i = at;
-  for (let steps = 0; steps < 3 && i > 0 && i < text.length; steps++) {
-    const c = text.charCodeAt(i);
-    if (c < 0x80 || c > 0xbf) break;
-    i--;
+  const end = Math.min(at, text.length);
+  for (let p = end - 1; p >= 0 && p >= end - 4; p--) {
+    const c = text.charCodeAt(p);
+    if (c >= 0x80 && c <= 0xbf) continue;
+    const length = c >= 0xf0 ? 4 : c >= 0xe0 ? 3 : c >= 0xc0 ? 2 : 1;
+    return p + length > end ? p : end;
   }
-  return i;
+  return end;
 }
 
 /**

@@ -85,8 +85,11 @@ export function revealingForms(value: string): string[] {
   const addText = (text: string) => {
     add(utf8ByteString(text));
     add(utf8ByteString(JSON.stringify(text).slice(1, -1)));
-    add(encodeURIComponent(text));
-    add(encodeURIComponent(text).replaceAll("%20", "+"));
+    const url = encodeURIComponent(text);
+    for (const form of [url, url.replaceAll("%20", "+")]) {
+      add(form);
+      add(form.replace(/%[0-9A-F]{2}/g, (hex) => hex.toLowerCase()));
+    }
   };
   addText(value);
   const lines = value.split(/\r?\n/);

@@ -1,0 +1,63 @@
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { ConfigError, loadConfig } from "../../lib/config/load.ts";
+import { magi, tempDir, TESTDATA } from "../helpers.ts";
+
+Deno.test("loadConfig() merges user, project and explicit files, remembering origins", async () => {
+  await using dir = await tempDir();
+  const user = join(dir.path, "xdg", "magi");
+  await Deno.mkdir(user, { recursive: true });
+  await Deno.writeTextFile(join(user, "config.jsonc"), '{ // the user\n "timeout_seconds": 30, "limits": {"said_bytes": 2048},\n}');
+  const project = join(dir.path, "proj");
+  await Deno.mkdir(join(project, ".magi"), { recursive: true });
+  await Deno.mkdir(join(project, "deep", "er"), { recursive: true });
+  await Deno.writeTextFile(join(project, ".magi", "config.jsonc"), '{"tools_dir": "../mytools", "timeout_seconds": 60}');
+  const config = loadConfig({ cwd: join(project, "deep", "er"), env: { XDG_CONFIG_HOME: join(dir.path, "xdg") } });
+  assert.equal(config.values.timeout_seconds, 60);
+  assert.equal(config.origins.timeout_seconds, join(project, ".magi", "config.jsonc"));
+  assert.equal(config.values["limits.said_bytes"], 2048);
+  assert.equal(config.origins["limits.said_bytes"], join(user, "config.jsonc"));
+  assert.equal(config.values["limits.shown_bytes"], 65536);
+  assert.equal(config.origins["limits.shown_bytes"], "default");
+  assert.deepEqual(config.values.tools_dir, join(project, "mytools"));
+  const explicit = join(dir.path, "other.jsonc");
+  await Deno.writeTextFile(explicit, '{"timeout_seconds": 5}');
+  const withEnv = loadConfig({ cwd: project, env: { XDG_CONFIG_HOME: join(dir.path, "xdg"), MAGI_CONFIG: explicit } });
+  assert.equal(withEnv.values.timeout_seconds, 5);
+});
+
+Deno.test("bad config lines are clear errors naming the file, the key and what was expected", async () => {
+  await using dir = await tempDir();
+  const cases: [string, RegExp][] = [
+    ['{"timout_seconds": 5}', /config .*c.jsonc: unknown key "timout_seconds" \(known keys: /],
+    ['{"limits": {"said_bytes": "big"}}', /key "limits.said_bytes": expected a whole number of bytes, at least 1024, got "big"/],
+    ['{"limits": {"said": 1}}', /unknown key "limits.said"/],
+    ['{"tools_dir": 3}', /key "tools_dir": expected a folder path or a list of folder paths, got 3/],
+    ['{"timeout_seconds": 5,,}', /c.jsonc:1:23: not valid JSONC \(ValueExpected\)/],
+    ["[1]", /expected a JSON object at the top/],
+  ];
+  for (const [text, expected] of cases) {
+    const file = join(dir.path, "c.jsonc");
+    await Deno.writeTextFile(file, text);
+    assert.throws(() => loadConfig({ cwd: dir.path, env: {}, configFlag: file }), (e: Error) => {
+      assert.ok(e instanceof ConfigError);
+      assert.match(e.message, expected);
+      return true;
+    });
+  }
+});
+
+Deno.test("magi config prints each value with its origin and masks secret values", async () => {
+  await using dir = await tempDir();
+  const file = join(dir.path, "c.jsonc");
+  await Deno.writeTextFile(file, '{"secrets": {"values": ["hunter2-long-secret"]}, "timeout_seconds": 9}');
+  const run = await magi(["config", "--config", file], { cwd: dir.path });
+  assert.equal(run.code, 0, run.stderr);
+  assert.match(run.stdout, new RegExp(`^timeout_seconds = 9    # ${file}$`, "m"));
+  assert.match(run.stdout, /^limits.said_bytes = 16384    # default$/m);
+  assert.ok(!run.stdout.includes("hunter2-long-secret"));
+  assert.match(run.stdout, /^secrets.values = \["\$SECRET"\]/m);
+  const bad = await magi(["tools", "--config", join(TESTDATA, "no-such.jsonc")]);
+  assert.equal(bad.code, 2);
+  assert.match(bad.stderr, /^magi: config .*no-such.jsonc \(from --config\): no such file$/m);
+});

@@ -1,0 +1,47 @@
+import assert from "node:assert/strict";
+import { Bounder } from "../../lib/pipeline/bound.ts";
+import { decodeByteString, utf8ByteString } from "../../lib/pipeline/bytes.ts";
+
+function bound(text: string, limit: number, chunk = 997) {
+  const b = new Bounder(limit);
+  const bytes = utf8ByteString(text);
+  for (let i = 0; i < bytes.length; i += chunk) b.push(bytes.slice(i, i + chunk));
+  const result = b.finish("/tmp/spill.out");
+  return { ...result, text: decodeByteString(result.text) };
+}
+
+Deno.test("Bounder keeps output under the limit whole", () => {
+  const r = bound("short\noutput\n", 4096);
+  assert.equal(r.text, "short\noutput\n");
+  assert.equal(r.cut, false);
+});
+
+Deno.test("Bounder keeps head and tail, drops the middle, and says how much and where", () => {
+  const lines = Array.from({ length: 5000 }, (_, i) => `line ${i + 1}`);
+  const r = bound(lines.join("\n") + "\n", 4096);
+  assert.ok(r.cut);
+  assert.ok(utf8ByteString(r.text).length <= 4096, `${r.text.length}`);
+  assert.ok(r.text.startsWith("line 1\nline 2\n"));
+  assert.ok(r.text.endsWith("line 4999\nline 5000\n"));
+  const note = r.text.split("\n").find((l) => l.startsWith("[magi:"))!;
+  assert.match(note, /^\[magi: \d+ bytes \(\d+ lines\) dropped from the middle of \d+ bytes; the whole output is in \/tmp\/spill.out\]$/);
+  const kept = r.text.split("\n").filter((l) => l.startsWith("line "));
+  assert.equal(kept.length + r.droppedLines, 5000);
+});
+
+Deno.test("Bounder keeps failure-looking lines of the dropped middle with their line numbers", () => {
+  const lines = Array.from({ length: 20000 }, (_, i) => `step ${i + 1} ok`);
+  lines[9999] = "error: the build broke here";
+  lines[12344] = "FAIL tests/thing_test.ts";
+  const r = bound(lines.join("\n") + "\n", 8192);
+  assert.ok(r.text.includes("  line 10000: error: the build broke here"), r.text);
+  assert.ok(r.text.includes("  line 12345: FAIL tests/thing_test.ts"));
+});
+
+Deno.test("Bounder cuts one giant line inside the line, never inside a UTF-8 character", () => {
+  const r = bound("é".repeat(100000), 2048);
+  assert.ok(r.cut);
+  assert.ok(!r.text.includes("\ufffd"), "a character was split");
+  assert.ok(r.text.startsWith("éé"));
+  assert.ok(r.text.endsWith("éé"));
+});

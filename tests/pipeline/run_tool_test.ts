@@ -1,0 +1,168 @@
+import assert from "node:assert/strict";
+import { Buffer } from "node:buffer";
+import { join } from "node:path";
+import { runTool } from "../../lib/pipeline/run_tool.ts";
+import { testRuntime, TESTDATA } from "../helpers.ts";
+
+const TOOLS = join(TESTDATA, "tools");
+const SECRET = 's3cr"et-VALUE/with+special chars';
+
+function processesWith(marker: string): string[] {
+  const out = new Deno.Command("ps", { args: ["-eo", "pid,args"] }).outputSync();
+  return new TextDecoder().decode(out.stdout).split("\n").filter((l) => l.includes(marker));
+}
+
+Deno.test("typed interface: fields become argv (positionals, flags, values, literals) and JSON stdin", async () => {
+  await using t = await testRuntime({ toolsDirs: [TOOLS] });
+  const r = await runTool(t.rt, {
+    name: "typed-echo",
+    args: { words: ["a b", "c"], names: ["x", "y"], level: 3, verbose: true, content: 'say "hi"\n', opts: { k: 1 } },
+  });
+  assert.equal(r.is_error, false, r.said);
+  assert.equal(
+    r.said,
+    '[sub]\n[--name]\n[x]\n[--name]\n[y]\n[--level=3]\n[--verbose]\n[--]\n[a b]\n[c]\nstdin={"content":"say \\"hi\\"\\n","opts":{"k":1}}\n',
+  );
+});
+
+Deno.test("a schema violation is an error result naming the field, and nothing runs", async () => {
+  await using t = await testRuntime({ toolsDirs: [TOOLS] });
+  const missing = await runTool(t.rt, { name: "typed-echo", args: {} });
+  assert.equal(missing.is_error, true);
+  assert.match(missing.said, /field "words" is required/);
+  const wrong = await runTool(t.rt, { name: "typed-echo", args: '{"words": ["a"], "level": "high"}' });
+  assert.match(wrong.said, /field "level" must be integer/);
+  const notJson = await runTool(t.rt, { name: "typed-echo", args: "{words:" });
+  assert.equal(notJson.is_error, true);
+  assert.match(notJson.said, /not JSON/);
+});
+
+Deno.test("generic interface: args as a list or a space-split string, and stdin", async () => {
+  await using t = await testRuntime({ toolsDirs: [TOOLS] });
+  const list = await runTool(t.rt, { name: "generic-args", args: { args: ["one two", "three"], stdin: "in" } });
+  assert.equal(list.said, "[one two]\n[three]\nstdin=in\n");
+  const text = await runTool(t.rt, { name: "generic-args", args: { args: "one  two" } });
+  assert.equal(text.said, "[one]\n[two]\n");
+});
+
+Deno.test("the word stdin in the help makes stdin required", async () => {
+  await using t = await testRuntime({ toolsDirs: [TOOLS] });
+  const decl = t.rt.registry.get("count-stdin")!.declaration;
+  assert.deepEqual(decl.parameters.required, ["stdin"]);
+  const without = await runTool(t.rt, { name: "count-stdin", args: {} });
+  assert.match(without.said, /field "stdin" is required/);
+  const withIt = await runTool(t.rt, { name: "count-stdin", args: { stdin: "12345" } });
+  assert.equal(withIt.said, "5 bytes\n");
+});
+
+Deno.test("a non-zero exit is an error result with the status and stderr's tail", async () => {
+  await using t = await testRuntime({ toolsDirs: [TOOLS] });
+  const r = await runTool(t.rt, { name: "fail-loud", args: { args: ["7"] } });
+  assert.equal(r.is_error, true);
+  assert.equal(r.said, "partial output\n[magi: exit status 7]\n[stderr]\nsomething went wrong: disk on fire\n");
+});
+
+Deno.test("secrets are masked in plain, base64, URL and JSON forms and across writes", async () => {
+  await using t = await testRuntime({
+    toolsDirs: [TOOLS],
+    env: { MY_SECRET_TOKEN: SECRET, MY_MULTI_KEY: "first-line-aaaa\nsecond-line-bbbb\nthird" },
+  });
+  const r = await runTool(t.rt, { name: "leak", args: {} });
+  assert.equal(r.is_error, false, r.said);
+  assert.ok(!r.said.includes("VALUE"), r.said);
+  for (const prefix of ["", "a", "ab"]) {
+    const encoded = Buffer.from(prefix + SECRET).toString("base64");
+    assert.ok(!r.said.includes(encoded.slice(4, -4)), `base64 after ${prefix.length} bytes: ${r.said}`);
+  }
+  assert.match(r.said, /^plain: \$MY_SECRET_TOKEN$/m);
+  assert.match(r.said, /^url: \$MY_SECRET_TOKEN$/m);
+  assert.match(r.said, /^json: \$MY_SECRET_TOKEN$/m);
+  assert.match(r.said, /^split: \$MY_SECRET_TOKEN$/m);
+  assert.match(r.said, /^line: \$MY_MULTI_KEY$/m);
+});
+
+Deno.test("50 MB of output is bounded, keeps the failure line, and spills the whole output", async () => {
+  await using t = await testRuntime({ toolsDirs: [TOOLS] });
+  const r = await runTool(t.rt, { name: "flood", args: { args: ["1300000"] } });
+  assert.equal(r.is_error, false);
+  assert.ok(new TextEncoder().encode(r.said).length <= 16384);
+  assert.ok(r.said.startsWith("line 1 of some long build log output\n"));
+  assert.ok(r.said.endsWith("line 1300000 of some long build log output\n"));
+  assert.ok(r.said.includes("  line 650000: error: the build broke at step 650000"));
+  assert.ok(r.spill);
+  assert.ok(r.said.includes(`the whole output is in ${r.spill}`));
+  const size = (await Deno.stat(r.spill)).size;
+  assert.ok(size > 50_000_000, `${size}`);
+  assert.ok(new TextEncoder().encode(r.shown).length <= 65536);
+  assert.ok(r.shown.length > r.said.length);
+});
+
+Deno.test("one giant line is cut inside the line", async () => {
+  await using t = await testRuntime({ toolsDirs: [TOOLS] });
+  const r = await runTool(t.rt, { name: "giant-line", args: { args: ["1000000"] } });
+  assert.match(r.said, /^x{5000,}\n\[magi: \d+ bytes \(0 lines\) dropped/);
+  assert.match(r.said, /x{5000,}\n$/);
+});
+
+Deno.test("invalid UTF-8 is shown safely and binary output is described", async () => {
+  await using t = await testRuntime({ toolsDirs: [TOOLS] });
+  const text = await runTool(t.rt, { name: "bad-bytes", args: { args: ["utf8"] } });
+  assert.equal(text.said, "café \ufffd\ufffd ok \ufffd\n");
+  const binary = await runTool(t.rt, { name: "bad-bytes", args: { args: ["binary"] } });
+  assert.match(binary.said, /^\[magi: binary output, \d+ bytes, not shown; the whole output is in \/.*\]\n$/);
+  assert.ok(binary.spill);
+});
+
+Deno.test("a tool past its time limit is ended with its grandchild, keeping what it printed", async () => {
+  await using t = await testRuntime({ toolsDirs: [TOOLS] });
+  const marker = `magi-sleeper-${crypto.randomUUID()}`;
+  const r = await runTool(t.rt, { name: "sleeper", args: { args: [marker], timeout_seconds: 1 } });
+  assert.equal(r.is_error, true);
+  assert.equal(r.said, "before sleeping\n[magi: timed out after 1 s; its process group was ended]\n");
+  assert.deepEqual(processesWith(marker), []);
+});
+
+Deno.test("a daemon holding stdout open does not hang the call and is not left running", async () => {
+  await using t = await testRuntime({ toolsDirs: [TOOLS] });
+  const marker = `magi-daemon-${crypto.randomUUID()}`;
+  const r = await runTool(t.rt, { name: "daemonize", args: { args: [marker], timeout_seconds: 30 } });
+  assert.equal(r.is_error, false, r.said);
+  assert.equal(r.said, "started the daemon\n");
+  assert.deepEqual(processesWith(marker), []);
+});
+
+Deno.test("tools reach each other through PATH, but never shadow a system command", async () => {
+  await using t = await testRuntime({ toolsDirs: [TOOLS] });
+  assert.ok(t.rt.registry.get("ls"), "the fixture ls is still a tool");
+  const r = await runTool(t.rt, { name: "caller", args: {} });
+  const [one, two, lsPath] = r.said.trim().split("\n");
+  assert.deepEqual([one, two], ["[hello]", "[two words]"]);
+  assert.ok(!lsPath.startsWith(t.rt.linksDir!), `ls resolved to ${lsPath}`);
+  assert.ok([...Deno.readDirSync(t.rt.linksDir!)].some((e) => e.name === "generic-args"));
+});
+
+Deno.test("a tool's $MAGI_SHOWN rendering is shown; said stays short", async () => {
+  await using t = await testRuntime({ toolsDirs: [TOOLS] });
+  const r = await runTool(t.rt, { name: "shows", args: {} });
+  assert.equal(r.said, "patched 3 files\n");
+  assert.equal(r.shown, "the whole diff, for the person\n+ added\n- removed\n");
+});
+
+Deno.test("every call gets MAGI_CWD and a cwd resolved against the session's directory", async () => {
+  await using t = await testRuntime({ toolsDirs: [TOOLS] });
+  await Deno.mkdir(join(t.rt.session.cwd, "sub"));
+  const r = await runTool(t.rt, { name: "env-dump", args: { cwd: "sub" } });
+  const sub = join(t.rt.session.cwd, "sub");
+  assert.match(r.said, /^MAGI_SHOWN=\/.+$/m);
+  assert.equal(r.said.replace(/^MAGI_SHOWN=.*\n/m, ""), `MAGI_CWD=${sub}\npwd=${sub}\n`);
+  const missing = await runTool(t.rt, { name: "env-dump", args: { cwd: "nowhere" } });
+  assert.equal(missing.is_error, true);
+  assert.match(missing.said, /cwd ".*nowhere" does not exist/);
+});
+
+Deno.test("an unknown tool is an error result, not a crash", async () => {
+  await using t = await testRuntime({ toolsDirs: [TOOLS] });
+  const r = await runTool(t.rt, { name: "no-such-tool", args: {} });
+  assert.equal(r.is_error, true);
+  assert.match(r.said, /unknown tool "no-such-tool"/);
+});
