@@ -110,3 +110,42 @@ export async function makeTool(
   }
   return bin;
 }
+
+/** A runtime built in-process over fixture folders, with isolated XDG folders. */
+export interface TestRuntime extends AsyncDisposable {
+  rt: import("../lib/runtime.ts").Runtime;
+  /** Lines the runtime warned. */
+  warnings: string[];
+  home: string;
+}
+
+/** Builds a runtime in-process (no subprocess magi), e.g. to call tools through `runTool`. */
+export async function testRuntime(
+  opts: { toolsDirs?: string[]; env?: Record<string, string>; config?: unknown; cwd?: string } = {},
+): Promise<TestRuntime> {
+  const { createRuntime } = await import("../lib/runtime.ts");
+  const home = await Deno.realPath(await Deno.makeTempDir({ prefix: "magi-rt-" }));
+  const env: Record<string, string> = {
+    ...Deno.env.toObject(),
+    XDG_CONFIG_HOME: join(home, "config"),
+    XDG_CACHE_HOME: join(home, "cache"),
+    XDG_STATE_HOME: join(home, "state"),
+    ...opts.env,
+  };
+  delete env.MAGI_CONFIG;
+  const configFlag = opts.config === undefined ? undefined : await writeConfig(home, opts.config);
+  const warnings: string[] = [];
+  const rt = await createRuntime({
+    cwd: opts.cwd ?? home,
+    env,
+    configFlag,
+    toolsDirs: opts.toolsDirs,
+    warn: (m) => void warnings.push(m),
+  });
+  return {
+    rt,
+    warnings,
+    home,
+    [Symbol.asyncDispose]: () => Deno.remove(home, { recursive: true }).catch(() => {}),
+  };
+}
