@@ -33,7 +33,7 @@ Deno.test("bad config lines are clear errors naming the file, the key and what w
     ['{"limits": {"said_bytes": "big"}}', /key "limits.said_bytes": expected a whole number of bytes, at least 1024, got "big"/],
     ['{"limits": {"said": 1}}', /unknown key "limits.said"/],
     ['{"tools_dir": 3}', /key "tools_dir": expected a folder path or a list of folder paths, got 3/],
-    ['{"timeout_seconds": 5,,}', /c.jsonc:1:23: not valid JSONC \(ValueExpected\)/],
+    ['{"timeout_seconds": 5,,}', /c.jsonc:1:23: not valid JSONC \(PropertyNameExpected\)/],
     ["[1]", /expected a JSON object at the top/],
   ];
   for (const [text, expected] of cases) {
