@@ -4,7 +4,11 @@
  * @module
  */
 import type { Builtin } from "../lib/registry/builtins.ts";
+import { edit } from "./edit.ts";
+import { grep } from "./grep.ts";
 import { read } from "./read.ts";
+import { run } from "./run.ts";
+import { write } from "./write.ts";
 
 /** Every builtin. */
-export const BUILTINS: readonly Builtin[] = [read];
+export const BUILTINS: readonly Builtin[] = [read, write, edit, grep, run];

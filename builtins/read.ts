@@ -1,31 +1,38 @@
 /**
- * `read`: a file's lines with line numbers, a range of a file of any size without loading
- * all of it; binary files described instead of dumped; a directory as a short listing.
+ * `read`: a file's lines with line numbers. A range of a file of any size is read without
+ * loading all of it (only the bytes up to the last line asked for are scanned, and only
+ * the lines shown are kept); binary files are described instead of dumped; UTF-8 (with or
+ * without BOM) and UTF-16 (with BOM) are decoded, invalid bytes shown as U+FFFD; a
+ * directory gives a short listing.
  *
  * @module
  */
-import { resolve } from "node:path";
-import type { Builtin, BuiltinResult } from "../lib/registry/builtins.ts";
+import type { Builtin, BuiltinContext, BuiltinResult } from "../lib/registry/builtins.ts";
+import { allowed, binaryKind, failure, looksBinary, refused, safeText } from "./_files.ts";
 
 /** Lines returned when the call gives no limit. */
 const DEFAULT_LIMIT = 2000;
-const CHUNK = 65536;
+/** Characters of one line shown; the rest is cut with a note. */
+const MAX_LINE_CHARS = 2000;
+/** Bytes of one line kept while scanning (UTF-8 needs up to 4 per character). */
+const MAX_LINE_BYTES = MAX_LINE_CHARS * 4;
+/** Entries of a directory listing shown. */
+const MAX_ENTRIES = 500;
+/** UTF-16 files are decoded whole, up to this size in bytes. */
+const MAX_UTF16_BYTES = 32 * 1024 * 1024;
+const CHUNK = 1024 * 1024;
 
 /** The `read` builtin. */
 export const read: Builtin = {
   name: "read",
-  description: "Read a text file's lines with line numbers, or list a directory.\n" +
+  description: "Read a file as numbered lines (cat -n style), or list a directory.\n" +
     "read <path> [--offset N] [--limit N]",
   parameters: {
     type: "object",
     properties: {
-      path: { type: "string", description: "File or directory; relative to the working directory" },
-      offset: { type: "integer", minimum: 1, description: "First line to read (1-based)" },
-      limit: {
-        type: "integer",
-        minimum: 1,
-        description: `Lines to read (default ${DEFAULT_LIMIT})`,
-      },
+      path: { type: "string", description: "File or directory" },
+      offset: { type: "integer", minimum: 1, description: "First line (1-based)" },
+      limit: { type: "integer", minimum: 1, description: `Max lines (${DEFAULT_LIMIT})` },
     },
     required: ["path"],
     additionalProperties: false,
@@ -37,83 +44,206 @@ export const read: Builtin = {
       stdin: { mode: "none" },
     },
   },
-  async run(args, ctx): Promise<BuiltinResult> {
-    const path = resolve(ctx.cwd, String(args.path));
-    let info: Deno.FileInfo;
-    try {
-      info = await Deno.stat(path);
-    } catch (error) {
-      return { said: `Cannot read "${args.path}": ${describe(error)}`, isError: true };
-    }
-    if (info.isDirectory) return { said: await listDirectory(path) };
-    const offset = typeof args.offset === "number" ? args.offset : 1;
-    const limit = typeof args.limit === "number" ? args.limit : DEFAULT_LIMIT;
-    return await readLines(path, info.size, offset, limit);
-  },
+  run: (args, ctx) => readBuiltin(args, ctx),
 };
 
-function describe(error: unknown): string {
-  if (error instanceof Deno.errors.NotFound) return "no such file or directory";
-  if (error instanceof Deno.errors.PermissionDenied) return "permission denied";
-  return error instanceof Error ? error.message : String(error);
+async function readBuiltin(
+  args: Record<string, unknown>,
+  ctx: BuiltinContext,
+): Promise<BuiltinResult> {
+  const path = String(args.path);
+  const checked = allowed(path, ctx, "read");
+  if (refused(checked)) return checked;
+  let info: Deno.FileInfo;
+  try {
+    info = await Deno.stat(checked.real);
+  } catch (error) {
+    return failure("read", path, error);
+  }
+  if (info.isDirectory) return await listDirectory(checked.real);
+  if (!info.isFile) return { said: `Cannot read "${path}": not a regular file\n`, isError: true };
+  const offset = typeof args.offset === "number" ? args.offset : 1;
+  const limit = typeof args.limit === "number" ? args.limit : DEFAULT_LIMIT;
+  try {
+    return await readLines(checked.real, path, info.size, offset, limit);
+  } catch (error) {
+    return failure("read", path, error);
+  }
 }
 
-async function listDirectory(path: string): Promise<string> {
+async function listDirectory(real: string): Promise<BuiltinResult> {
   const names: string[] = [];
-  for await (const entry of Deno.readDir(path)) {
-    names.push(entry.isDirectory ? entry.name + "/" : entry.name);
+  for await (const entry of Deno.readDir(real)) {
+    names.push(
+      entry.isDirectory ? entry.name + "/" : entry.isSymlink ? entry.name + "@" : entry.name,
+    );
   }
   names.sort();
-  return names.length === 0 ? "(empty directory)\n" : names.join("\n") + "\n";
+  if (names.length === 0) return { said: "(empty directory)\n" };
+  const shown = names.slice(0, MAX_ENTRIES).map(safeText);
+  const more = names.length > MAX_ENTRIES ? `(${names.length - MAX_ENTRIES} more entries)\n` : "";
+  return { said: shown.join("\n") + "\n" + more };
+}
+
+/** Collects the shown lines and formats them. */
+class Lines {
+  readonly out: string[] = [];
+  invalid = false;
+  readonly #fatal = new TextDecoder("utf-8", { fatal: true });
+  readonly #lenient = new TextDecoder("utf-8");
+
+  add(number: number, bytes: Uint8Array, totalBytes: number): void {
+    let end = bytes.length;
+    if (end > 0 && bytes[end - 1] === 13 && totalBytes === end) end--;
+    let text: string;
+    try {
+      text = this.#fatal.decode(bytes.subarray(0, end));
+    } catch {
+      text = this.#lenient.decode(bytes.subarray(0, end));
+      // A cut inside a character at MAX_LINE_BYTES is not the file's fault.
+      if (totalBytes === bytes.length || text.slice(0, -1).includes("\ufffd")) this.invalid = true;
+    }
+    this.addText(number, text, totalBytes > bytes.length ? totalBytes : undefined);
+  }
+
+  addText(number: number, text: string, totalBytes?: number): void {
+    let cut = "";
+    if (text.length > MAX_LINE_CHARS) {
+      text = text.slice(0, MAX_LINE_CHARS);
+      cut = ` … [line cut${totalBytes ? `: ${totalBytes} bytes` : ""}]`;
+    } else if (totalBytes) cut = ` … [line cut: ${totalBytes} bytes]`;
+    this.out.push(`${number}\t${safeText(text)}${cut}`);
+  }
+}
+
+function finish(lines: Lines, offset: number, more: boolean, total?: number): BuiltinResult {
+  if (lines.out.length === 0) {
+    if (offset > 1) {
+      const has = total === undefined ? "fewer" : `${total}`;
+      return { said: `(no line ${offset}: the file has ${has} lines)\n` };
+    }
+    return { said: "(empty file)\n" };
+  }
+  const last = offset + lines.out.length - 1;
+  let tail = more ? `(more lines follow: read with offset ${last + 1})\n` : "";
+  if (lines.invalid) tail += "(invalid UTF-8 bytes are shown as \ufffd)\n";
+  return { said: lines.out.join("\n") + "\n" + tail };
 }
 
 async function readLines(
+  real: string,
   path: string,
   size: number,
   offset: number,
   limit: number,
 ): Promise<BuiltinResult> {
-  using file = await Deno.open(path);
+  using file = await Deno.open(real);
   const buf = new Uint8Array(CHUNK);
-  const decoder = new TextDecoder();
-  let line = 1;
-  let partial = "";
-  const out: string[] = [];
-  let first = true;
-  let more = false;
-  while (true) {
-    const n = await file.read(buf);
-    if (n === null) break;
-    const bytes = buf.subarray(0, n);
-    if (first && bytes.subarray(0, 8192).includes(0)) {
-      return { said: `"${path}" is a binary file (${size} bytes); not shown\n` };
-    }
-    first = false;
-    const text = partial + decoder.decode(bytes, { stream: true });
-    const pieces = text.split("\n");
-    partial = pieces.pop()!;
-    for (const piece of pieces) {
-      if (line >= offset) {
-        if (out.length >= limit) {
-          more = true;
-          break;
-        }
-        out.push(`${line}\t${piece.replace(/\r$/, "")}`);
-      }
-      line++;
-    }
-    if (more) break;
-    if (line < offset) partial = partial.length > CHUNK * 16 ? "" : partial;
-  }
-  if (!more && partial !== "" && line >= offset && out.length < limit) {
-    out.push(`${line}\t${partial}`);
-  } else if (!more && partial !== "" && out.length >= limit) more = true;
-  if (out.length === 0) {
+  let n = await readFull(file, buf);
+  let chunk = buf.subarray(0, n);
+  const utf16 = chunk[0] === 0xff && chunk[1] === 0xfe
+    ? "utf-16le"
+    : chunk[0] === 0xfe && chunk[1] === 0xff
+    ? "utf-16be"
+    : undefined;
+  if (utf16) return await readUtf16(real, path, size, utf16, offset, limit);
+  if (looksBinary(chunk)) {
+    const kind = binaryKind(chunk);
     return {
-      said: offset > 1 ? `(no lines from line ${offset}; the file has fewer)\n` : "(empty file)\n",
+      said: `"${path}" is a binary file${kind ? ` (${kind})` : ""}, ${size} bytes; not shown\n`,
     };
   }
-  const last = offset + out.length - 1;
-  const tail = more ? `(lines ${offset}-${last}; more follow: read with offset ${last + 1})\n` : "";
-  return { said: out.join("\n") + "\n" + tail };
+  let pos = chunk[0] === 0xef && chunk[1] === 0xbb && chunk[2] === 0xbf ? 3 : 0;
+  const lines = new Lines();
+  let line = 1;
+  // The current line's first bytes (up to MAX_LINE_BYTES) and its whole length.
+  let current: Uint8Array[] = [];
+  let kept = 0;
+  let length = 0;
+  // Whether the last line has bytes and no newline yet.
+  let pending = false;
+  const keep = (part: Uint8Array) => {
+    length += part.length;
+    const room = MAX_LINE_BYTES - kept;
+    if (room <= 0) return;
+    const piece = part.length > room ? part.subarray(0, room) : part;
+    current.push(piece.slice());
+    kept += piece.length;
+  };
+  const flush = () => {
+    const joined = new Uint8Array(kept);
+    let at = 0;
+    for (const p of current) {
+      joined.set(p, at);
+      at += p.length;
+    }
+    lines.add(line, joined, length);
+    current = [];
+    kept = 0;
+    length = 0;
+  };
+  while (n > 0) {
+    while (pos < chunk.length) {
+      const nl = chunk.indexOf(10, pos);
+      const end = nl === -1 ? chunk.length : nl;
+      if (line >= offset) keep(chunk.subarray(pos, end));
+      if (nl === -1) {
+        if (end > pos) pending = true;
+        pos = chunk.length;
+        break;
+      }
+      if (line >= offset) {
+        if (lines.out.length >= limit) {
+          return finish(lines, offset, true);
+        }
+        flush();
+      }
+      line++;
+      pending = false;
+      pos = nl + 1;
+    }
+    n = await readFull(file, buf);
+    chunk = buf.subarray(0, n);
+    pos = 0;
+  }
+  const total = pending ? line : line - 1;
+  if (line >= offset && pending) {
+    if (lines.out.length >= limit) return finish(lines, offset, true);
+    flush();
+  }
+  return finish(lines, offset, false, total);
+}
+
+/** Reads until `buf` is full or the file ends; returns the bytes read. */
+async function readFull(file: Deno.FsFile, buf: Uint8Array): Promise<number> {
+  let at = 0;
+  while (at < buf.length) {
+    const n = await file.read(buf.subarray(at));
+    if (n === null) break;
+    at += n;
+  }
+  return at;
+}
+
+async function readUtf16(
+  real: string,
+  path: string,
+  size: number,
+  encoding: string,
+  offset: number,
+  limit: number,
+): Promise<BuiltinResult> {
+  if (size > MAX_UTF16_BYTES) {
+    return {
+      said: `Cannot read "${path}": a UTF-16 file of ${size} bytes (at most ${MAX_UTF16_BYTES})\n`,
+      isError: true,
+    };
+  }
+  const text = new TextDecoder(encoding).decode(await Deno.readFile(real));
+  const all = text.split("\n");
+  if (all.at(-1) === "") all.pop();
+  const lines = new Lines();
+  const end = Math.min(all.length, offset - 1 + limit);
+  for (let i = offset - 1; i < end; i++) lines.addText(i + 1, all[i].replace(/\r$/, ""));
+  return finish(lines, offset, end < all.length, all.length);
 }

@@ -11,6 +11,8 @@ import { collectSecrets, Masker } from "./pipeline/mask.ts";
 import { type CallContext, childEnv } from "./process/env.ts";
 import { type LinkEntry, prepareLinks } from "./process/links.ts";
 import { builtinTool } from "./registry/builtins.ts";
+import { effectiveRoots } from "./policy/roots.ts";
+import { builtinShim } from "./process/self_command.ts";
 import { defaultCachePath, DiscoveryCache } from "./registry/discovery_cache.ts";
 import { Registry } from "./registry/registry.ts";
 import { discover, type FoundTool, toolsDirTool } from "./registry/tools_dir.ts";
@@ -38,6 +40,8 @@ export interface Runtime {
   limits: { saidBytes: number; shownBytes: number };
   /** The discovered tools_dir tools (for `magi check`). */
   found: FoundTool[];
+  /** The allowed roots of the file builtins (real absolute paths; config `roots`). */
+  roots: string[];
   warn: Warn;
 }
 
@@ -93,6 +97,10 @@ export async function createRuntime(opts: RuntimeOptions): Promise<Runtime> {
   const realConfigured = new Set(configured.map(realPath));
   const shippedDirs = shipped.filter((d) => !realConfigured.has(realPath(d)));
 
+  const roots = effectiveRoots(
+    Array.isArray(v.roots) ? stringList(v.roots) : undefined,
+    opts.cwd,
+  );
   const cache = new DiscoveryCache(defaultCachePath(opts.env));
   const [fromDirs, fromShipped] = await Promise.all([
     discover({ dirs: configured, env: helpEnv, cache, warn: opts.warn }),
@@ -101,7 +109,7 @@ export async function createRuntime(opts: RuntimeOptions): Promise<Runtime> {
   cache.save();
 
   const tools: Tool[] = [
-    ...BUILTINS.map(builtinTool),
+    ...BUILTINS.map((b) => builtinTool(b, { roots })),
     ...fromDirs.map((f) => toolsDirTool(f, "tools_dir")),
     ...fromShipped.map((f) => toolsDirTool(f, "shipped")),
   ];
@@ -110,6 +118,11 @@ export async function createRuntime(opts: RuntimeOptions): Promise<Runtime> {
   const links: LinkEntry[] = registry.list()
     .filter((t) => t.origin.source === "tools_dir" || t.origin.source === "shipped")
     .map((t) => ({ name: t.declaration.name, target: join(t.origin.where, t.declaration.name) }));
+  for (const t of registry.list()) {
+    if (t.origin.source === "builtin") {
+      links.push({ name: t.declaration.name, script: builtinShim(t.declaration.name) });
+    }
+  }
   let linksDir: string | undefined;
   try {
     linksDir = await prepareLinks(join(cacheDir(opts.env), "links"), links, opts.env.PATH ?? "");
@@ -136,6 +149,7 @@ export async function createRuntime(opts: RuntimeOptions): Promise<Runtime> {
       shownBytes: v["limits.shown_bytes"] as number,
     },
     found: [...fromDirs, ...fromShipped],
+    roots,
     warn: opts.warn,
   };
 }

@@ -139,6 +139,7 @@ export async function runTool(rt: Runtime, call: ToolCall): Promise<ToolResult> 
       call.signal?.removeEventListener("abort", onAbort);
     }
   }
+  if (outcome.cwd !== undefined) rt.session.cwd = outcome.cwd;
   const saidDone = await said.finish();
   const shownDone = shown ? await shown.finish() : undefined;
   const note = outcome.note ? rt.masker.maskText(outcome.note) : undefined;

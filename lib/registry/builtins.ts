@@ -17,6 +17,8 @@ export interface BuiltinContext {
   /** Time limit in milliseconds. */
   timeoutMs: number;
   signal: AbortSignal;
+  /** The allowed roots (real absolute paths) that file builtins check paths against. */
+  roots: readonly string[];
   /** For builtins that stream (such as `run`): output for the model as it comes. */
   said(chunk: Uint8Array | string): Promise<void>;
 }
@@ -27,6 +29,10 @@ export interface BuiltinResult {
   /** For the person; absent means the same as said. */
   shown?: string;
   isError?: boolean;
+  /** A status line appended after the bounded output, such as "[magi: exit status 2]". */
+  note?: string;
+  /** The session's new working directory (absolute), when the call changed it. */
+  cwd?: string;
 }
 
 /** A builtin's definition. */
@@ -39,8 +45,14 @@ export interface Builtin {
   run(args: Record<string, unknown>, ctx: BuiltinContext): Promise<BuiltinResult>;
 }
 
+/** What every builtin shares, from the runtime. */
+export interface BuiltinSettings {
+  /** The allowed roots (real absolute paths). */
+  roots: readonly string[];
+}
+
 /** Makes a registry entry of a builtin. */
-export function builtinTool(builtin: Builtin): Tool {
+export function builtinTool(builtin: Builtin, settings: BuiltinSettings): Tool {
   const parameters = stripExtensions(builtin.parameters);
   const properties = (parameters.properties ?? {}) as Record<string, unknown>;
   return {
@@ -53,11 +65,12 @@ export function builtinTool(builtin: Builtin): Tool {
         env: call.env,
         timeoutMs: call.timeoutMs,
         signal: call.signal,
+        roots: settings.roots,
         said: (chunk) => call.emit.said(chunk),
       });
       await call.emit.said(result.said);
       if (result.shown !== undefined) await call.emit.shown(result.shown);
-      return { isError: result.isError === true };
+      return { isError: result.isError === true, note: result.note, cwd: result.cwd };
     },
   };
 }

@@ -53,6 +53,8 @@ export interface Outcome {
   isError: boolean;
   /** A status to append after the bounded output, such as "exit status 2" and stderr's tail. */
   note?: string;
+  /** The session's new working directory (absolute), when the call changed it (`cd` in `run`). */
+  cwd?: string;
 }
 
 /** One entry of the registry. */

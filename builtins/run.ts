@@ -1,0 +1,97 @@
+/**
+ * `run`: a command line run by bash in its own process group (SPEC S5). stdout and stderr
+ * reach said interleaved in arrival order; stdin is closed; the exit status is reported
+ * when non-zero; on timeout the group is ended and the output so far returned with a note.
+ * `cd` inside the command changes the session's working directory for later calls: an EXIT
+ * trap writes bash's final working directory to a temp file, returned as the result's cwd.
+ *
+ * @module
+ */
+import { isAbsolute, resolve } from "node:path";
+import { processOutcome } from "../lib/process/outcome.ts";
+import { spawnProcess } from "../lib/process/spawn.ts";
+import type { Builtin, BuiltinContext, BuiltinResult } from "../lib/registry/builtins.ts";
+
+/** The `run` builtin. */
+export const run: Builtin = {
+  name: "run",
+  description:
+    "Run a bash command line; stdout+stderr interleaved, stdin closed; `cd` persists to later calls.\n" +
+    "run <command> [--cwd DIR] [--timeout-seconds N]",
+  parameters: {
+    type: "object",
+    properties: {
+      command: { type: "string" },
+      cwd: { type: "string", description: "Run there (cd persists only if the command does it)" },
+      timeout_seconds: { type: "number", exclusiveMinimum: 0 },
+    },
+    required: ["command"],
+    additionalProperties: false,
+    "x-magi": {
+      argv: [
+        { field: "command" },
+        { flag: "--cwd", field: "cwd" },
+        { flag: "--timeout-seconds", field: "timeout_seconds" },
+      ],
+      stdin: { mode: "none" },
+    },
+  },
+  run: (args, ctx) => runBuiltin(args, ctx),
+};
+
+function quote(word: string): string {
+  return `'${word.replaceAll("'", `'\\''`)}'`;
+}
+
+async function runBuiltin(
+  args: Record<string, unknown>,
+  ctx: BuiltinContext,
+): Promise<BuiltinResult> {
+  const command = String(args.command);
+  let cwd = ctx.cwd;
+  if (typeof args.cwd === "string" && args.cwd !== "") {
+    cwd = isAbsolute(args.cwd) ? args.cwd : resolve(ctx.cwd, args.cwd);
+    try {
+      if (!(await Deno.stat(cwd)).isDirectory) {
+        return { said: `Cannot run in "${args.cwd}": not a directory\n`, isError: true };
+      }
+    } catch {
+      return { said: `Cannot run in "${args.cwd}": no such directory\n`, isError: true };
+    }
+  }
+  const timeoutMs = typeof args.timeout_seconds === "number"
+    ? args.timeout_seconds * 1000
+    : ctx.timeoutMs;
+  const pwdFile = await Deno.makeTempFile({ prefix: "magi-pwd-" });
+  // Errors from bash itself and from the command share stdout's pipe: one arrival order.
+  const script = `trap 'builtin pwd >| ${quote(pwdFile)} 2>/dev/null' EXIT\nexec 2>&1\n` +
+    command;
+  let bytes = 0;
+  const said = (chunk: Uint8Array) => {
+    bytes += chunk.length;
+    return ctx.said(chunk);
+  };
+  try {
+    const spawned = await spawnProcess({
+      program: "bash",
+      args: ["-c", script],
+      cwd,
+      env: { ...ctx.env, PWD: cwd, MAGI_CWD: cwd },
+      timeoutMs,
+      signal: ctx.signal,
+      onStdout: said,
+      onStderr: said,
+    });
+    const outcome = processOutcome(spawned, timeoutMs);
+    const final = (await Deno.readTextFile(pwdFile).catch(() => "")).replace(/\n$/, "");
+    const moved = final !== "" && final !== cwd && isAbsolute(final);
+    return {
+      said: bytes === 0 && !outcome.isError ? "(no output)\n" : "",
+      isError: outcome.isError,
+      note: outcome.note,
+      ...(moved ? { cwd: final } : {}),
+    };
+  } finally {
+    await Deno.remove(pwdFile).catch(() => {});
+  }
+}

@@ -1,0 +1,89 @@
+/**
+ * The allowed roots (SPEC S6, S8.1): the folders the file builtins (`read`, `write`, `edit`,
+ * `grep`) may touch. A path is checked after `..` and symlinks are resolved, so neither
+ * `../x`, an absolute path nor a symlink inside a root leads outside it. This is the one
+ * place the check lives.
+ *
+ * @module
+ */
+import { basename, dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
+
+/** A path that passed the check. */
+export interface AllowedPath {
+  /** The path with `..` and every symlink resolved: what the builtin should open. */
+  real: string;
+}
+
+/**
+ * Resolves a path like `realpath -m`: `..` collapsed, then symlinks resolved through the
+ * nearest ancestor that exists, with the components that do not exist yet appended.
+ *
+ * @param path an absolute path
+ */
+export function realPathLenient(path: string): string {
+  const missing: string[] = [];
+  let at = resolve(path);
+  while (true) {
+    try {
+      const real = Deno.realPathSync(at);
+      return missing.length === 0 ? real : join(real, ...missing.reverse());
+    } catch {
+      const parent = dirname(at);
+      if (parent === at) return resolve(path);
+      missing.push(basename(at));
+      at = parent;
+    }
+  }
+}
+
+/**
+ * The default and configured roots as real absolute paths.
+ *
+ * @param configured the config's `roots` (absolute paths), or undefined for the default
+ * @param startDir the session's starting directory (part of the default)
+ * @returns distinct real paths, in order
+ */
+export function effectiveRoots(configured: string[] | undefined, startDir: string): string[] {
+  const raw = configured ?? [startDir, systemTempDir()];
+  return [...new Set(raw.map((r) => realPathLenient(resolve(startDir, r))))];
+}
+
+/** The system temp folder: `$TMPDIR`, or `/tmp`. */
+export function systemTempDir(): string {
+  try {
+    return Deno.env.get("TMPDIR") || "/tmp";
+  } catch {
+    return "/tmp";
+  }
+}
+
+/** Whether `path` is `root` or inside it (both real absolute paths). */
+export function isInside(path: string, root: string): boolean {
+  if (path === root) return true;
+  const rel = relative(root, path);
+  return rel !== "" && !rel.startsWith(".." + sep) && rel !== ".." && !isAbsolute(rel);
+}
+
+/**
+ * Checks one path against the roots.
+ *
+ * @param path the path as the call gave it (absolute, or relative to `cwd`)
+ * @param cwd the call's working directory (absolute)
+ * @param roots real absolute paths, from {@link effectiveRoots}
+ * @param action the verb for the message, such as "read" or "write"
+ * @returns the resolved path, or an error message naming the roots, such as
+ *   `Cannot read "../x": outside the allowed roots ("/home/a/p", "/tmp")`
+ */
+export function checkPath(
+  path: string,
+  cwd: string,
+  roots: readonly string[],
+  action: string,
+): AllowedPath | string {
+  const real = realPathLenient(resolve(cwd, path));
+  if (roots.some((root) => isInside(real, root))) return { real };
+  const list = roots.map((r) => `"${r}"`).join(", ");
+  const where = real === resolve(cwd, path) ? "" : ` (it resolves to "${real}")`;
+  return `Cannot ${action} "${path}"${where}: outside the allowed roots (${list}); ` +
+    "config key `roots` sets them";
+}

@@ -1,0 +1,30 @@
+/**
+ * How to start magi itself from a shell line: the command a builtin's shim in the
+ * tool-links folder execs, so `run 'write f.txt < x'` reaches the `write` builtin.
+ *
+ * @module
+ */
+import { fileURLToPath } from "node:url";
+
+const REPO = fileURLToPath(new URL("../../", import.meta.url));
+
+/**
+ * The words that start magi: the compiled executable alone, or (under `deno run`) Deno with
+ * the repository's config and entry point. Absolute paths only.
+ */
+export function selfCommand(): string[] {
+  const exe = Deno.execPath();
+  if (!/(^|\/)deno$/.test(exe)) return [exe];
+  return [exe, "run", "-A", "--quiet", "--config", `${REPO}deno.json`, `${REPO}main.ts`];
+}
+
+/** Quotes one word for a POSIX shell. */
+export function shellQuote(word: string): string {
+  return /^[A-Za-z0-9_\/.,:=+-]+$/.test(word) ? word : `'${word.replaceAll("'", `'\\''`)}'`;
+}
+
+/** The text of a shim script that runs `magi builtin NAME` with the script's arguments. */
+export function builtinShim(name: string): string {
+  const words = [...selfCommand(), "builtin", name].map(shellQuote).join(" ");
+  return `#!/bin/sh\n# magi builtin ${name}\nexec ${words} "$@"\n`;
+}
