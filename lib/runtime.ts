@@ -11,9 +11,8 @@ import { collectSecrets, Masker } from "./pipeline/mask.ts";
 import { type CallContext, childEnv } from "./process/env.ts";
 import { type LinkEntry, prepareLinks } from "./process/links.ts";
 import { builtinTool } from "./registry/builtins.ts";
-import { effectiveRoots } from "./policy/roots.ts";
-import { builtinShim } from "./process/self_command.ts";
 import { defaultCachePath, DiscoveryCache } from "./registry/discovery_cache.ts";
+import { mcpTools } from "./registry/mcp.ts";
 import { Registry } from "./registry/registry.ts";
 import { discover, type FoundTool, toolsDirTool } from "./registry/tools_dir.ts";
 import type { Tool, Warn } from "./registry/types.ts";
@@ -40,8 +39,6 @@ export interface Runtime {
   limits: { saidBytes: number; shownBytes: number };
   /** The discovered tools_dir tools (for `magi check`). */
   found: FoundTool[];
-  /** The allowed roots of the file builtins (real absolute paths; config `roots`). */
-  roots: string[];
   warn: Warn;
 }
 
@@ -97,32 +94,38 @@ export async function createRuntime(opts: RuntimeOptions): Promise<Runtime> {
   const realConfigured = new Set(configured.map(realPath));
   const shippedDirs = shipped.filter((d) => !realConfigured.has(realPath(d)));
 
-  const roots = effectiveRoots(
-    Array.isArray(v.roots) ? stringList(v.roots) : undefined,
-    opts.cwd,
-  );
+  const spillDir = typeof v.spill_dir === "string"
+    ? v.spill_dir
+    : join(stateDir(opts.env), "spill");
+  const mcpLoading = mcpTools({
+    servers: (v.mcp_servers ?? {}) as Parameters<typeof mcpTools>[0]["servers"],
+    configFile: config.origins.mcp_servers === "default" ? undefined : config.origins.mcp_servers,
+    cwd: opts.cwd,
+    env: helpEnv,
+    spillDir,
+    masker,
+    cachePath: join(cacheDir(opts.env), "mcp-tools.json"),
+    warn: opts.warn,
+  });
   const cache = new DiscoveryCache(defaultCachePath(opts.env));
   const [fromDirs, fromShipped] = await Promise.all([
     discover({ dirs: configured, env: helpEnv, cache, warn: opts.warn }),
     discover({ dirs: shippedDirs, env: helpEnv, cache, warn: opts.warn }),
   ]);
   cache.save();
+  const fromMcp = await mcpLoading;
 
   const tools: Tool[] = [
-    ...BUILTINS.map((b) => builtinTool(b, { roots })),
+    ...BUILTINS.map(builtinTool),
     ...fromDirs.map((f) => toolsDirTool(f, "tools_dir")),
     ...fromShipped.map((f) => toolsDirTool(f, "shipped")),
+    ...fromMcp,
   ];
   const registry = new Registry(tools, opts.warn);
 
   const links: LinkEntry[] = registry.list()
     .filter((t) => t.origin.source === "tools_dir" || t.origin.source === "shipped")
     .map((t) => ({ name: t.declaration.name, target: join(t.origin.where, t.declaration.name) }));
-  for (const t of registry.list()) {
-    if (t.origin.source === "builtin") {
-      links.push({ name: t.declaration.name, script: builtinShim(t.declaration.name) });
-    }
-  }
   let linksDir: string | undefined;
   try {
     linksDir = await prepareLinks(join(cacheDir(opts.env), "links"), links, opts.env.PATH ?? "");
@@ -142,14 +145,13 @@ export async function createRuntime(opts: RuntimeOptions): Promise<Runtime> {
     env: opts.env,
     context,
     linksDir,
-    spillDir: typeof v.spill_dir === "string" ? v.spill_dir : join(stateDir(opts.env), "spill"),
+    spillDir,
     timeoutSeconds: v.timeout_seconds as number,
     limits: {
       saidBytes: v["limits.said_bytes"] as number,
       shownBytes: v["limits.shown_bytes"] as number,
     },
     found: [...fromDirs, ...fromShipped],
-    roots,
     warn: opts.warn,
   };
 }

@@ -60,14 +60,47 @@ export const KEYS: Record<string, KeySpec> = {
     expected: "a list of secret values (strings)",
     default: [],
   },
-  roots: {
-    schema: { type: "array", items: { type: "string", minLength: 1 } },
-    expected: "a list of folder paths (read, write, edit and grep stay inside them)",
-    paths: true,
-  },
   spill_dir: {
     schema: { type: "string", minLength: 1 },
     expected: "a folder path",
     paths: true,
+  },
+  mcp_servers: {
+    schema: {
+      type: "object",
+      propertyNames: { pattern: "^[a-zA-Z0-9-]{1,32}$" },
+      additionalProperties: {
+        oneOf: [
+          {
+            type: "object",
+            required: ["command"],
+            properties: {
+              command: { type: "string", minLength: 1 },
+              args: strings,
+              env: { type: "object", additionalProperties: { type: "string" } },
+              cwd: { type: "string", minLength: 1 },
+              timeout_seconds: { type: "number", exclusiveMinimum: 0 },
+              start: { enum: ["lazy", "eager"] },
+            },
+            additionalProperties: false,
+          },
+          {
+            type: "object",
+            required: ["url"],
+            properties: {
+              url: { type: "string", pattern: "^https?://" },
+              headers: { type: "object", additionalProperties: { type: "string" } },
+              timeout_seconds: { type: "number", exclusiveMinimum: 0 },
+              start: { enum: ["lazy", "eager"] },
+            },
+            additionalProperties: false,
+          },
+        ],
+      },
+    },
+    expected: 'an object of MCP servers by name (letters, digits, "-"), each ' +
+      "{command, args?, env?, cwd?, timeout_seconds?, start?} or " +
+      '{url, headers?, timeout_seconds?, start?} with start "lazy" or "eager"',
+    default: {},
   },
 };

@@ -1,0 +1,95 @@
+/**
+ * Serving MCP over Streamable HTTP on loopback (`magi mcp --http`): one SDK server per
+ * session at `http://127.0.0.1:PORT/mcp`, with the SDK's DNS-rebinding protection on (only
+ * the loopback Host names, and loopback Origins when a browser sends one).
+ *
+ * @module
+ */
+// @ts-types="@modelcontextprotocol/sdk/server/index"
+import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
+// @ts-types="@modelcontextprotocol/sdk/server/webStandardStreamableHttp"
+import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
+import { createMcpServer, type RuntimeGetter } from "./server.ts";
+
+/** How to serve. */
+export interface HttpOptions {
+  /** TCP port; 0 picks a free one. */
+  port: number;
+  /** Called once the server listens, with its MCP endpoint URL. */
+  onListen(url: string): void;
+  /** Every live per-session server (for `notifications/tools/list_changed`). */
+  servers: Set<Server>;
+}
+
+/** A running HTTP server; `finished` resolves after `shutdown()`. */
+export interface HttpServing {
+  shutdown(): Promise<void>;
+  finished: Promise<void>;
+}
+
+const HOSTNAME = "127.0.0.1";
+
+/** Starts serving; never listens beyond 127.0.0.1. */
+export function serveHttp(current: RuntimeGetter, opts: HttpOptions): HttpServing {
+  const sessions = new Map<string, WebStandardStreamableHTTPServerTransport>();
+  let allowedHosts: string[] = [];
+  let allowedOrigins: string[] = [];
+
+  const open = async (): Promise<WebStandardStreamableHTTPServerTransport> => {
+    const server = createMcpServer(current);
+    const transport: WebStandardStreamableHTTPServerTransport =
+      new WebStandardStreamableHTTPServerTransport({
+        sessionIdGenerator: () => crypto.randomUUID(),
+        enableDnsRebindingProtection: true,
+        allowedHosts,
+        allowedOrigins,
+        onsessioninitialized: (id) => void sessions.set(id, transport),
+        onsessionclosed: (id) => void sessions.delete(id),
+      });
+    transport.onclose = () => {
+      if (transport.sessionId) sessions.delete(transport.sessionId);
+      opts.servers.delete(server);
+    };
+    opts.servers.add(server);
+    await server.connect(transport);
+    return transport;
+  };
+
+  const handler = async (request: Request): Promise<Response> => {
+    if (new URL(request.url).pathname !== "/mcp") {
+      return new Response("Not found: magi serves MCP at /mcp\n", { status: 404 });
+    }
+    const id = request.headers.get("mcp-session-id");
+    const known = id ? sessions.get(id) : undefined;
+    if (id && !known) {
+      return Response.json(
+        { jsonrpc: "2.0", error: { code: -32001, message: "Session not found" }, id: null },
+        { status: 404 },
+      );
+    }
+    if (known) return await known.handleRequest(request);
+    const transport = await open();
+    const response = await transport.handleRequest(request);
+    // A request that did not start a session (not an initialize) leaves nothing behind.
+    if (!transport.sessionId) await transport.close();
+    return response;
+  };
+
+  const listener = Deno.serve({
+    hostname: HOSTNAME,
+    port: opts.port,
+    onListen: ({ port }) => {
+      allowedHosts = [`${HOSTNAME}:${port}`, `localhost:${port}`, `[::1]:${port}`];
+      allowedOrigins = allowedHosts.map((h) => `http://${h}`);
+      opts.onListen(`http://${HOSTNAME}:${port}/mcp`);
+    },
+  }, handler);
+
+  return {
+    shutdown: async () => {
+      for (const transport of sessions.values()) await transport.close().catch(() => {});
+      await listener.shutdown();
+    },
+    finished: listener.finished,
+  };
+}

@@ -1,0 +1,115 @@
+/**
+ * Serving the registry over MCP (SPEC S9): `tools/list` gives every registry tool as the
+ * model sees it, `tools/call` goes through {@link runTool} — the one pipeline — and a tool
+ * result becomes MCP content with said for the model and shown for the person
+ * (`annotations.audience`). Follows MCP revision 2025-11-25 through the official SDK.
+ *
+ * @module
+ */
+// @ts-types="@modelcontextprotocol/sdk/server/index"
+import { Server } from "@modelcontextprotocol/sdk/server/index.js";
+// @ts-types="@modelcontextprotocol/sdk/types"
+// @ts-types="@modelcontextprotocol/sdk/types"
+import {
+  CallToolRequestSchema,
+  type CallToolResult,
+  ErrorCode,
+  ListToolsRequestSchema,
+  McpError,
+  type Tool as McpTool,
+  type ToolAnnotations,
+} from "@modelcontextprotocol/sdk/types.js";
+import { runTool, type ToolResult } from "../pipeline/run_tool.ts";
+import type { Runtime } from "../runtime.ts";
+import { VERSION } from "../version.ts";
+
+/** What magi knows about its builtins' effects (MCP tool annotations). */
+export const BUILTIN_ANNOTATIONS: Readonly<Record<string, ToolAnnotations>> = {
+  read: { readOnlyHint: true },
+  grep: { readOnlyHint: true },
+  write: { readOnlyHint: false, destructiveHint: true },
+  edit: { readOnlyHint: false, destructiveHint: true },
+  run: { readOnlyHint: false, destructiveHint: true },
+};
+
+/** Milliseconds a call runs before progress notifications start (and between them). */
+export const PROGRESS_INTERVAL_MS = 1000;
+
+/** The registry's tools as MCP `tools/list` gives them. */
+export function listedTools(rt: Runtime): McpTool[] {
+  return rt.registry.list().map((tool) => {
+    const { name, description, parameters } = tool.declaration;
+    const listed: McpTool = {
+      name,
+      description,
+      inputSchema: parameters as McpTool["inputSchema"],
+    };
+    const annotations = tool.origin.source === "builtin" ? BUILTIN_ANNOTATIONS[name] : undefined;
+    if (annotations) listed.annotations = { ...annotations };
+    return listed;
+  });
+}
+
+/**
+ * A tool result as an MCP `CallToolResult`: said as text content for the model; when shown
+ * differs, said carries `audience: ["assistant"]` and shown follows with `audience: ["user"]`.
+ * An error result is `isError: true` (never a JSON-RPC error).
+ */
+export function callResult(result: ToolResult): CallToolResult {
+  const content: CallToolResult["content"] = [];
+  if (result.shown === result.said) {
+    content.push({ type: "text", text: result.said });
+  } else {
+    content.push({ type: "text", text: result.said, annotations: { audience: ["assistant"] } });
+    content.push({ type: "text", text: result.shown, annotations: { audience: ["user"] } });
+  }
+  return result.is_error ? { content, isError: true } : { content };
+}
+
+/** How the server reaches the runtime; a getter, because watching may rebuild it. */
+export type RuntimeGetter = () => Runtime;
+
+/**
+ * Builds an MCP server for one connection. Each HTTP session and the stdio connection has
+ * its own; they share the runtime the getter returns at each request.
+ */
+export function createMcpServer(current: RuntimeGetter): Server {
+  const server = new Server(
+    { name: "magi", version: VERSION },
+    { capabilities: { tools: { listChanged: true } } },
+  );
+  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: listedTools(current()) }));
+  server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
+    const rt = current();
+    const name = request.params.name;
+    if (!rt.registry.get(name)) {
+      throw new McpError(ErrorCode.InvalidParams, `Unknown tool "${name}"`);
+    }
+    const token = request.params._meta?.progressToken;
+    let ticks = 0;
+    const timer = token === undefined ? undefined : setInterval(() => {
+      ticks++;
+      extra.sendNotification({
+        method: "notifications/progress",
+        params: {
+          progressToken: token,
+          progress: ticks,
+          message: `"${name}" running for ${ticks} s`,
+        },
+      }).catch(() => {
+        // The connection is gone; the call ends through its signal.
+      });
+    }, PROGRESS_INTERVAL_MS);
+    try {
+      const result = await runTool(rt, {
+        name,
+        args: request.params.arguments ?? {},
+        signal: extra.signal,
+      });
+      return callResult(result);
+    } finally {
+      clearInterval(timer);
+    }
+  });
+  return server;
+}

@@ -1,0 +1,320 @@
+/**
+ * The MCP source (SPEC S1.1, S9): servers named in config key `mcp_servers` — started as
+ * programs (stdio) or reached by URL (Streamable HTTP) — whose tools join the registry as
+ * `NAME__tool`. Results pass the pipeline like any other: a server is never trusted to cap
+ * or mask itself.
+ *
+ * Start-up: `"start": "eager"` connects while magi starts; `"lazy"` (the default) takes the
+ * tool list from a cache (refreshed whenever the server is started) and connects on the
+ * first call, or at start-up when nothing is cached. A server that cannot start costs only
+ * its tools (one warning line); one that dies mid-call gives an error result and is started
+ * again on the next call; every server magi started ends when magi does.
+ *
+ * @module
+ */
+import { dirname, isAbsolute, resolve } from "node:path";
+// @ts-types="@modelcontextprotocol/sdk/client/index"
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+// @ts-types="@modelcontextprotocol/sdk/client/streamableHttp"
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+// @ts-types="@modelcontextprotocol/sdk/shared/transport"
+import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
+// @ts-types="@modelcontextprotocol/sdk/types"
+// @ts-types="@modelcontextprotocol/sdk/types"
+import {
+  type CallToolResult,
+  ErrorCode,
+  McpError,
+  type Tool as McpTool,
+} from "@modelcontextprotocol/sdk/types.js";
+import type { Masker } from "../pipeline/mask.ts";
+import { VERSION } from "../version.ts";
+import { emitContent } from "./mcp_content.ts";
+import { ChildStdioTransport } from "./mcp_stdio.ts";
+import { schemaProblem, stripExtensions } from "./schema.ts";
+import type { Invocation, JsonSchema, Outcome, Tool, Warn } from "./types.ts";
+
+/** One entry of config `mcp_servers`: a program to start, or a URL. */
+export interface McpServerSpec {
+  command?: string;
+  args?: string[];
+  env?: Record<string, string>;
+  /** Working directory; relative to the config file's folder. */
+  cwd?: string;
+  url?: string;
+  headers?: Record<string, string>;
+  /** Limit for starting, and the most any call to its tools may take, in seconds. */
+  timeout_seconds?: number;
+  start?: "lazy" | "eager";
+}
+
+/** The separator between a server's name and its tool's name. */
+export const SEPARATOR = "__";
+/** Seconds allowed for starting a server and listing its tools, unless configured. */
+export const START_TIMEOUT_SECONDS = 30;
+
+/** What the MCP source needs from the runtime. */
+export interface McpSourceOptions {
+  /** The value of config `mcp_servers`. */
+  servers: Record<string, McpServerSpec>;
+  /** The config file `mcp_servers` came from (relative `cwd`s resolve against its folder). */
+  configFile: string | undefined;
+  /** magi's working directory (for a server without `cwd` and no config file). */
+  cwd: string;
+  /** The environment servers start with (the server's own `env` is added on top). */
+  env: Record<string, string>;
+  spillDir: string;
+  masker: Masker;
+  /** A JSON file remembering each server's tool list, for lazy start. */
+  cachePath: string;
+  warn: Warn;
+}
+
+/** A registry-safe tool name for a server's tool: `NAME__tool`, at most 64 characters. */
+export function mappedName(server: string, tool: string): string {
+  const safe = tool.replace(/[^a-zA-Z0-9_-]/g, "_");
+  return `${server}${SEPARATOR}${safe}`.slice(0, 64);
+}
+
+/** One server: started on demand, started again after it died. */
+class Connection {
+  #client: Client | undefined;
+  #transport: Transport | undefined;
+  #starting: Promise<Client> | undefined;
+  /** Called with the fresh tool list after each start. */
+  onTools?: (tools: McpTool[]) => void;
+  tools: McpTool[] | undefined;
+
+  constructor(
+    readonly name: string,
+    private readonly spec: McpServerSpec,
+    private readonly cwd: string,
+    private readonly env: Record<string, string>,
+  ) {}
+
+  get startTimeoutMs(): number {
+    return (this.spec.timeout_seconds ?? START_TIMEOUT_SECONDS) * 1000;
+  }
+
+  /** The connected client, starting the server when it is not running. */
+  client(): Promise<Client> {
+    this.#starting ??= this.#start().catch((error) => {
+      this.#starting = undefined;
+      throw error;
+    });
+    return this.#starting;
+  }
+
+  /** How the server ended (exit status, stderr's tail), when it was a program. */
+  describeEnd(): string {
+    const t = this.#transport;
+    return t instanceof ChildStdioTransport ? t.describeEnd() : "";
+  }
+
+  async #start(): Promise<Client> {
+    const transport: Transport = this.spec.url
+      ? new StreamableHTTPClientTransport(new URL(this.spec.url), {
+        requestInit: { headers: this.spec.headers ?? {} },
+      })
+      : new ChildStdioTransport({
+        command: this.spec.command!,
+        args: this.spec.args ?? [],
+        cwd: this.cwd,
+        env: { ...this.env, ...this.spec.env },
+      });
+    const client = new Client({ name: "magi", version: VERSION }, { capabilities: {} });
+    this.#transport = transport;
+    client.onclose = () => {
+      if (this.#client === client) {
+        this.#client = undefined;
+        this.#starting = undefined;
+      }
+    };
+    const timeout = this.startTimeoutMs;
+    try {
+      await client.connect(transport, { timeout });
+      const tools: McpTool[] = [];
+      let cursor: string | undefined;
+      do {
+        const page = await client.listTools(cursor ? { cursor } : undefined, { timeout });
+        tools.push(...page.tools);
+        cursor = page.nextCursor;
+      } while (cursor);
+      this.tools = tools;
+    } catch (error) {
+      await client.close().catch(() => {});
+      const end = this.describeEnd();
+      throw new Error(`${messageOf(error)}${end ? ` (${end})` : ""}`);
+    }
+    this.#client = client;
+    this.onTools?.(this.tools);
+    return client;
+  }
+
+  async close(): Promise<void> {
+    const client = this.#client;
+    this.#client = undefined;
+    this.#starting = undefined;
+    await client?.close().catch(() => {});
+  }
+}
+
+function messageOf(error: unknown): string {
+  const message = error instanceof Error ? error.message : String(error);
+  return message.replace(/^MCP error -?\d+: /, "");
+}
+
+/** Servers started by this process, by what identifies them; shared across runtimes. */
+const pool = new Map<string, Connection>();
+
+/** Ends every server this process started (they are also killed when magi exits). */
+export async function closeMcpServers(): Promise<void> {
+  const all = [...pool.values()];
+  pool.clear();
+  await Promise.all(all.map((c) => c.close()));
+}
+
+function connectionFor(name: string, spec: McpServerSpec, opts: McpSourceOptions): Connection {
+  const base = opts.configFile ? dirname(opts.configFile) : opts.cwd;
+  const cwd = spec.cwd ? (isAbsolute(spec.cwd) ? spec.cwd : resolve(base, spec.cwd)) : opts.cwd;
+  const key = JSON.stringify([name, spec, cwd, opts.env]);
+  let conn = pool.get(key);
+  if (!conn) pool.set(key, conn = new Connection(name, spec, cwd, opts.env));
+  return conn;
+}
+
+type ToolCache = Record<string, McpTool[]>;
+
+function readCache(path: string): ToolCache {
+  try {
+    const data = JSON.parse(Deno.readTextFileSync(path));
+    return typeof data === "object" && data !== null ? data : {};
+  } catch {
+    return {};
+  }
+}
+
+function writeCache(path: string, key: string, tools: McpTool[]): void {
+  try {
+    const cache = readCache(path);
+    cache[key] = tools;
+    Deno.mkdirSync(dirname(path), { recursive: true });
+    Deno.writeTextFileSync(path, JSON.stringify(cache));
+  } catch {
+    // A cache that cannot be written only costs a start next time.
+  }
+}
+
+/**
+ * Gathers every configured server's tools. Never throws: a server that cannot start or
+ * list its tools costs one `warn` line and its tools.
+ */
+export async function mcpTools(opts: McpSourceOptions): Promise<Tool[]> {
+  const cache = readCache(opts.cachePath);
+  const lists = await Promise.all(
+    Object.entries(opts.servers).map(async ([name, spec]) => {
+      const conn = connectionFor(name, spec, opts);
+      const key = JSON.stringify([name, spec]);
+      conn.onTools = (tools) => writeCache(opts.cachePath, key, tools);
+      let tools = conn.tools ?? (spec.start === "eager" ? undefined : cache[key]);
+      if (!tools) {
+        try {
+          await conn.client();
+          tools = conn.tools ?? [];
+        } catch (error) {
+          opts.warn(`MCP server "${name}" left out: ${messageOf(error)}`);
+          return [];
+        }
+      }
+      return toolsOf(conn, spec, tools, opts);
+    }),
+  );
+  return lists.flat();
+}
+
+function toolsOf(
+  conn: Connection,
+  spec: McpServerSpec,
+  listed: McpTool[],
+  opts: McpSourceOptions,
+): Tool[] {
+  const taken = new Set<string>();
+  const tools: Tool[] = [];
+  for (const remote of listed) {
+    let name = mappedName(conn.name, remote.name);
+    for (let n = 2; taken.has(name); n++) name = `${name.slice(0, 60)}_${n}`;
+    taken.add(name);
+    const parameters = stripExtensions((remote.inputSchema ?? { type: "object" }) as JsonSchema);
+    const problem = schemaProblem(parameters);
+    if (problem) {
+      opts.warn(`tool "${name}" (MCP server "${conn.name}") left out: ${problem}`);
+      continue;
+    }
+    const properties = (parameters.properties ?? {}) as Record<string, unknown>;
+    tools.push({
+      declaration: {
+        name,
+        description: remote.description ?? remote.title ??
+          `${remote.name} (MCP server ${conn.name})`,
+        parameters,
+      },
+      origin: { source: "mcp", where: `mcp:${conn.name}/${remote.name}` },
+      ownsCallFields: "cwd" in properties || "timeout_seconds" in properties,
+      invoke: (call) => callRemote(conn, spec, remote.name, call, opts),
+    });
+  }
+  return tools;
+}
+
+async function callRemote(
+  conn: Connection,
+  spec: McpServerSpec,
+  remote: string,
+  call: Invocation,
+  opts: McpSourceOptions,
+): Promise<Outcome> {
+  const who = `MCP server "${conn.name}"`;
+  let client: Client;
+  try {
+    client = await conn.client();
+  } catch (error) {
+    return { isError: true, note: `[magi: ${who} cannot start: ${messageOf(error)}]` };
+  }
+  const limitMs = Math.min(
+    call.timeoutMs,
+    spec.timeout_seconds ? spec.timeout_seconds * 1000 : Infinity,
+  );
+  let result: CallToolResult;
+  try {
+    result = await client.callTool(
+      { name: remote, arguments: call.args },
+      undefined,
+      { signal: call.signal, timeout: limitMs, maxTotalTimeout: limitMs },
+    ) as CallToolResult;
+  } catch (error) {
+    if (call.signal.aborted) return { isError: true, note: "[magi: the call was cancelled]" };
+    if (error instanceof McpError && error.code === ErrorCode.RequestTimeout) {
+      return {
+        isError: true,
+        note: `[magi: ${who} gave no result within ${limitMs / 1000} s; the call was cancelled]`,
+      };
+    }
+    if (error instanceof McpError && error.code === ErrorCode.ConnectionClosed) {
+      await conn.close();
+      const end = conn.describeEnd();
+      return {
+        isError: true,
+        note: `[magi: ${who} ended during the call${
+          end ? ` (${end})` : ""
+        }; it is started again on the next call]`,
+      };
+    }
+    return { isError: true, note: `[magi: ${who} answered with an error: ${messageOf(error)}]` };
+  }
+  await emitContent(result, call.emit, {
+    spillDir: opts.spillDir,
+    masker: opts.masker,
+    label: `${conn.name}${SEPARATOR}${remote}`,
+  });
+  return { isError: result.isError === true };
+}

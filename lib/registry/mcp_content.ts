@@ -1,0 +1,166 @@
+/**
+ * An MCP tool result as magi output (SPEC S2, S9): text content goes to said; image, audio
+ * and binary resource content is described in said (type, size and a file holding the
+ * bytes, masked like every spill) instead of being dropped or inlined as base64; content
+ * whose `annotations.audience` is only `["user"]` goes to shown, only `["assistant"]` to
+ * said alone. Structured content with no text block is said as JSON.
+ *
+ * @module
+ */
+import { join } from "node:path";
+// @ts-types="@modelcontextprotocol/sdk/types"
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { fromByteString, toByteString } from "../pipeline/bytes.ts";
+import type { Masker } from "../pipeline/mask.ts";
+import type { Emit } from "./types.ts";
+
+/** Where binary content goes. */
+export interface ContentFiles {
+  /** The spill folder (absolute). */
+  spillDir: string;
+  masker: Masker;
+  /** A short name for the files, such as the tool's name. */
+  label: string;
+}
+
+type Block = CallToolResult["content"][number];
+
+const EXTENSIONS: Record<string, string> = {
+  "image/png": "png",
+  "image/jpeg": "jpg",
+  "image/gif": "gif",
+  "image/webp": "webp",
+  "image/svg+xml": "svg",
+  "audio/wav": "wav",
+  "audio/x-wav": "wav",
+  "audio/mpeg": "mp3",
+  "audio/ogg": "ogg",
+  "application/pdf": "pdf",
+  "application/json": "json",
+  "application/zip": "zip",
+  "application/gzip": "gz",
+};
+
+/** Decodes base64 (tolerating whitespace); null when it is not base64. */
+export function decodeBase64(data: string): Uint8Array | null {
+  try {
+    const raw = atob(data.replace(/\s+/g, ""));
+    const bytes = new Uint8Array(raw.length);
+    for (let i = 0; i < raw.length; i++) bytes[i] = raw.charCodeAt(i);
+    return bytes;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Writes bytes to a new file in the spill folder (0600), masked first.
+ *
+ * @returns the file's absolute path, or null when it could not be written
+ */
+export async function spillBytes(
+  files: ContentFiles,
+  bytes: Uint8Array,
+  mimeType: string | undefined,
+): Promise<string | null> {
+  try {
+    await Deno.mkdir(files.spillDir, { recursive: true, mode: 0o700 });
+    const stamp = new Date().toISOString().replace(/[:.]/g, "-");
+    const random = crypto.randomUUID().slice(0, 8);
+    const safe = files.label.replace(/[^A-Za-z0-9_-]/g, "_");
+    const ext = EXTENSIONS[mimeType ?? ""] ?? "bin";
+    const path = join(files.spillDir, `${stamp}-${safe}-${random}.${ext}`);
+    const masked = fromByteString(files.masker.maskBytes(toByteString(bytes)));
+    await Deno.writeFile(path, masked, { createNew: true, mode: 0o600 });
+    return path;
+  } catch {
+    return null;
+  }
+}
+
+async function describeBytes(
+  kind: string,
+  data: string,
+  mimeType: string | undefined,
+  files: ContentFiles,
+  extra = "",
+): Promise<string> {
+  const bytes = decodeBase64(data);
+  const type = mimeType ?? "of unknown type";
+  if (!bytes) return `[${kind} ${type}${extra}: not valid base64, not kept]\n`;
+  const path = await spillBytes(files, bytes, mimeType);
+  const where = path ? `saved to ${path}` : "could not be saved";
+  return `[${kind} ${type}${extra}, ${bytes.length} bytes, ${where}]\n`;
+}
+
+/** One content block as text for said (or shown). */
+export async function describeBlock(block: Block, files: ContentFiles): Promise<string> {
+  switch (block.type) {
+    case "text":
+      return block.text;
+    case "image":
+      return await describeBytes("image", block.data, block.mimeType, files);
+    case "audio":
+      return await describeBytes("audio", block.data, block.mimeType, files);
+    case "resource": {
+      const r = block.resource;
+      const at = ` ${r.uri}`;
+      if ("text" in r && typeof r.text === "string") {
+        const type = r.mimeType ? ` (${r.mimeType})` : "";
+        const size = new TextEncoder().encode(r.text).length;
+        return `[resource${at}${type}, ${size} bytes:]\n${r.text}${
+          r.text.endsWith("\n") ? "" : "\n"
+        }`;
+      }
+      if ("blob" in r && typeof r.blob === "string") {
+        return await describeBytes("resource", r.blob, r.mimeType, files, at);
+      }
+      return `[resource${at}]\n`;
+    }
+    case "resource_link": {
+      const parts = [block.name, block.mimeType, block.description].filter(Boolean);
+      return `[resource link ${block.uri}${parts.length ? ": " + parts.join(", ") : ""}]\n`;
+    }
+    default:
+      return `[content of type "${(block as { type: string }).type}", not shown]\n`;
+  }
+}
+
+function audience(block: Block): string[] | undefined {
+  const a = (block as { annotations?: { audience?: unknown } }).annotations?.audience;
+  return Array.isArray(a) ? a.filter((x): x is string => typeof x === "string") : undefined;
+}
+
+/**
+ * Emits an MCP result's content: for the model through `said`, and — only when some block
+ * is meant for the user alone — what the person sees through `shown`.
+ */
+export async function emitContent(
+  result: CallToolResult,
+  emit: Emit,
+  files: ContentFiles,
+): Promise<void> {
+  const blocks = Array.isArray(result.content) ? result.content : [];
+  const userOnly = (b: Block) => {
+    const a = audience(b);
+    return a !== undefined && a.includes("user") && !a.includes("assistant");
+  };
+  const splits = blocks.some(userOnly);
+  let last = "\n";
+  for (const block of blocks) {
+    const a = audience(block);
+    const forModel = a === undefined || a.length === 0 || a.includes("assistant");
+    const forPerson = a === undefined || a.length === 0 || a.includes("user");
+    const text = await describeBlock(block, files);
+    if (forModel) {
+      if (!last.endsWith("\n") && text !== "") await emit.said("\n");
+      await emit.said(text);
+      if (text !== "") last = text;
+    }
+    if (splits && forPerson) await emit.shown(text.endsWith("\n") ? text : text + "\n");
+  }
+  const hasText = blocks.some((b) => b.type === "text");
+  if (!hasText && result.structuredContent !== undefined) {
+    await emit.said(JSON.stringify(result.structuredContent));
+  }
+}

@@ -1,0 +1,167 @@
+/**
+ * The stdio transport for MCP servers magi starts: the server runs in its own process
+ * group (so ending it ends everything it started), its stdout carries newline-delimited
+ * JSON-RPC framed by the SDK's `ReadBuffer`, and the tail of its stderr is kept for
+ * messages. Every group still alive is killed when magi exits.
+ *
+ * @module
+ */
+import { Buffer } from "node:buffer";
+// @ts-types="@modelcontextprotocol/sdk/shared/stdio"
+import { ReadBuffer, serializeMessage } from "@modelcontextprotocol/sdk/shared/stdio.js";
+// @ts-types="@modelcontextprotocol/sdk/shared/transport"
+import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
+// @ts-types="@modelcontextprotocol/sdk/types"
+import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
+import { killGroup } from "../process/spawn.ts";
+
+/** The largest single message read from a server, in bytes. */
+export const MAX_MESSAGE_BYTES = 64 * 1024 * 1024;
+const STDERR_TAIL_BYTES = 2048;
+/** Milliseconds between TERM and KILL when a server is closed. */
+const GRACE_MS = 1000;
+
+/** Process groups of servers still running, killed when magi exits. */
+const liveGroups = new Set<number>();
+let unloadHooked = false;
+
+function hookUnload(): void {
+  if (unloadHooked) return;
+  unloadHooked = true;
+  globalThis.addEventListener("unload", () => {
+    for (const pgid of liveGroups) killGroup(pgid, "SIGKILL");
+  });
+}
+
+/** What to start. */
+export interface ChildOptions {
+  command: string;
+  args: readonly string[];
+  /** Absolute working directory. */
+  cwd: string;
+  /** The whole environment of the server. */
+  env: Record<string, string>;
+}
+
+/** An SDK `Transport` over a child process's stdin and stdout. */
+export class ChildStdioTransport implements Transport {
+  onclose?: () => void;
+  onerror?: (error: Error) => void;
+  onmessage?: (message: JSONRPCMessage) => void;
+
+  #child: Deno.ChildProcess | undefined;
+  #writer: WritableStreamDefaultWriter<Uint8Array> | undefined;
+  #stderr = new Uint8Array(0);
+  #closed = false;
+  #status: Deno.CommandStatus | undefined;
+  readonly #encoder = new TextEncoder();
+
+  constructor(private readonly opts: ChildOptions) {}
+
+  /** Starts the server. @throws Error when the program cannot be started */
+  start(): Promise<void> {
+    hookUnload();
+    try {
+      this.#child = new Deno.Command(this.opts.command, {
+        args: [...this.opts.args],
+        cwd: this.opts.cwd,
+        env: this.opts.env,
+        clearEnv: true,
+        stdin: "piped",
+        stdout: "piped",
+        stderr: "piped",
+        detached: true,
+      }).spawn();
+    } catch (error) {
+      const why = error instanceof Deno.errors.NotFound
+        ? "no such program"
+        : (error as Error).message;
+      return Promise.reject(new Error(`cannot start "${this.opts.command}": ${why}`));
+    }
+    const child = this.#child;
+    liveGroups.add(child.pid);
+    this.#writer = child.stdin.getWriter();
+    const reading = this.#readStdout(child.stdout);
+    this.#readStderr(child.stderr);
+    child.status.then(async (status) => {
+      liveGroups.delete(child.pid);
+      killGroup(child.pid, "SIGKILL");
+      // Messages the server wrote before it ended are still delivered.
+      await reading;
+      this.#status = status;
+      this.#finish();
+    });
+    return Promise.resolve();
+  }
+
+  /** How the server ended, with the tail of its stderr, in one line (empty while it runs). */
+  describeEnd(): string {
+    const status = this.#status;
+    const how = !status
+      ? ""
+      : status.signal
+      ? `ended by ${status.signal}`
+      : `exit status ${status.code}`;
+    const tail = new TextDecoder().decode(this.#stderr).trim().split("\n").slice(-3).join(" | ");
+    return [how, tail ? `stderr: ${tail}` : ""].filter(Boolean).join("; ");
+  }
+
+  async #readStdout(stream: ReadableStream<Uint8Array>): Promise<void> {
+    const buffer = new ReadBuffer({ maxBufferSize: MAX_MESSAGE_BYTES });
+    try {
+      for await (const chunk of stream) {
+        buffer.append(Buffer.from(chunk));
+        while (true) {
+          let message: JSONRPCMessage | null;
+          try {
+            message = buffer.readMessage();
+          } catch (error) {
+            this.onerror?.(error as Error);
+            continue;
+          }
+          if (message === null) break;
+          this.onmessage?.(message);
+        }
+      }
+    } catch (error) {
+      this.onerror?.(error as Error);
+    }
+  }
+
+  async #readStderr(stream: ReadableStream<Uint8Array>): Promise<void> {
+    try {
+      for await (const chunk of stream) {
+        const joined = new Uint8Array(this.#stderr.length + chunk.length);
+        joined.set(this.#stderr);
+        joined.set(chunk, this.#stderr.length);
+        this.#stderr = joined.slice(Math.max(0, joined.length - STDERR_TAIL_BYTES));
+      }
+    } catch {
+      // The server is gone.
+    }
+  }
+
+  /** Writes one message to the server's stdin. */
+  async send(message: JSONRPCMessage): Promise<void> {
+    if (!this.#writer || this.#closed) throw new Error("the MCP server is not running");
+    await this.#writer.write(this.#encoder.encode(serializeMessage(message)));
+  }
+
+  /** Ends the server: stdin closed, then TERM, then KILL to its whole process group. */
+  async close(): Promise<void> {
+    const child = this.#child;
+    if (!child || this.#status) return this.#finish();
+    await this.#writer?.close().catch(() => {});
+    killGroup(child.pid, "SIGTERM");
+    const timer = setTimeout(() => killGroup(child.pid, "SIGKILL"), GRACE_MS);
+    await child.status.catch(() => {});
+    clearTimeout(timer);
+    this.#finish();
+  }
+
+  #finish(): void {
+    if (this.#closed) return;
+    this.#closed = true;
+    this.onclose?.();
+  }
+}

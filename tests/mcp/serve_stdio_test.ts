@@ -1,0 +1,207 @@
+/**
+ * `magi mcp` over stdio, driven by the MCP SDK's own client: list, call, error results,
+ * protocol errors, progress, cancellation and `notifications/tools/list_changed`.
+ */
+import assert from "node:assert/strict";
+import { join } from "node:path";
+// @ts-types="@modelcontextprotocol/sdk/client/index"
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+// @ts-types="@modelcontextprotocol/sdk/client/stdio"
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+// @ts-types="@modelcontextprotocol/sdk/types"
+import {
+  type CallToolResult,
+  McpError,
+  ToolListChangedNotificationSchema,
+} from "@modelcontextprotocol/sdk/types.js";
+import { makeTool, REPO, tempDir, writeConfig } from "../helpers.ts";
+
+function help(summary: string, usage: string): string {
+  return `if [ "$1" = "--help" ]; then echo "${summary}"; echo "${usage}"; exit 0; fi\n`;
+}
+
+async function makeTools(dir: string): Promise<void> {
+  await makeTool(
+    dir,
+    "slow",
+    "#!/bin/sh\n" + help("Sleeps, then says done", "Usage: slow SECONDS [PIDFILE]") +
+      '[ -n "$2" ] && echo $$ > "$2"\nsleep "$1"\necho done\n',
+  );
+  await makeTool(
+    dir,
+    "fail",
+    "#!/bin/sh\n" + help("Always fails", "Usage: fail") +
+      'echo "half of it"\necho "something broke" >&2\nexit 3\n',
+  );
+  await makeTool(
+    dir,
+    "big",
+    "#!/bin/sh\n" + help("Prints many lines", "Usage: big") +
+      'i=0; while [ $i -lt 400 ]; do echo "line $i of the big output"; i=$((i+1)); done\n',
+  );
+}
+
+async function connect(home: string, tools: string, config: string): Promise<Client> {
+  const transport = new StdioClientTransport({
+    command: Deno.execPath(),
+    args: [
+      "run",
+      "-A",
+      "--quiet",
+      "--config",
+      join(REPO, "deno.json"),
+      join(REPO, "main.ts"),
+      "mcp",
+      "--config",
+      config,
+      "--tools-dir",
+      tools,
+    ],
+    cwd: home,
+    env: {
+      PATH: Deno.env.get("PATH") ?? "/usr/bin:/bin",
+      HOME: home,
+      XDG_CONFIG_HOME: join(home, "config"),
+      XDG_CACHE_HOME: join(home, "cache"),
+      XDG_STATE_HOME: join(home, "state"),
+    },
+    stderr: "pipe",
+  });
+  const client = new Client({ name: "magi-test", version: "1.0.0" });
+  await client.connect(transport);
+  return client;
+}
+
+function texts(result: CallToolResult): { text: string; audience?: string[] }[] {
+  return result.content.map((c) => {
+    assert.equal(c.type, "text");
+    const block = c as { text: string; annotations?: { audience?: string[] } };
+    return { text: block.text, audience: block.annotations?.audience };
+  });
+}
+
+function alive(pid: number): boolean {
+  try {
+    Deno.kill(pid, "SIGCONT");
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+Deno.test("magi mcp serves the registry to the SDK client over stdio", async (t) => {
+  await using home = await tempDir();
+  const tools = join(home.path, "tools");
+  await makeTools(tools);
+  const config = await writeConfig(home.path, {
+    shipped_tools: false,
+    limits: { said_bytes: 1024 },
+  });
+  await Deno.writeTextFile(join(home.path, "notes.txt"), "hello from a file\n");
+  const client = await connect(home.path, tools, config);
+  try {
+    await t.step("tools/list gives declarations and annotations", async () => {
+      const { tools: listed } = await client.listTools();
+      const names = listed.map((tool) => tool.name);
+      for (const name of ["big", "fail", "read", "slow"]) assert.ok(names.includes(name), name);
+      const read = listed.find((tool) => tool.name === "read")!;
+      assert.equal(read.annotations?.readOnlyHint, true);
+      assert.equal(read.inputSchema.type, "object");
+      assert.ok(!JSON.stringify(read.inputSchema).includes("x-magi"));
+      const slow = listed.find((tool) => tool.name === "slow")!;
+      assert.match(slow.description ?? "", /Sleeps, then says done/);
+      assert.equal(slow.annotations, undefined);
+    });
+
+    await t.step("tools/call runs a builtin through the pipeline", async () => {
+      const result = await client.callTool({
+        name: "read",
+        arguments: { path: join(home.path, "notes.txt") },
+      }) as CallToolResult;
+      assert.notEqual(result.isError, true);
+      const [first] = texts(result);
+      assert.match(first.text, /hello from a file/);
+    });
+
+    await t.step("said and shown become content for the assistant and the user", async () => {
+      const result = await client.callTool({ name: "big", arguments: {} }) as CallToolResult;
+      const blocks = texts(result);
+      assert.equal(blocks.length, 2);
+      assert.deepEqual(blocks[0].audience, ["assistant"]);
+      assert.deepEqual(blocks[1].audience, ["user"]);
+      assert.match(blocks[0].text, /line 0 of/);
+      assert.match(blocks[0].text, /line 399 of/);
+      assert.ok(!blocks[0].text.includes("line 200 of"), "the model's text is cut");
+      assert.match(blocks[1].text, /line 200 of/);
+    });
+
+    await t.step("a failing tool is an isError result, not a protocol error", async () => {
+      const result = await client.callTool({ name: "fail", arguments: {} }) as CallToolResult;
+      assert.equal(result.isError, true);
+      const text = texts(result).map((b) => b.text).join("\n");
+      assert.match(text, /half of it/);
+      assert.match(text, /exit status 3/);
+      assert.match(text, /something broke/);
+    });
+
+    await t.step("bad arguments are an isError result naming the field", async () => {
+      const result = await client.callTool({ name: "read", arguments: {} }) as CallToolResult;
+      assert.equal(result.isError, true);
+      assert.match(texts(result)[0].text, /path/);
+    });
+
+    await t.step("an unknown tool is a JSON-RPC error", async () => {
+      await assert.rejects(
+        client.callTool({ name: "no-such-tool", arguments: {} }),
+        (error: unknown) => error instanceof McpError && /Unknown tool/.test(error.message),
+      );
+    });
+
+    await t.step("a call running over a second sends progress", async () => {
+      const seen: { progress: number; message?: string }[] = [];
+      const result = await client.callTool(
+        { name: "slow", arguments: { args: ["2.5"] } },
+        undefined,
+        { onprogress: (p) => void seen.push(p) },
+      ) as CallToolResult;
+      assert.match(texts(result)[0].text, /done/);
+      assert.ok(seen.length >= 1, "at least one progress notification");
+      assert.match(seen[0].message ?? "", /running/);
+    });
+
+    await t.step("cancelling a call ends the tool's process", async () => {
+      const pidFile = join(home.path, "slow.pid");
+      const controller = new AbortController();
+      const call = client.callTool(
+        { name: "slow", arguments: { args: ["60", pidFile] } },
+        undefined,
+        { signal: controller.signal },
+      );
+      let pid = 0;
+      while (!pid) {
+        await new Promise((r) => setTimeout(r, 50));
+        pid = Number(await Deno.readTextFile(pidFile).catch(() => "0"));
+      }
+      assert.ok(alive(pid));
+      controller.abort("the person changed their mind");
+      await assert.rejects(call);
+      for (let i = 0; i < 200 && alive(pid); i++) await new Promise((r) => setTimeout(r, 50));
+      assert.ok(!alive(pid), "the tool's process is gone");
+    });
+
+    await t.step("a new tool in tools_dir is announced with list_changed", async () => {
+      const changed = Promise.withResolvers<void>();
+      client.setNotificationHandler(ToolListChangedNotificationSchema, () => changed.resolve());
+      await makeTool(
+        tools,
+        "fresh",
+        "#!/bin/sh\n" + help("A tool added while serving", "Usage: fresh") + "echo fresh\n",
+      );
+      await changed.promise;
+      const { tools: listed } = await client.listTools();
+      assert.ok(listed.some((tool) => tool.name === "fresh"));
+    });
+  } finally {
+    await client.close();
+  }
+});
