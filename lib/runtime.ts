@@ -11,6 +11,8 @@ import { collectSecrets, Masker } from "./pipeline/mask.ts";
 import { type CallContext, childEnv } from "./process/env.ts";
 import { type LinkEntry, prepareLinks } from "./process/links.ts";
 import { builtinTool } from "./registry/builtins.ts";
+import { effectiveRoots } from "./policy/roots.ts";
+import { builtinShim } from "./process/self_command.ts";
 import { defaultCachePath, DiscoveryCache } from "./registry/discovery_cache.ts";
 import { mcpTools } from "./registry/mcp.ts";
 import { Registry } from "./registry/registry.ts";
@@ -39,6 +41,8 @@ export interface Runtime {
   limits: { saidBytes: number; shownBytes: number };
   /** The discovered tools_dir tools (for `magi check`). */
   found: FoundTool[];
+  /** The allowed roots of the file builtins (real absolute paths; config `roots`). */
+  roots: string[];
   warn: Warn;
 }
 
@@ -94,6 +98,10 @@ export async function createRuntime(opts: RuntimeOptions): Promise<Runtime> {
   const realConfigured = new Set(configured.map(realPath));
   const shippedDirs = shipped.filter((d) => !realConfigured.has(realPath(d)));
 
+  const roots = effectiveRoots(
+    Array.isArray(v.roots) ? stringList(v.roots) : undefined,
+    opts.cwd,
+  );
   const spillDir = typeof v.spill_dir === "string"
     ? v.spill_dir
     : join(stateDir(opts.env), "spill");
@@ -116,7 +124,7 @@ export async function createRuntime(opts: RuntimeOptions): Promise<Runtime> {
   const fromMcp = await mcpLoading;
 
   const tools: Tool[] = [
-    ...BUILTINS.map(builtinTool),
+    ...BUILTINS.map((b) => builtinTool(b, { roots })),
     ...fromDirs.map((f) => toolsDirTool(f, "tools_dir")),
     ...fromShipped.map((f) => toolsDirTool(f, "shipped")),
     ...fromMcp,
@@ -126,6 +134,11 @@ export async function createRuntime(opts: RuntimeOptions): Promise<Runtime> {
   const links: LinkEntry[] = registry.list()
     .filter((t) => t.origin.source === "tools_dir" || t.origin.source === "shipped")
     .map((t) => ({ name: t.declaration.name, target: join(t.origin.where, t.declaration.name) }));
+  for (const t of registry.list()) {
+    if (t.origin.source === "builtin") {
+      links.push({ name: t.declaration.name, script: builtinShim(t.declaration.name) });
+    }
+  }
   let linksDir: string | undefined;
   try {
     linksDir = await prepareLinks(join(cacheDir(opts.env), "links"), links, opts.env.PATH ?? "");
@@ -152,6 +165,7 @@ export async function createRuntime(opts: RuntimeOptions): Promise<Runtime> {
       shownBytes: v["limits.shown_bytes"] as number,
     },
     found: [...fromDirs, ...fromShipped],
+    roots,
     warn: opts.warn,
   };
 }

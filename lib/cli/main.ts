@@ -5,6 +5,7 @@
  * @module
  */
 import { VERSION } from "../version.ts";
+import { builtinCommand } from "./builtin.ts";
 import { callCommand } from "./call.ts";
 import { checkCommand } from "./check.ts";
 import { EXIT, isUsageError, warn, write } from "./common.ts";
@@ -18,6 +19,7 @@ type Command = (args: string[]) => Promise<number>;
 const COMMANDS: Record<string, [Command, string]> = {
   tools: [toolsCommand, "tools [--json]                 list the tools the model sees"],
   call: [callCommand, "call NAME [JSON|-] [--json]    call one tool through the pipeline"],
+  builtin: [builtinCommand, "builtin NAME [ARGS…|--help]    call a builtin from a shell line"],
   mcp: [mcpCommand, "mcp [--http [--port N]]        serve the tools over MCP (stdio or HTTP)"],
   check: [checkCommand, "check                          run every tool's selftest.sh"],
   config: [
@@ -62,7 +64,7 @@ export async function main(args: string[]): Promise<number> {
     warn(`unknown command "${first}"; \`magi --help\` lists the commands`);
     return EXIT.usage;
   }
-  if (commandArgs.includes("--help") || commandArgs.includes("-h")) {
+  if (name !== "builtin" && (commandArgs.includes("--help") || commandArgs.includes("-h"))) {
     await write(`Usage: magi ${entry[1]}\n`);
     return EXIT.ok;
   }

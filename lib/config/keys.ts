@@ -60,6 +60,11 @@ export const KEYS: Record<string, KeySpec> = {
     expected: "a list of secret values (strings)",
     default: [],
   },
+  roots: {
+    schema: { type: "array", items: { type: "string", minLength: 1 } },
+    expected: "a list of folder paths (read, write, edit and grep stay inside them)",
+    paths: true,
+  },
   spill_dir: {
     schema: { type: "string", minLength: 1 },
     expected: "a folder path",
