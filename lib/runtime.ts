@@ -6,6 +6,7 @@
  */
 import { join, resolve } from "node:path";
 import { BUILTINS } from "../builtins/mod.ts";
+import { apiKeyEnvNames } from "./agent/provider_config.ts";
 import { type Config, loadConfig, stringList } from "./config/load.ts";
 import { collectSecrets, Masker } from "./pipeline/mask.ts";
 import { type CallContext, childEnv } from "./process/env.ts";
@@ -78,7 +79,7 @@ export async function createRuntime(opts: RuntimeOptions): Promise<Runtime> {
   const v = config.values;
   const collected = collectSecrets(
     opts.env,
-    stringList(v["secrets.env"]),
+    [...stringList(v["secrets.env"]), ...apiKeyEnvNames(v.providers)],
     stringList(v["secrets.values"]),
   );
   for (const name of collected.tooShort) {

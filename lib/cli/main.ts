@@ -10,6 +10,8 @@ import { callCommand } from "./call.ts";
 import { checkCommand } from "./check.ts";
 import { EXIT, isUsageError, warn, write } from "./common.ts";
 import { configCommand } from "./config.ts";
+import { runCommand } from "./run.ts";
+import { sessionsCommand } from "./sessions.ts";
 import { mcpCommand } from "./mcp.ts";
 import { toolsCommand } from "./tools.ts";
 
@@ -22,6 +24,8 @@ const COMMANDS: Record<string, [Command, string]> = {
   builtin: [builtinCommand, "builtin NAME [ARGS…|--help]    call a builtin from a shell line"],
   mcp: [mcpCommand, "mcp [--http [--port N]]        serve the tools over MCP (stdio or HTTP)"],
   check: [checkCommand, "check                          run every tool's selftest.sh"],
+  run: [runCommand, 'run "TASK" [--provider P] [--model M] [--json] [--resume ID]  one task'],
+  sessions: [sessionsCommand, "sessions [--json]              list the sessions"],
   config: [
     configCommand,
     "config [--json]                print the effective config and its origins",

@@ -5,6 +5,7 @@
  * @module
  */
 import type { JsonSchema } from "../registry/types.ts";
+import { PROVIDERS_SCHEMA } from "../agent/provider_config.ts";
 
 /** One known key. */
 export interface KeySpec {
@@ -66,6 +67,20 @@ export const KEYS: Record<string, KeySpec> = {
     paths: true,
   },
   spill_dir: {
+    schema: { type: "string", minLength: 1 },
+    expected: "a folder path",
+    paths: true,
+  },
+  providers: {
+    schema: PROVIDERS_SCHEMA,
+    expected:
+      'an object of providers: {"NAME": {"kind": "openai" | "anthropic", "base_url", "model", "api_key_env", "timeout_seconds", "max_retries", "max_tokens"}}',
+  },
+  provider: {
+    schema: { type: "string", minLength: 1 },
+    expected: "the name of a provider",
+  },
+  sessions_dir: {
     schema: { type: "string", minLength: 1 },
     expected: "a folder path",
     paths: true,

@@ -1,0 +1,121 @@
+/**
+ * The turn loop: send the conversation to the provider, record its answer, run its tool
+ * calls — all through `runTool`, the one pipeline; the calls of one answer concurrently,
+ * their results recorded in call order — and go again until the model answers without a
+ * tool call. The model reads `said`; the person is shown `shown`.
+ *
+ * @module
+ */
+import { runTool, type ToolResult } from "../pipeline/run_tool.ts";
+import type { Runtime } from "../runtime.ts";
+import { type Provider, type ToolCallRequest, turnWithRetries, type Usage } from "./provider.ts";
+import type { Session } from "./session.ts";
+
+/** What the person is shown while the loop runs. */
+export interface AgentView {
+  /** A piece of the model's text as it streams. */
+  text(delta: string): void;
+  /** The model finished one answer (its whole text). */
+  answer(text: string): void;
+  toolCall(call: ToolCallRequest): void;
+  /** A tool call's result (masked and bounded), in call order. */
+  toolResult(call: ToolCallRequest, result: ToolResult): void;
+  usage(usage: Usage): void;
+  /** The provider's stream was cut and the turn is sent again. */
+  retry(message: string): void;
+}
+
+/** How the loop ended. */
+export type EndReason = "done" | "max_turns" | "cancelled";
+
+/** Everything the loop needs. */
+export interface AgentOptions {
+  rt: Runtime;
+  provider: Provider;
+  session: Session;
+  system: string;
+  /** The most model requests this call of {@link runAgent} makes. */
+  maxTurns: number;
+  /** Attempts after a cut stream. */
+  maxRetries: number;
+  /** Cancels the running model request or tool calls (Ctrl-C in `magi chat`). */
+  signal?: AbortSignal;
+  view: AgentView;
+}
+
+/** The said text of a call that never finished because magi ended first. */
+export const UNFINISHED_NOTE =
+  "[magi: this tool call did not finish: the session ended before its result was recorded]";
+
+/**
+ * Records an error result for each tool call of the last answer that has none (magi was
+ * killed mid-turn), so the conversation can be sent again.
+ */
+export function closeUnfinished(session: Session): void {
+  for (const call of session.unanswered()) {
+    session.append({
+      type: "tool_result",
+      id: call.id,
+      name: call.name,
+      said: UNFINISHED_NOTE,
+      is_error: true,
+    });
+  }
+}
+
+/**
+ * Runs turns until the model answers without tool calls (`done`), `maxTurns` requests were
+ * made (`max_turns`), or `signal` is aborted (`cancelled`). Every answer and tool result is
+ * appended to the session as it completes.
+ *
+ * @throws ProviderError when the provider fails (after retries)
+ */
+export async function runAgent(opts: AgentOptions): Promise<EndReason> {
+  const { rt, provider, session, signal, view } = opts;
+  closeUnfinished(session);
+  const tools = rt.registry.declarations();
+  for (let turns = 0;; turns++) {
+    if (signal?.aborted) return "cancelled";
+    if (turns >= opts.maxTurns) return "max_turns";
+    let result;
+    try {
+      result = await turnWithRetries(
+        provider,
+        {
+          system: opts.system,
+          messages: session.messages(),
+          tools,
+          signal,
+          onText: (delta) => view.text(delta),
+        },
+        opts.maxRetries,
+        (message) => view.retry(message),
+      );
+    } catch (error) {
+      if (signal?.aborted) return "cancelled";
+      throw error;
+    }
+    session.append({ type: "assistant", text: result.text, tool_calls: result.tool_calls });
+    view.answer(result.text);
+    if (result.usage) {
+      session.append({ type: "usage", ...result.usage });
+      view.usage(result.usage);
+    }
+    if (result.tool_calls.length === 0) return "done";
+    const running = result.tool_calls.map((call) => {
+      view.toolCall(call);
+      return runTool(rt, { name: call.name, args: call.arguments, signal });
+    });
+    for (const [i, call] of result.tool_calls.entries()) {
+      const done = await running[i];
+      session.append({
+        type: "tool_result",
+        id: call.id,
+        name: call.name,
+        said: done.said,
+        is_error: done.is_error,
+      });
+      view.toolResult(call, done);
+    }
+  }
+}

@@ -1,0 +1,188 @@
+/**
+ * OpenAI-compatible Chat Completions with streaming (OpenAI, Ollama's `/v1`, llama.cpp
+ * server, vLLM, LM Studio, OpenRouter), through the official `openai` SDK. Tool calls are
+ * gathered from streamed deltas; the servers that differ from the reference are accepted:
+ * a whole call in its first chunk, `arguments` as an object, a missing or repeated `index`
+ * (a new `id` starts a new call), `finish_reason: "stop"` with tool calls, and no `[DONE]`.
+ *
+ * @module
+ */
+import OpenAI from "openai";
+import { adaptTools, providerName, registryName } from "./adapt.ts";
+import {
+  describeError,
+  type Message,
+  type Provider,
+  ProviderError,
+  type ProviderSettings,
+  StreamCutError,
+  type ToolCallRequest,
+  type TurnRequest,
+  type TurnResult,
+} from "./provider.ts";
+
+/** One `delta.tool_calls[]` item as servers really send it. */
+export interface ToolCallDelta {
+  index?: number;
+  id?: string;
+  function?: { name?: string; arguments?: string | Record<string, unknown> };
+}
+
+/**
+ * Gathers tool calls from streamed deltas. A delta joins the call with its `id`; without an
+ * `id`, the call last seen at its `index`; without either, the last call. A new `id` always
+ * starts a new call, even at an `index` already used.
+ */
+export class ToolCallAccumulator {
+  readonly #calls: { id: string; name: string; args: string }[] = [];
+  readonly #byIndex = new Map<number, number>();
+  readonly #byId = new Map<string, number>();
+
+  /** Takes one delta item. */
+  push(delta: ToolCallDelta): void {
+    let at: number | undefined;
+    if (typeof delta.id === "string" && delta.id !== "") {
+      at = this.#byId.get(delta.id);
+      if (at === undefined) {
+        at = this.#calls.push({ id: delta.id, name: "", args: "" }) - 1;
+        this.#byId.set(delta.id, at);
+      }
+    } else if (typeof delta.index === "number" && this.#byIndex.has(delta.index)) {
+      at = this.#byIndex.get(delta.index)!;
+    } else if (typeof delta.index !== "number" && this.#calls.length > 0) {
+      at = this.#calls.length - 1;
+    } else {
+      at = this.#calls.push({ id: "", name: "", args: "" }) - 1;
+    }
+    if (typeof delta.index === "number") this.#byIndex.set(delta.index, at);
+    const call = this.#calls[at];
+    const name = delta.function?.name;
+    if (typeof name === "string" && name !== "" && name !== call.name) {
+      call.name = call.name === "" || name.startsWith(call.name) ? name : call.name + name;
+    }
+    const args = delta.function?.arguments;
+    if (typeof args === "string") call.args += args;
+    else if (typeof args === "object" && args !== null) call.args = JSON.stringify(args);
+  }
+
+  /** The calls so far, in the order they started; ids are generated where missing. */
+  calls(): { id: string; name: string; arguments: string }[] {
+    return this.#calls.map((c, i) => ({
+      id: c.id || `call_${i + 1}`,
+      name: c.name,
+      arguments: c.args,
+    }));
+  }
+}
+
+type ChatMessage = OpenAI.Chat.Completions.ChatCompletionMessageParam;
+
+/** Builds the Chat Completions `messages` from the system prompt and the conversation. */
+export function openaiMessages(
+  system: string,
+  messages: readonly Message[],
+  name: (registry: string) => string,
+): ChatMessage[] {
+  const out: ChatMessage[] = [];
+  if (system) out.push({ role: "system", content: system });
+  for (const m of messages) {
+    if (m.role === "user") out.push({ role: "user", content: m.text });
+    else if (m.role === "tool") {
+      out.push({ role: "tool", tool_call_id: m.result.id, content: m.result.said });
+    } else if (m.tool_calls.length === 0) out.push({ role: "assistant", content: m.text });
+    else {
+      out.push({
+        role: "assistant",
+        content: m.text === "" ? null : m.text,
+        tool_calls: m.tool_calls.map((c) => ({
+          id: c.id,
+          type: "function" as const,
+          function: { name: name(c.name), arguments: c.arguments },
+        })),
+      });
+    }
+  }
+  return out;
+}
+
+/** A provider speaking OpenAI-compatible Chat Completions. */
+export class OpenAIProvider implements Provider {
+  readonly name: string;
+  readonly model: string;
+  readonly #client: OpenAI;
+
+  constructor(settings: ProviderSettings) {
+    this.name = settings.name;
+    this.model = settings.model;
+    this.#client = new OpenAI({
+      apiKey: settings.apiKey || "no-key",
+      baseURL: settings.baseURL ?? "https://api.openai.com/v1",
+      timeout: settings.timeoutMs,
+      maxRetries: settings.maxRetries,
+      organization: null,
+      project: null,
+      logLevel: "off",
+    });
+  }
+
+  async turn(request: TurnRequest): Promise<TurnResult> {
+    const adapted = adaptTools(request.tools);
+    const tools = adapted.tools.map((t) => ({
+      type: "function" as const,
+      function: { name: t.name, description: t.description, parameters: t.parameters },
+    }));
+    let stream;
+    try {
+      stream = await this.#client.chat.completions.create({
+        model: this.model,
+        messages: openaiMessages(
+          request.system,
+          request.messages,
+          (n) => providerName(adapted, n),
+        ),
+        stream: true,
+        stream_options: { include_usage: true },
+        ...(tools.length > 0 ? { tools, parallel_tool_calls: true } : {}),
+      }, { signal: request.signal });
+    } catch (error) {
+      if (request.signal?.aborted) throw error;
+      throw new ProviderError(describeError(this.name, error));
+    }
+    let text = "";
+    let stop: string | undefined;
+    let usage: TurnResult["usage"];
+    const calls = new ToolCallAccumulator();
+    try {
+      for await (const chunk of stream) {
+        if (chunk.usage) {
+          usage = {
+            input_tokens: chunk.usage.prompt_tokens ?? 0,
+            output_tokens: chunk.usage.completion_tokens ?? 0,
+          };
+        }
+        for (const choice of chunk.choices ?? []) {
+          const delta = choice.delta ?? {};
+          if (typeof delta.content === "string" && delta.content !== "") {
+            text += delta.content;
+            request.onText?.(delta.content);
+          }
+          for (const tc of (delta.tool_calls ?? []) as ToolCallDelta[]) calls.push(tc);
+          if (choice.finish_reason) stop = choice.finish_reason;
+        }
+      }
+    } catch (error) {
+      if (request.signal?.aborted) throw error;
+      if (error instanceof OpenAI.APIError && !(error instanceof OpenAI.APIConnectionError)) {
+        throw new ProviderError(describeError(this.name, error));
+      }
+      throw new StreamCutError(`the stream was cut: ${(error as Error).message}`);
+    }
+    if (request.signal?.aborted) throw new DOMException("The turn was cancelled", "AbortError");
+    if (stop === undefined) throw new StreamCutError("the stream ended before the model finished");
+    const tool_calls: ToolCallRequest[] = calls.calls().map((c) => ({
+      ...c,
+      name: registryName(adapted, c.name),
+    }));
+    return { text, tool_calls, usage, stop };
+  }
+}

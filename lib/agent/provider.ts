@@ -1,0 +1,163 @@
+/**
+ * The small interface every provider implements: one streaming request (a turn) that
+ * returns the assistant's message — its text and its tool calls — and reports text as it
+ * streams. Also the retry policy around a turn and the provider error a run ends with.
+ *
+ * @module
+ */
+import type { Declaration } from "../registry/types.ts";
+
+/** A tool call as the model made it, with the registry's tool name (mapped back). */
+export interface ToolCallRequest {
+  /** The provider's call id (generated when the provider gave none). */
+  id: string;
+  name: string;
+  /** The arguments as JSON text, as the model sent them. */
+  arguments: string;
+}
+
+/** One tool result as the model reads it: `said`, never `shown`. */
+export interface ToolResultMessage {
+  id: string;
+  name: string;
+  said: string;
+  is_error: boolean;
+}
+
+/** A message of the conversation, provider-neutral; the transcript stores these. */
+export type Message =
+  | { role: "user"; text: string }
+  | { role: "assistant"; text: string; tool_calls: ToolCallRequest[] }
+  | { role: "tool"; result: ToolResultMessage };
+
+/** Token counts a provider reported for one turn. */
+export interface Usage {
+  input_tokens: number;
+  output_tokens: number;
+}
+
+/** What one turn asks of the model. */
+export interface TurnRequest {
+  system: string;
+  messages: Message[];
+  tools: Declaration[];
+  /** Aborts the request (Ctrl-C in `magi chat`). */
+  signal?: AbortSignal;
+  /** Called with each piece of text as it streams. */
+  onText?: (delta: string) => void;
+}
+
+/** What one turn produced. */
+export interface TurnResult {
+  text: string;
+  tool_calls: ToolCallRequest[];
+  usage?: Usage;
+  /** The provider's stop reason, as it sent it ("stop", "tool_calls", "end_turn", …). */
+  stop: string;
+}
+
+/** A provider: one kind of wire format, configured with a base URL, a model and a key. */
+export interface Provider {
+  /** The configured name, such as "ollama". */
+  readonly name: string;
+  readonly model: string;
+  /**
+   * Sends one turn and streams the answer.
+   *
+   * @throws ProviderError when the provider refuses or fails after the SDK's retries
+   * @throws StreamCutError when the stream ends before the model finished (retryable)
+   */
+  turn(request: TurnRequest): Promise<TurnResult>;
+}
+
+/** A provider failure that ends the run, with a message a person can act on. */
+export class ProviderError extends Error {
+  override name = "ProviderError";
+}
+
+/** The stream ended before the model finished its answer: the turn may be retried. */
+export class StreamCutError extends Error {
+  override name = "StreamCutError";
+}
+
+/** How a provider is configured (config `providers.NAME`). */
+export interface ProviderConfig {
+  kind: "openai" | "anthropic";
+  /** Base URL, such as `http://localhost:11434/v1`; the SDK's default when absent. */
+  base_url?: string;
+  model?: string;
+  /** The environment variable holding the API key (its value is masked everywhere). */
+  api_key_env?: string;
+  /** Time limit of one request in seconds (default 600). */
+  timeout_seconds?: number;
+  /** Retries on 429, 5xx and dropped connections (default 3). */
+  max_retries?: number;
+  /** The longest answer in tokens (Anthropic requires one; default 8192). */
+  max_tokens?: number;
+}
+
+/** Everything a provider file needs to build its client. */
+export interface ProviderSettings {
+  name: string;
+  model: string;
+  baseURL?: string;
+  apiKey?: string;
+  /** Time limit of one request in milliseconds. */
+  timeoutMs: number;
+  maxRetries: number;
+  maxTokens: number;
+}
+
+/**
+ * Sends a turn, retrying when the stream is cut mid-way (the SDKs themselves retry 429,
+ * 5xx and connection failures before a response starts), with exponential backoff from
+ * `baseDelayMs` milliseconds. `onRetry` is told before each new attempt.
+ *
+ * @throws ProviderError when every attempt failed
+ */
+export async function turnWithRetries(
+  provider: Provider,
+  request: TurnRequest,
+  maxRetries: number,
+  onRetry: (message: string) => void,
+  baseDelayMs = 250,
+): Promise<TurnResult> {
+  for (let attempt = 0;; attempt++) {
+    try {
+      return await provider.turn(request);
+    } catch (error) {
+      if (!(error instanceof StreamCutError) || request.signal?.aborted) throw error;
+      if (attempt >= maxRetries) {
+        throw new ProviderError(
+          `provider "${provider.name}": ${error.message}; gave up after ${attempt + 1} attempts`,
+        );
+      }
+      onRetry(
+        `provider "${provider.name}": ${error.message}; retrying (${attempt + 2}/${
+          maxRetries + 1
+        })`,
+      );
+      await sleep(baseDelayMs * 2 ** attempt, request.signal);
+    }
+  }
+}
+
+function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(done, ms);
+    signal?.addEventListener("abort", done, { once: true });
+    function done() {
+      clearTimeout(timer);
+      signal?.removeEventListener("abort", done);
+      resolve();
+    }
+  });
+}
+
+/** A message for an SDK error: status, the provider's own message, never a header. */
+export function describeError(name: string, error: unknown): string {
+  const e = error as { status?: number; message?: string; error?: { message?: string } };
+  const status = typeof e?.status === "number" ? `HTTP ${e.status}: ` : "";
+  const message = e?.error?.message ?? e?.message ?? String(error);
+  return `provider "${name}": ${status}${message}`;
+}

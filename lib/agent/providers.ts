@@ -1,0 +1,78 @@
+/**
+ * From config to a provider: the `providers` table (with presets for OpenAI, Anthropic,
+ * Ollama and llama.cpp on this machine), the default `provider`, `--provider`/`--model`,
+ * and the API key read from the variable `api_key_env` names.
+ *
+ * @module
+ */
+import { AnthropicProvider } from "./anthropic.ts";
+import { OpenAIProvider } from "./openai.ts";
+import type { Provider, ProviderConfig } from "./provider.ts";
+import { PRESETS } from "./provider_config.ts";
+
+/** A provider that cannot be set up from the config and flags: a usage error (exit 2). */
+export class ProviderConfigError extends Error {
+  override name = "ProviderConfigError";
+}
+
+/** A provider ready for turns, and its retry budget. */
+export interface ChosenProvider {
+  provider: Provider;
+  maxRetries: number;
+}
+
+/**
+ * Chooses and builds the provider: `--provider`, else config `provider`, else the only
+ * configured one; the model from `--model`, else the entry's `model`.
+ *
+ * @throws ProviderConfigError naming what is missing
+ */
+export function chooseProvider(
+  values: Record<string, unknown>,
+  flags: { provider?: string; model?: string },
+  env: Record<string, string>,
+): ChosenProvider {
+  const configured = (values.providers ?? {}) as Record<string, ProviderConfig>;
+  const table = { ...PRESETS, ...configured };
+  const names = Object.keys(configured);
+  const name = flags.provider ??
+    (typeof values.provider === "string" ? values.provider : undefined) ??
+    (names.length === 1 ? names[0] : undefined);
+  const known = Object.keys(table).map((n) => `"${n}"`).join(", ");
+  if (!name) {
+    throw new ProviderConfigError(
+      `no provider chosen: pass --provider NAME or set "provider" in the config (known: ${known})`,
+    );
+  }
+  const config = table[name];
+  if (!config) throw new ProviderConfigError(`unknown provider "${name}" (known: ${known})`);
+  const model = flags.model ?? config.model;
+  if (!model) {
+    throw new ProviderConfigError(
+      `provider "${name}" has no model: pass --model NAME or set "providers.${name}.model"`,
+    );
+  }
+  let apiKey: string | undefined;
+  if (config.api_key_env) {
+    apiKey = env[config.api_key_env];
+    if (!apiKey) {
+      throw new ProviderConfigError(
+        `provider "${name}" needs its API key in the environment variable "${config.api_key_env}", which is not set`,
+      );
+    }
+  }
+  const maxRetries = config.max_retries ?? 3;
+  const settings = {
+    name,
+    model,
+    baseURL: config.base_url,
+    apiKey,
+    timeoutMs: (config.timeout_seconds ?? 600) * 1000,
+    maxRetries,
+    maxTokens: config.max_tokens ?? 8192,
+  };
+  const provider = config.kind === "anthropic"
+    ? new AnthropicProvider(settings)
+    : new OpenAIProvider(settings);
+  return { provider, maxRetries };
+}

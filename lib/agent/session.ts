@@ -1,0 +1,278 @@
+/**
+ * Sessions (SPEC S7.3): each a folder under the sessions dir holding `transcript.jsonl`
+ * (append-only, one event per line, fsynced per event), `context.md` (a readable mirror of
+ * the conversation, given to tools as MAGI_CONTEXT_PATH), `spill/` and `attach/`. Every
+ * string of an event is masked before it is written, so no credential value reaches the
+ * disk; the transcript holds what the model read (`said`), never `shown`.
+ *
+ * @module
+ */
+import { join } from "node:path";
+import type { Masker } from "../pipeline/mask.ts";
+import type { Warn } from "../registry/types.ts";
+import type { Message, ToolCallRequest } from "./provider.ts";
+
+/** One line of a transcript. `at` is an ISO 8601 time. */
+export type SessionEvent =
+  | { type: "session"; v: 1; id: string; at: string; cwd: string; provider: string; model: string }
+  | { type: "user"; at: string; text: string }
+  | { type: "assistant"; at: string; text: string; tool_calls: ToolCallRequest[] }
+  | { type: "tool_result"; at: string; id: string; name: string; said: string; is_error: boolean }
+  | { type: "usage"; at: string; input_tokens: number; output_tokens: number }
+  | { type: "end"; at: string; reason: string };
+
+/** Distributes Omit over the event union. */
+export type NewEvent = SessionEvent extends infer E ? E extends SessionEvent ? Omit<E, "at">
+  : never
+  : never;
+
+const TRANSCRIPT = "transcript.jsonl";
+const MIRROR = "context.md";
+
+/** The default sessions dir: `$XDG_STATE_HOME/magi/sessions` (`~/.local/state/…`). */
+export function defaultSessionsDir(env: Record<string, string>): string {
+  const base = env.XDG_STATE_HOME || join(env.HOME ?? Deno.cwd(), ".local", "state");
+  return join(base, "magi", "sessions");
+}
+
+function newId(now = new Date()): string {
+  const stamp = now.toISOString().replace(/[-:]/g, "").replace("T", "-").slice(0, 15);
+  return `${stamp}-${crypto.randomUUID().slice(0, 6)}`;
+}
+
+function maskDeep<T>(masker: Masker, value: T): T {
+  if (typeof value === "string") return masker.maskText(value) as T;
+  if (Array.isArray(value)) return value.map((v) => maskDeep(masker, v)) as T;
+  if (typeof value === "object" && value !== null) {
+    const out: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(value)) out[k] = maskDeep(masker, v);
+    return out as T;
+  }
+  return value;
+}
+
+/** An open session: its folder, its events so far, and appending more. */
+export class Session {
+  readonly id: string;
+  readonly dir: string;
+  readonly events: SessionEvent[];
+  readonly #masker: Masker;
+  readonly #file: Deno.FsFile;
+  readonly #mirror: Deno.FsFile;
+
+  private constructor(id: string, dir: string, events: SessionEvent[], masker: Masker) {
+    this.id = id;
+    this.dir = dir;
+    this.events = events;
+    this.#masker = masker;
+    this.#file = Deno.openSync(join(dir, TRANSCRIPT), { append: true, create: true });
+    this.#mirror = Deno.openSync(join(dir, MIRROR), { append: true, create: true });
+  }
+
+  /** Where a tool reads the conversation (MAGI_CONTEXT_PATH). */
+  get contextPath(): string {
+    return join(this.dir, MIRROR);
+  }
+
+  /** Creates a new session folder under `sessionsDir` (mode 0700). */
+  static create(
+    sessionsDir: string,
+    masker: Masker,
+    meta: { cwd: string; provider: string; model: string },
+  ): Session {
+    const id = newId();
+    const dir = join(sessionsDir, id);
+    Deno.mkdirSync(dir, { recursive: true, mode: 0o700 });
+    const session = new Session(id, dir, [], masker);
+    session.append({ type: "session", v: 1, id, ...meta });
+    return session;
+  }
+
+  /**
+   * Opens a session to continue it. `id` may be a unique prefix of a session's id, or
+   * `last`. A half-written last line (magi was killed while writing it) is cut off with a
+   * warning; another line that is not JSON is skipped with a warning.
+   *
+   * @throws Error when no session, or more than one, matches `id`
+   */
+  static open(sessionsDir: string, id: string, masker: Masker, warn: Warn): Session {
+    const found = findSession(sessionsDir, id);
+    const dir = join(sessionsDir, found);
+    const path = join(dir, TRANSCRIPT);
+    const bytes = Deno.readFileSync(path);
+    const lastNewline = bytes.lastIndexOf(10);
+    if (lastNewline + 1 < bytes.length) {
+      warn(
+        `session "${found}": ignored a half-written last line (${
+          bytes.length - lastNewline - 1
+        } bytes)`,
+      );
+      Deno.truncateSync(path, lastNewline + 1);
+    }
+    const text = new TextDecoder().decode(bytes.subarray(0, lastNewline + 1));
+    const events: SessionEvent[] = [];
+    text.split("\n").forEach((line, i) => {
+      if (line.trim() === "") return;
+      try {
+        events.push(JSON.parse(line));
+      } catch {
+        warn(`session "${found}": line ${i + 1} of ${TRANSCRIPT} is not JSON; skipped`);
+      }
+    });
+    return new Session(found, dir, events, masker);
+  }
+
+  /** Masks every string of the event, appends it as one line and fsyncs the transcript. */
+  append(event: NewEvent): SessionEvent {
+    const ordered = Object.assign({ type: event.type, at: new Date().toISOString() }, event);
+    const full = maskDeep(this.#masker, ordered) as SessionEvent;
+    writeAll(this.#file, JSON.stringify(full) + "\n");
+    this.#file.syncSync();
+    this.events.push(full);
+    const mirror = mirrorText(full);
+    if (mirror) writeAll(this.#mirror, mirror);
+    return full;
+  }
+
+  /** The conversation as messages, in order. */
+  messages(): Message[] {
+    const out: Message[] = [];
+    for (const e of this.events) {
+      if (e.type === "user") out.push({ role: "user", text: e.text });
+      else if (e.type === "assistant") {
+        out.push({ role: "assistant", text: e.text, tool_calls: e.tool_calls ?? [] });
+      } else if (e.type === "tool_result") {
+        out.push({
+          role: "tool",
+          result: { id: e.id, name: e.name, said: e.said, is_error: e.is_error },
+        });
+      }
+    }
+    return out;
+  }
+
+  /** Tool calls of the last assistant message that have no result (magi died mid-turn). */
+  unanswered(): ToolCallRequest[] {
+    let at = -1;
+    for (let i = this.events.length - 1; i >= 0; i--) {
+      if (this.events[i].type === "assistant") {
+        at = i;
+        break;
+      }
+    }
+    if (at < 0) return [];
+    const last = this.events[at] as Extract<SessionEvent, { type: "assistant" }>;
+    const answered = new Set(
+      this.events.slice(at + 1).flatMap((e) => e.type === "tool_result" ? [e.id] : []),
+    );
+    return (last.tool_calls ?? []).filter((c) => !answered.has(c.id));
+  }
+
+  /** The first event (provider and model the session started with), if any. */
+  get meta(): Extract<SessionEvent, { type: "session" }> | undefined {
+    const first = this.events[0];
+    return first?.type === "session" ? first : undefined;
+  }
+
+  close(): void {
+    this.#file.close();
+    this.#mirror.close();
+  }
+}
+
+function writeAll(file: Deno.FsFile, text: string): void {
+  const bytes = new TextEncoder().encode(text);
+  let at = 0;
+  while (at < bytes.length) at += file.writeSync(bytes.subarray(at));
+}
+
+function mirrorText(e: SessionEvent): string {
+  switch (e.type) {
+    case "user":
+      return `## user\n\n${e.text}\n\n`;
+    case "assistant": {
+      const calls = e.tool_calls.map((c) => `- tool call \`${c.name}\` (${c.id}): ${c.arguments}\n`)
+        .join("");
+      return `## assistant\n\n${e.text ? e.text + "\n\n" : ""}${calls}${calls ? "\n" : ""}`;
+    }
+    case "tool_result":
+      return `## tool result \`${e.name}\` (${e.id})${e.is_error ? " [error]" : ""}\n\n${
+        e.said.endsWith("\n") ? e.said : e.said + "\n"
+      }\n`;
+    default:
+      return "";
+  }
+}
+
+/** One line of `magi sessions`. */
+export interface SessionSummary {
+  id: string;
+  dir: string;
+  /** ISO 8601 time of the first event. */
+  started: string;
+  /** Last change of the transcript, ISO 8601. */
+  updated: string;
+  provider: string;
+  model: string;
+  /** The first user message, cut to 80 characters. */
+  title: string;
+  events: number;
+}
+
+/** Lists the sessions under `sessionsDir`, oldest first; unreadable folders are skipped. */
+export function listSessions(sessionsDir: string): SessionSummary[] {
+  const out: SessionSummary[] = [];
+  let entries: Deno.DirEntry[];
+  try {
+    entries = [...Deno.readDirSync(sessionsDir)];
+  } catch {
+    return [];
+  }
+  for (const entry of entries) {
+    if (!entry.isDirectory) continue;
+    const dir = join(sessionsDir, entry.name);
+    try {
+      const path = join(dir, TRANSCRIPT);
+      const text = Deno.readTextFileSync(path);
+      const lines = text.split("\n").filter((l) => l.trim() !== "");
+      const events = lines.flatMap((l) => {
+        try {
+          return [JSON.parse(l) as SessionEvent];
+        } catch {
+          return [];
+        }
+      });
+      const first = events[0]?.type === "session" ? events[0] : undefined;
+      const user = events.find((e) => e.type === "user");
+      const title = user?.type === "user" ? user.text.replace(/\s+/g, " ").trim() : "";
+      out.push({
+        id: entry.name,
+        dir,
+        started: first?.at ?? "",
+        updated: Deno.statSync(path).mtime?.toISOString() ?? "",
+        provider: first?.provider ?? "",
+        model: first?.model ?? "",
+        title: title.length > 80 ? title.slice(0, 79) + "…" : title,
+        events: events.length,
+      });
+    } catch {
+      continue;
+    }
+  }
+  return out.sort((a, b) => a.id.localeCompare(b.id));
+}
+
+function findSession(sessionsDir: string, id: string): string {
+  const ids = listSessions(sessionsDir).map((s) => s.id);
+  if (id === "last") {
+    if (ids.length === 0) throw new Error(`no sessions in "${sessionsDir}"`);
+    return ids[ids.length - 1];
+  }
+  if (ids.includes(id)) return id;
+  const matches = ids.filter((s) => s.startsWith(id));
+  if (matches.length === 1) return matches[0];
+  if (matches.length === 0) {
+    throw new Error(`no session "${id}" in "${sessionsDir}"; \`magi sessions\` lists them`);
+  }
+  throw new Error(`session "${id}" is ambiguous: ${matches.join(", ")}`);
+}

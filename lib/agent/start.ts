@@ -1,0 +1,68 @@
+/**
+ * Starting an agent: the provider from config and flags, a new or resumed session, and the
+ * runtime pointed at it — MAGI_SESSION, MAGI_SESSIONS_DIR, MAGI_CONTEXT_PATH and
+ * MAGI_ATTACH_DIR for tools, and spill files kept inside the session folder.
+ *
+ * @module
+ */
+import { join } from "node:path";
+import type { Runtime } from "../runtime.ts";
+import { systemPrompt } from "./prompt.ts";
+import type { Provider } from "./provider.ts";
+import { chooseProvider } from "./providers.ts";
+import { defaultSessionsDir, Session } from "./session.ts";
+
+/** A provider, a session and the system prompt, ready for {@link runAgent}. */
+export interface Agent {
+  provider: Provider;
+  maxRetries: number;
+  session: Session;
+  system: string;
+}
+
+/** The flags `magi run` and `magi chat` share. */
+export interface AgentFlags {
+  provider?: string;
+  model?: string;
+  resume?: string;
+}
+
+/**
+ * Builds the agent and points the runtime at its session.
+ *
+ * @throws ProviderConfigError when no usable provider is configured
+ * @throws Error when the session to resume cannot be found
+ */
+export function startAgent(rt: Runtime, flags: AgentFlags, now = new Date()): Agent {
+  const v = rt.config.values;
+  const sessionsDir = typeof v.sessions_dir === "string"
+    ? v.sessions_dir
+    : defaultSessionsDir(rt.env);
+  let session: Session;
+  let providerFlags = { provider: flags.provider, model: flags.model };
+  if (flags.resume) {
+    session = Session.open(sessionsDir, flags.resume, rt.masker, rt.warn);
+    const meta = session.meta;
+    if (meta && !flags.provider && !v.provider) {
+      providerFlags = { provider: meta.provider, model: flags.model ?? meta.model };
+    }
+  }
+  const { provider, maxRetries } = chooseProvider(v, providerFlags, rt.env);
+  session ??= Session.create(sessionsDir, rt.masker, {
+    cwd: rt.session.cwd,
+    provider: provider.name,
+    model: provider.model,
+  });
+  const attach = join(session.dir, "attach");
+  Deno.mkdirSync(attach, { recursive: true, mode: 0o700 });
+  rt.context = {
+    ...rt.context,
+    MAGI_SESSION: session.id,
+    MAGI_SESSIONS_DIR: sessionsDir,
+    MAGI_CONTEXT_PATH: session.contextPath,
+    MAGI_ATTACH_DIR: attach,
+  };
+  rt.spillDir = join(session.dir, "spill");
+  const system = rt.masker.maskText(systemPrompt({ cwd: rt.session.cwd, env: rt.env, now }));
+  return { provider, maxRetries, session, system };
+}

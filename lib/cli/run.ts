@@ -1,0 +1,112 @@
+/**
+ * `magi run "task"`: one task, non-interactive. The model's answer streams to stdout; tool
+ * calls and what they show go to stderr (or, with `--json`, every event is one JSON line on
+ * stdout). Exit status: 0 when the model finished, 1 on a provider failure, 3 when
+ * `--max-turns` was hit, 130 when interrupted, 2 for a usage or config error.
+ *
+ * @module
+ */
+import { runAgent } from "../agent/loop.ts";
+import { ProviderError } from "../agent/provider.ts";
+import { ProviderConfigError } from "../agent/providers.ts";
+import { startAgent } from "../agent/start.ts";
+import { sinkOf, TerminalView } from "../agent/view.ts";
+import { EXIT, parseCommand, runtimeFor, UsageError, warn } from "./common.ts";
+
+/** Exit statuses of `magi run` beyond {@link EXIT}. */
+export const RUN_EXIT = { providerFailed: 1, maxTurns: 3, interrupted: 130 } as const;
+
+/** Options `magi run` and `magi chat` share. */
+export const AGENT_OPTIONS = {
+  provider: { type: "string" },
+  model: { type: "string" },
+  resume: { type: "string" },
+  "max-turns": { type: "string" },
+  json: { type: "boolean" },
+} as const;
+
+/** Parses `--max-turns` (default 50). */
+export function maxTurnsOf(value: string | undefined): number {
+  if (value === undefined) return 50;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 1) {
+    throw new UsageError(`--max-turns must be a whole number of at least 1, got "${value}"`);
+  }
+  return n;
+}
+
+/** Whether output may have colour and a progress line. */
+export function fancyOutput(): boolean {
+  return Deno.stderr.isTerminal() && !Deno.env.get("NO_COLOR");
+}
+
+/** Runs `magi run`. */
+export async function runCommand(args: string[]): Promise<number> {
+  const { values, positionals } = parseCommand(args, AGENT_OPTIONS);
+  let task = positionals.join(" ");
+  if (task === "-") task = await new Response(Deno.stdin.readable).text();
+  if (task.trim() === "" && !values.resume) {
+    throw new UsageError('magi run needs a task: magi run "what to do"');
+  }
+  const maxTurns = maxTurnsOf(values["max-turns"]);
+  const rt = await runtimeFor(values);
+  let agent;
+  try {
+    agent = startAgent(rt, values);
+  } catch (error) {
+    if (error instanceof ProviderConfigError) throw new UsageError(error.message);
+    warn((error as Error).message);
+    return EXIT.usage;
+  }
+  const json = values.json ?? false;
+  const view = new TerminalView({
+    json,
+    out: sinkOf(Deno.stdout),
+    info: sinkOf(Deno.stderr),
+    fancy: !json && fancyOutput(),
+    progress: sinkOf(Deno.stderr),
+  });
+  const { session } = agent;
+  view.event({ type: "session", id: session.id, dir: session.dir });
+  if (task.trim() !== "") session.append({ type: "user", text: task });
+
+  const controller = new AbortController();
+  const onInterrupt = () => controller.abort();
+  Deno.addSignalListener("SIGINT", onInterrupt);
+  let status: number;
+  let reason: string;
+  try {
+    reason = await runAgent({
+      rt,
+      provider: agent.provider,
+      session,
+      system: agent.system,
+      maxTurns,
+      maxRetries: agent.maxRetries,
+      signal: controller.signal,
+      view,
+    });
+    status = reason === "done"
+      ? EXIT.ok
+      : reason === "max_turns"
+      ? RUN_EXIT.maxTurns
+      : RUN_EXIT.interrupted;
+    if (reason === "max_turns") {
+      view.note(`magi: stopped after --max-turns ${maxTurns} model requests`);
+    }
+  } catch (error) {
+    if (!(error instanceof ProviderError)) throw error;
+    reason = "provider_failed";
+    status = RUN_EXIT.providerFailed;
+    view.event({ type: "error", message: rt.masker.maskText(error.message) });
+    if (!json) view.note(`magi: ${rt.masker.maskText(error.message)}`);
+  } finally {
+    Deno.removeSignalListener("SIGINT", onInterrupt);
+    view.close();
+  }
+  session.append({ type: "end", reason });
+  session.close();
+  view.event({ type: "end", reason, session: session.id });
+  if (!json) view.note(`magi: session ${session.id}`);
+  return status;
+}

@@ -1,0 +1,100 @@
+/**
+ * A project folder for agent tests: fixture tools in a tools folder, a config pointing the
+ * provider at a scripted server, and a sessions dir inside the folder.
+ *
+ * @module
+ */
+import { join } from "node:path";
+import { makeTool, writeConfig } from "../helpers.ts";
+
+/** A generic tools_dir tool: a shell script with a `--help` header. */
+export function script(summary: string, usage: string, body: string): string {
+  return `#!/bin/sh
+if [ "$1" = "--help" ]; then printf '%s\\n%s\\n' "${summary}" "${usage}"; exit 0; fi
+${body}
+`;
+}
+
+/** The fixture tools every agent test gets. */
+export async function makeTools(dir: string): Promise<string> {
+  const tools = join(dir, "tools");
+  await makeTool(
+    tools,
+    "wait-for",
+    script(
+      "wait-for — wait until a file exists",
+      "wait-for <path>",
+      `i=0
+while [ ! -e "$1" ]; do
+  i=$((i+1)); if [ $i -gt 200 ]; then echo "gave up waiting for $1" >&2; exit 1; fi
+  sleep 0.05
+done
+echo "saw $1"`,
+    ),
+  );
+  await makeTool(
+    tools,
+    "touch-file",
+    script(
+      "touch-file — create an empty file",
+      "touch-file <path>",
+      'touch "$1" && echo "touched $1"',
+    ),
+  );
+  await makeTool(
+    tools,
+    "say",
+    script("say — print its arguments", "say <words>...", 'echo "$@"'),
+  );
+  await makeTool(
+    tools,
+    "fail",
+    script("fail — always fails", "fail", 'echo "disk on fire" >&2; exit 3'),
+  );
+  await makeTool(
+    tools,
+    "print-env",
+    script("print-env — print an environment variable", "print-env <name>", 'printenv "$1"'),
+  );
+  await makeTool(
+    tools,
+    "flood",
+    script("flood — print many lines", "flood <count>", 'seq 1 "$1" | sed "s/^/line /"'),
+  );
+  await makeTool(
+    tools,
+    "nap",
+    script(
+      "nap — write a marker, then sleep",
+      "nap <marker>",
+      'echo $$ > "$1"; sleep 30; echo "woke"',
+    ),
+  );
+  return tools;
+}
+
+/** Writes the config for a scripted provider and returns its path. */
+export function agentConfig(
+  dir: string,
+  kind: "openai" | "anthropic",
+  url: string,
+  extra: Record<string, unknown> = {},
+  keyEnv = "FAKE_PROVIDER_KEY",
+): Promise<string> {
+  return writeConfig(dir, {
+    providers: {
+      fake: { kind, base_url: url, model: "test-model", api_key_env: keyEnv, max_retries: 2 },
+    },
+    provider: "fake",
+    sessions_dir: join(dir, "sessions"),
+    shipped_tools: false,
+    ...extra,
+  });
+}
+
+/** The only session folder under `dir/sessions`. */
+export function onlySession(dir: string): string {
+  const entries = [...Deno.readDirSync(join(dir, "sessions"))].filter((e) => e.isDirectory);
+  if (entries.length !== 1) throw new Error(`expected one session, found ${entries.length}`);
+  return join(dir, "sessions", entries[0].name);
+}
