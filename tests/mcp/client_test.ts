@@ -1,0 +1,242 @@
+/**
+ * magi as an MCP client: the reference servers from npm (`server-everything`,
+ * `server-filesystem`, pinned in deno.json and run with `deno run npm:…`, so they work
+ * offline after `deno install`) and a fixture server, all reached through `runTool`.
+ */
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { runTool } from "../../lib/pipeline/run_tool.ts";
+import { closeMcpServers } from "../../lib/registry/mcp.ts";
+import { magi, REPO, tempDir, TESTDATA, testRuntime, writeConfig } from "../helpers.ts";
+
+const imports = JSON.parse(Deno.readTextFileSync(join(REPO, "deno.json"))).imports;
+
+/** A server run by Deno from this repository's pinned packages. */
+function denoServer(...args: string[]) {
+  return {
+    command: Deno.execPath(),
+    args: ["run", "-A", "--quiet", "--config", join(REPO, "deno.json"), ...args],
+  };
+}
+
+const EVERYTHING = denoServer(imports["@modelcontextprotocol/server-everything"], "stdio");
+const FIXTURE = denoServer(join(TESTDATA, "mcp", "fixture_server.ts"));
+const SECRET = "tok-9f8e7d6c5b4a3f2e";
+
+function alive(pid: number): boolean {
+  try {
+    Deno.kill(pid, "SIGCONT");
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+Deno.test("magi uses server-everything's tools through the pipeline", async (t) => {
+  await using tr = await testRuntime({
+    config: { shipped_tools: false, mcp_servers: { everything: EVERYTHING } },
+    env: { MY_SERVICE_TOKEN: SECRET },
+  });
+  const { rt } = tr;
+  try {
+    await t.step("tools join as NAME__tool with their own declarations", () => {
+      const echo = rt.registry.get("everything__echo");
+      assert.ok(echo, `warnings: ${tr.warnings.join("; ")}`);
+      assert.equal(echo.origin.source, "mcp");
+      assert.match(echo.declaration.description, /Echoes back/);
+      assert.deepEqual(echo.declaration.parameters.required, ["message"]);
+      assert.ok(rt.registry.get("everything__get-tiny-image"));
+    });
+
+    await t.step("a call is mapped back to the server's own name", async () => {
+      const result = await runTool(rt, {
+        name: "everything__echo",
+        args: { message: "hello there" },
+      });
+      assert.equal(result.is_error, false);
+      assert.match(result.said, /Echo: hello there/);
+    });
+
+    await t.step("a secret echoed by the server is masked", async () => {
+      const result = await runTool(rt, {
+        name: "everything__echo",
+        args: { message: `the token is ${SECRET}` },
+      });
+      assert.ok(!result.said.includes(SECRET));
+      assert.ok(!result.shown.includes(SECRET));
+      assert.match(result.said, /the token is \$MY_SERVICE_TOKEN/);
+    });
+
+    await t.step("structured content reaches the model", async () => {
+      const result = await runTool(rt, {
+        name: "everything__get-structured-content",
+        args: { location: "Chicago" },
+      });
+      assert.equal(result.is_error, false);
+      assert.match(result.said, /temperature/);
+    });
+
+    await t.step("an image is described, its bytes kept in a file", async () => {
+      const result = await runTool(rt, { name: "everything__get-tiny-image", args: {} });
+      assert.equal(result.is_error, false);
+      const m = result.said.match(/\[image image\/png, (\d+) bytes, saved to (\S+)\]/);
+      assert.ok(m, result.said);
+      const bytes = await Deno.readFile(m[2]);
+      assert.equal(bytes.length, Number(m[1]));
+      assert.deepEqual([...bytes.subarray(1, 4)], [0x50, 0x4e, 0x47]); // "PNG"
+      assert.ok(!/[A-Za-z0-9+/]{200}/.test(result.said), "no base64 in said");
+    });
+
+    await t.step("a long-running tool is cancelled", async () => {
+      const controller = new AbortController();
+      const call = runTool(rt, {
+        name: "everything__trigger-long-running-operation",
+        args: { duration: 60, steps: 60 },
+        signal: controller.signal,
+      });
+      setTimeout(() => controller.abort(), 1000);
+      const result = await call;
+      assert.equal(result.is_error, true);
+      assert.match(result.said, /cancelled/);
+      const after = await runTool(rt, { name: "everything__echo", args: { message: "still" } });
+      assert.match(after.said, /Echo: still/);
+    });
+  } finally {
+    await closeMcpServers();
+  }
+});
+
+Deno.test("magi uses server-filesystem's tools", async () => {
+  await using dir = await tempDir();
+  await Deno.writeTextFile(join(dir.path, "notes.txt"), "a line in a file\n");
+  await using tr = await testRuntime({
+    config: {
+      shipped_tools: false,
+      mcp_servers: {
+        fs: denoServer(imports["@modelcontextprotocol/server-filesystem"], dir.path),
+      },
+    },
+  });
+  try {
+    const result = await runTool(tr.rt, {
+      name: "fs__read_text_file",
+      args: { path: join(dir.path, "notes.txt") },
+    });
+    assert.equal(result.is_error, false, result.said);
+    assert.match(result.said, /a line in a file/);
+    const outside = await runTool(tr.rt, {
+      name: "fs__read_text_file",
+      args: { path: "/etc/hostname" },
+    });
+    assert.equal(outside.is_error, true);
+  } finally {
+    await closeMcpServers();
+  }
+});
+
+Deno.test("an MCP server's results are bounded, split, and survive its crash", async (t) => {
+  await using tr = await testRuntime({
+    config: { shipped_tools: false, mcp_servers: { fixture: FIXTURE } },
+  });
+  const { rt } = tr;
+  try {
+    await t.step("a 5 MB result is bounded and spilled", async () => {
+      const result = await runTool(rt, { name: "fixture__big", args: {} });
+      assert.equal(result.is_error, false);
+      assert.ok(new TextEncoder().encode(result.said).length <= rt.limits.saidBytes + 512);
+      assert.match(result.said, /the very end/);
+      assert.ok(result.spill);
+      const spilled = await Deno.stat(result.spill);
+      assert.ok(spilled.size > 5_000_000);
+    });
+
+    await t.step("content for the user only goes to shown", async () => {
+      const result = await runTool(rt, { name: "fixture__split", args: {} });
+      assert.match(result.said, /for the model/);
+      assert.match(result.said, /for both/);
+      assert.ok(!result.said.includes("for the person"));
+      assert.match(result.shown, /for the person/);
+      assert.match(result.shown, /for both/);
+      assert.ok(!result.shown.includes("for the model"));
+    });
+
+    await t.step("a name the registry cannot take is mapped, and mapped back", async () => {
+      const result = await runTool(rt, { name: "fixture__weird_name_x", args: {} });
+      assert.match(result.said, /mapped back/);
+    });
+
+    await t.step(
+      "a server dying mid-call is an error result; the next call restarts it",
+      async () => {
+        const before = await runTool(rt, { name: "fixture__pid", args: {} });
+        const result = await runTool(rt, { name: "fixture__crash", args: {} });
+        assert.equal(result.is_error, true);
+        assert.match(result.said, /ended during the call/);
+        assert.match(result.said, /exit status 7/);
+        assert.match(result.said, /crashing on purpose/);
+        const after = await runTool(rt, { name: "fixture__pid", args: {} });
+        assert.equal(after.is_error, false);
+        assert.notEqual(after.said.trim(), before.said.trim());
+      },
+    );
+  } finally {
+    await closeMcpServers();
+  }
+});
+
+Deno.test("a server that cannot start costs only its tools, with one line", async () => {
+  await using tr = await testRuntime({
+    config: {
+      shipped_tools: false,
+      mcp_servers: { broken: { command: "/nonexistent/mcp-server" }, fixture: FIXTURE },
+    },
+  });
+  try {
+    const lines = tr.warnings.filter((w) => w.includes("broken"));
+    assert.equal(lines.length, 1, tr.warnings.join("\n"));
+    assert.match(lines[0], /MCP server "broken" left out: cannot start/);
+    assert.ok(tr.rt.registry.get("fixture__pid"));
+    assert.ok(tr.rt.registry.get("read"));
+  } finally {
+    await closeMcpServers();
+  }
+});
+
+Deno.test("a lazy server starts on its first call once its tools are cached", async () => {
+  await using home = await tempDir();
+  const pidFile = join(home.path, "pids");
+  const env = { XDG_CACHE_HOME: join(home.path, "cache"), FIXTURE_PID_FILE: pidFile };
+  const config = { shipped_tools: false, mcp_servers: { fixture: FIXTURE } };
+  const starts = async () =>
+    (await Deno.readTextFile(pidFile).catch(() => "")).trim().split("\n")
+      .filter(Boolean).length;
+  {
+    await using _first = await testRuntime({ config, env });
+    await closeMcpServers();
+  }
+  assert.equal(await starts(), 1, "nothing cached: started to list its tools");
+  await using second = await testRuntime({ config, env });
+  try {
+    assert.ok(second.rt.registry.get("fixture__pid"));
+    assert.equal(await starts(), 1, "cached: not started yet");
+    const result = await runTool(second.rt, { name: "fixture__pid", args: {} });
+    assert.equal(result.is_error, false);
+    assert.equal(await starts(), 2);
+  } finally {
+    await closeMcpServers();
+  }
+});
+
+Deno.test("magi ends the servers it started when it exits", async () => {
+  await using home = await tempDir();
+  const config = await writeConfig(home.path, {
+    shipped_tools: false,
+    mcp_servers: { fixture: { ...FIXTURE, start: "eager" } },
+  });
+  const run = await magi(["call", "fixture__pid", "--config", config], { home: home.path });
+  assert.equal(run.code, 0, run.stderr);
+  const pid = Number(run.stdout.trim());
+  assert.ok(pid > 0, run.stdout);
+  for (let i = 0; i < 100 && alive(pid); i++) await new Promise((r) => setTimeout(r, 50));
+  assert.ok(!alive(pid), "the server is gone");
+});

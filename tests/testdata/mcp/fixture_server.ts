@@ -1,0 +1,61 @@
+/**
+ * A small MCP server over stdio for magi's client tests: a 5 MB result, a crash mid-call,
+ * an environment variable echoed back, its own pid, and content split by audience.
+ * With FIXTURE_PID_FILE set, it writes its pid there when it starts.
+ */
+// @ts-types="@modelcontextprotocol/sdk/server/index"
+import { Server } from "@modelcontextprotocol/sdk/server/index.js";
+// @ts-types="@modelcontextprotocol/sdk/server/stdio"
+import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
+// @ts-types="@modelcontextprotocol/sdk/types"
+import { CallToolRequestSchema, ListToolsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
+
+const pidFile = Deno.env.get("FIXTURE_PID_FILE");
+if (pidFile) Deno.writeTextFileSync(pidFile, `${Deno.pid}\n`, { append: true });
+
+const noArgs = { type: "object", properties: {} } as const;
+const tools = [
+  { name: "big", description: "Returns 5 MB of text", inputSchema: noArgs },
+  { name: "crash", description: "Ends the server in the middle of the call", inputSchema: noArgs },
+  {
+    name: "env",
+    description: "Returns the value of an environment variable",
+    inputSchema: { type: "object", properties: { name: { type: "string" } }, required: ["name"] },
+  },
+  { name: "pid", description: "Returns the server's process id", inputSchema: noArgs },
+  { name: "split", description: "Returns text for the model and text for the user", inputSchema: noArgs },
+  { name: "weird.name/x", description: "A name that needs mapping", inputSchema: noArgs },
+];
+
+const server = new Server({ name: "fixture", version: "1.0.0" }, { capabilities: { tools: {} } });
+server.setRequestHandler(ListToolsRequestSchema, () => ({ tools }));
+server.setRequestHandler(CallToolRequestSchema, async (request) => {
+  const text = (t: string) => ({ content: [{ type: "text" as const, text: t }] });
+  switch (request.params.name) {
+    case "big": {
+      const line = "0123456789".repeat(9) + "abcdefghi\n";
+      return text(line.repeat(50_000) + "the very end\n");
+    }
+    case "crash":
+      await new Promise((r) => setTimeout(r, 100));
+      console.error("fixture: crashing on purpose");
+      Deno.exit(7);
+      break;
+    case "env":
+      return text(`value: ${Deno.env.get(String(request.params.arguments?.name)) ?? "(unset)"}`);
+    case "pid":
+      return text(String(Deno.pid));
+    case "split":
+      return {
+        content: [
+          { type: "text", text: "for the model", annotations: { audience: ["assistant"] } },
+          { type: "text", text: "for the person", annotations: { audience: ["user"] } },
+          { type: "text", text: "for both" },
+        ],
+      };
+    case "weird.name/x":
+      return text("mapped back");
+  }
+  return { content: [{ type: "text", text: "unknown tool" }], isError: true };
+});
+await server.connect(new StdioServerTransport());
