@@ -13,6 +13,7 @@ import { configCommand } from "./config.ts";
 import { runCommand } from "./run.ts";
 import { sessionsCommand } from "./sessions.ts";
 import { mcpCommand } from "./mcp.ts";
+import { newCommand } from "./new.ts";
 import { toolsCommand } from "./tools.ts";
 
 type Command = (args: string[]) => Promise<number>;
@@ -24,6 +25,7 @@ const COMMANDS: Record<string, [Command, string]> = {
   builtin: [builtinCommand, "builtin NAME [ARGS…|--help]    call a builtin from a shell line"],
   mcp: [mcpCommand, "mcp [--http [--port N]]        serve the tools over MCP (stdio or HTTP)"],
   check: [checkCommand, "check                          run every tool's selftest.sh"],
+  new: [newCommand, "new NAME --from PROGRAM [--dry-run] [--generic] [--force]  make a tool"],
   run: [runCommand, 'run "TASK" [--provider P] [--model M] [--json] [--resume ID]  one task'],
   sessions: [sessionsCommand, "sessions [--json]              list the sessions"],
   config: [

@@ -1,0 +1,201 @@
+/**
+ * `magi new NAME --from PROGRAM [--tools-dir DIR] [--dry-run] [--generic] [--force]`: turns a
+ * program's `--help` into a typed tool in a tools folder (SPEC S10.3), and says what it guessed
+ * and what it left to the generic `args` parameter.
+ *
+ * @module
+ */
+import { resolve } from "node:path";
+import { loadConfig, stringList } from "../config/load.ts";
+import {
+  captureHelp,
+  type CaptureResult,
+  findProgram,
+  NEW_HELP_MAX_BYTES,
+} from "../new/capture.ts";
+import { type GeneratedSchema, schemaFromModel } from "../new/schema_gen.ts";
+import { planTool, type ToolPlan, writePlan } from "../new/scaffold.ts";
+import { childEnv } from "../process/env.ts";
+import { defaultCachePath, DiscoveryCache } from "../registry/discovery_cache.ts";
+import { TOOL_NAME } from "../registry/registry.ts";
+import { discover } from "../registry/tools_dir.ts";
+import { EXIT, parseCommand, UsageError, warn, write } from "./common.ts";
+
+/** What `magi new` was asked to do. */
+export interface NewRequest {
+  name: string;
+  /** The command line the tool runs: `["git", "status"]`. */
+  words: string[];
+  /** The tools folder to write into (absolute). */
+  toolsDir: string;
+  cwd: string;
+  env: Record<string, string>;
+  generic: boolean;
+  force: boolean;
+  dryRun: boolean;
+}
+
+/** What `magi new` did. */
+export interface NewResult {
+  plan: ToolPlan;
+  capture: CaptureResult;
+  generated?: GeneratedSchema;
+  /** Lines of the report a person reads. */
+  report: string[];
+}
+
+/** Runs `magi new`. */
+export async function newCommand(args: string[]): Promise<number> {
+  const { values, positionals } = parseCommand(args, {
+    from: { type: "string" },
+    "dry-run": { type: "boolean" },
+    generic: { type: "boolean" },
+    force: { type: "boolean" },
+  });
+  const [name, ...more] = positionals;
+  if (!name) throw new UsageError("magi new needs a tool NAME: magi new NAME --from PROGRAM");
+  if (!values.from) {
+    throw new UsageError(`magi new needs --from PROGRAM (the program "${name}" runs)`);
+  }
+  const words = [...values.from.trim().split(/\s+/), ...more].filter((w) => w !== "");
+  const cwd = Deno.cwd();
+  const env = Deno.env.toObject();
+  const result = await makeTool({
+    name,
+    words,
+    toolsDir: toolsDirFor(values["tools-dir"], values.config, cwd, env),
+    cwd,
+    env,
+    generic: values.generic ?? false,
+    force: values.force ?? false,
+    dryRun: values["dry-run"] ?? false,
+  }).catch((error) => {
+    if (error instanceof UsageError) throw error;
+    warn((error as Error).message);
+    return undefined;
+  });
+  if (!result) return EXIT.toolError;
+  await write(result.report.join("\n") + "\n");
+  return EXIT.ok;
+}
+
+/**
+ * The folder a new tool goes in: the first `--tools-dir`, else the first configured `tools_dir`.
+ *
+ * @throws UsageError when neither names one
+ */
+export function toolsDirFor(
+  flag: string[] | undefined,
+  configFlag: string | undefined,
+  cwd: string,
+  env: Record<string, string>,
+): string {
+  if (flag && flag.length > 0) return resolve(cwd, flag[0]);
+  const config = loadConfig({ cwd, env, configFlag });
+  const configured = stringList(config.values.tools_dir);
+  if (configured.length > 0) return configured[0];
+  throw new UsageError(
+    "magi new needs a tools folder: pass --tools-dir DIR or set tools_dir in the config",
+  );
+}
+
+/**
+ * Captures the program's help, types it, plans the folder and (unless a dry run) writes it,
+ * then checks that discovery accepts the tool.
+ *
+ * @throws UsageError for a bad name or a program that cannot be found; Error when the tool
+ *   exists and `force` is not set
+ */
+export async function makeTool(req: NewRequest): Promise<NewResult> {
+  if (!TOOL_NAME.test(req.name)) {
+    throw new UsageError(`tool name "${req.name}" must match ${TOOL_NAME.source}`);
+  }
+  if (req.words.length === 0) throw new UsageError("--from needs a program");
+  const program = findProgram(req.words[0], req.cwd, req.env.PATH ?? "");
+  if (!program) throw new UsageError(`cannot find the program "${req.words[0]}" on PATH`);
+  const helpEnv = childEnv(req.env, undefined, { MAGI_CWD: req.cwd });
+  const capture = await captureHelp(program, req.words, helpEnv, req.cwd);
+  const help = capture.best;
+  const report: string[] = [];
+  const line = (s: string) => report.push(s);
+  const command = req.words.join(" ");
+  for (const p of capture.problems) line(`note: ${p}`);
+  let generated: GeneratedSchema | undefined;
+  let why: string | undefined;
+  if (req.generic) why = "--generic was given";
+  else if (!help) why = "its help text could not be read";
+  else if (help.model.options.length === 0 && help.model.positionals === null) {
+    why = "nothing in its help text could be typed reliably";
+  } else {
+    generated = schemaFromModel(help.model);
+  }
+  const plan = planTool({
+    name: req.name,
+    toolsDir: req.toolsDir,
+    program,
+    words: req.words,
+    help,
+    schema: generated?.schema,
+  });
+  if (help) {
+    line(
+      `read the help of "${[req.words[0], ...help.args].join(" ")}" (${help.model.style} style` +
+        `${help.fromStderr ? ", from stderr" : ""}, exit status ${help.code ?? "none"})`,
+    );
+    if (help.capped) {
+      line(
+        `note: the help text was cut at ${NEW_HELP_MAX_BYTES} bytes; later options are not typed`,
+      );
+    }
+  }
+  if (generated) {
+    line(`typed parameters (${generated.guessed.length}), plus args and stdin:`);
+    for (const g of generated.guessed) line(`  ${g}`);
+  } else {
+    line(`generic tool (parameters args and stdin): ${why}`);
+  }
+  const skipped = help?.model.skipped ?? [];
+  if (generated && skipped.length > 0) {
+    line(`not typed (reachable through args):`);
+    for (const s of skipped) line(`  ${s.what}: ${s.why}`);
+  }
+  line(`the tool's --help starts with:`);
+  line(`  ${plan.summary}`);
+  line(`  ${plan.usage}`);
+  if (req.dryRun) {
+    line(`dry run: nothing written; the files would be:`);
+    for (const f of plan.files) {
+      line(`--- ${f.path} (${f.kind})`);
+      line(f.linkTo !== undefined ? `-> ${f.linkTo}` : (f.content ?? "").trimEnd());
+    }
+    return { plan, capture, generated, report };
+  }
+  await Deno.mkdir(req.toolsDir, { recursive: true });
+  await writePlan(plan, req.name, req.force);
+  line(
+    `made tool "${req.name}" (${
+      plan.via === "symlink" ? "a symlink to" : "a wrapper for"
+    } ${command}):`,
+  );
+  for (const f of plan.files) line(`  ${f.path} (${f.kind})`);
+  const problems = await discoveryProblems(req, plan.folder);
+  if (problems.length === 0) line(`discovery accepts it; try: magi check, magi tools --json`);
+  else for (const p of problems) line(`warning: ${p}`);
+  return { plan, capture, generated, report };
+}
+
+/** Runs discovery on the tools folder and keeps what it says about the new tool. */
+async function discoveryProblems(req: NewRequest, folder: string): Promise<string[]> {
+  const said: string[] = [];
+  const found = await discover({
+    dirs: [req.toolsDir],
+    env: childEnv(req.env, undefined, { MAGI_CWD: req.cwd }),
+    cache: new DiscoveryCache(defaultCachePath(req.env)),
+    warn: (m) => said.push(m),
+  });
+  const mine = said.filter((m) => m.includes(`"${req.name}"`));
+  if (!found.some((f) => f.folder === folder) && mine.length === 0) {
+    mine.push(`discovery did not find "${req.name}" in ${req.toolsDir}`);
+  }
+  return mine;
+}

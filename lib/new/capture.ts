@@ -1,0 +1,159 @@
+/**
+ * Capturing a program's help text for `magi new`: `PROGRAM [SUB…] --help`, then `-h`, then
+ * `PROGRAM help [SUB…]`, each under discovery's time limit, keeping the text that reads best.
+ *
+ * @module
+ */
+import { isAbsolute, join, resolve } from "node:path";
+import { spawnProcess } from "../process/spawn.ts";
+import { HELP_MAX_BYTES, HELP_TIMEOUT_MS } from "../registry/tools_dir.ts";
+import { type HelpModel, parseHelp } from "./help_parse.ts";
+
+/**
+ * Most bytes of help text read, per stream. Discovery reads 4000 bytes because it needs two
+ * lines; a whole option list is longer (`ls --help` is 7.8 KB, `node --help` 21 KB).
+ */
+export const NEW_HELP_MAX_BYTES = HELP_MAX_BYTES * 16;
+
+/** One help invocation that printed text. */
+export interface CapturedHelp {
+  /** The arguments after the program: `["status", "-h"]`. */
+  args: string[];
+  text: string;
+  /** Exit status, null when ended by a signal (as when cut at the byte limit). */
+  code: number | null;
+  /** The text came from stderr (stdout was empty). */
+  fromStderr: boolean;
+  /** The text was cut at {@link NEW_HELP_MAX_BYTES}. */
+  capped: boolean;
+  model: HelpModel;
+}
+
+/** What the attempts gave. */
+export interface CaptureResult {
+  /** The attempt whose text reads best, if any printed text. */
+  best?: CapturedHelp;
+  /** One line per attempt that failed: `"git --help" did not finish within 5 s`. */
+  problems: string[];
+}
+
+/**
+ * Finds a program the way a shell would: a path with a slash as given (against `cwd`),
+ * else the first executable file of that name on `PATH`.
+ *
+ * @returns the absolute path, or undefined when there is none
+ */
+export function findProgram(word: string, cwd: string, path: string): string | undefined {
+  const candidates = word.includes("/")
+    ? [isAbsolute(word) ? word : resolve(cwd, word)]
+    : path.split(":").filter((d) => d !== "").map((d) => join(d, word));
+  for (const c of candidates) {
+    try {
+      const info = Deno.statSync(c);
+      if (info.isFile && ((info.mode ?? 0o111) & 0o111) !== 0) return c;
+    } catch {
+      // Not here.
+    }
+  }
+  return undefined;
+}
+
+/**
+ * Runs the help invocations in turn and keeps the best text. Stops at the first text with a
+ * usage line and something typed, and after a timeout (a program that hangs once will hang
+ * again).
+ *
+ * @param program the program's absolute path
+ * @param words the command line as given: `["git", "status"]` (the first word is the program)
+ */
+export async function captureHelp(
+  program: string,
+  words: readonly string[],
+  env: Record<string, string>,
+  cwd: string,
+): Promise<CaptureResult> {
+  const sub = words.slice(1);
+  const attempts = [[...sub, "--help"], [...sub, "-h"], ["help", ...sub]];
+  const helpEnv = {
+    ...env,
+    PAGER: "cat",
+    MANPAGER: "cat",
+    GIT_PAGER: "cat",
+    NO_COLOR: "1",
+    TERM: "dumb",
+    COLUMNS: "100",
+  };
+  const result: CaptureResult = { problems: [] };
+  let bestScore = -1;
+  for (const args of attempts) {
+    const shown = [words[0], ...args].join(" ");
+    const out: Uint8Array[] = [];
+    const err: Uint8Array[] = [];
+    let errBytes = 0;
+    const spawned = await spawnProcess({
+      program,
+      args,
+      cwd,
+      env: helpEnv,
+      timeoutMs: HELP_TIMEOUT_MS,
+      maxStdoutBytes: NEW_HELP_MAX_BYTES,
+      graceMs: 500,
+      onStdout: (chunk) => void out.push(chunk.slice()),
+      onStderr: (chunk) => {
+        if (errBytes >= NEW_HELP_MAX_BYTES) return;
+        const kept = chunk.subarray(0, NEW_HELP_MAX_BYTES - errBytes);
+        errBytes += kept.length;
+        err.push(kept.slice());
+      },
+    });
+    if (spawned.startError) {
+      result.problems.push(spawned.startError);
+      break;
+    }
+    if (spawned.timedOut) {
+      result.problems.push(`"${shown}" did not finish within ${HELP_TIMEOUT_MS / 1000} s`);
+      break;
+    }
+    const decoder = new TextDecoder();
+    let text = decoder.decode(concat(out));
+    let fromStderr = false;
+    if (text.trim() === "") {
+      text = decoder.decode(concat(err));
+      fromStderr = true;
+    }
+    if (text.trim() === "") {
+      result.problems.push(
+        `"${shown}" printed nothing (exit status ${spawned.code ?? spawned.signal})`,
+      );
+      continue;
+    }
+    const model = parseHelp(text, words);
+    const typed = model.options.length + (model.positionals?.length ?? 0);
+    // A manual page (`git status --help`) is a last resort: its prose defeats the parser.
+    const man = model.style === "man";
+    const score = (model.usage ? 1000 : 0) - (man ? 500 : 0) + typed + (spawned.code === 0 ? 1 : 0);
+    if (score > bestScore) {
+      bestScore = score;
+      result.best = {
+        args,
+        text,
+        code: spawned.code,
+        fromStderr,
+        capped: spawned.capped || errBytes >= NEW_HELP_MAX_BYTES,
+        model,
+      };
+    }
+    if (model.usage && !man && (typed > 0 || model.positionals !== null)) break;
+  }
+  return result;
+}
+
+function concat(chunks: Uint8Array[]): Uint8Array {
+  const out = new Uint8Array(chunks.reduce((n, c) => n + c.length, 0));
+  let at = 0;
+  for (const c of chunks) {
+    out.set(c, at);
+    at += c.length;
+  }
+  return out;
+}

@@ -1,0 +1,167 @@
+/**
+ * Turning a {@link HelpModel} into a tool's `schema.json`: one property per option and
+ * positional, plus `args` (further arguments, the generic escape hatch) and `stdin`, with an
+ * `x-magi` mapping that uses only the argv forms `lib/registry/argv.ts` reads: `{field}`,
+ * `{flag, when_field}`, `{flag, field, join?}` and `{literal}`.
+ *
+ * @module
+ */
+import type { ArgvItem } from "../registry/argv.ts";
+import { readMapping } from "../registry/argv.ts";
+import { schemaProblem } from "../registry/schema.ts";
+import type { JsonSchema } from "../registry/types.ts";
+import type { HelpModel, HelpOption, HelpPositional } from "./help_parse.ts";
+
+/** What {@link schemaFromModel} made, and what it says about it. */
+export interface GeneratedSchema {
+  schema: JsonSchema;
+  /** One line per typed parameter: `"-l, --lines" → lines (boolean)`. */
+  guessed: string[];
+}
+
+/** Names a generated property never takes: the call's own fields and the two fixed ones. */
+const RESERVED = new Set(["args", "stdin", "cwd", "timeout_seconds"]);
+
+/**
+ * Makes the schema of a typed tool from a help model.
+ *
+ * @returns the schema (checked with `schemaProblem` and `readMapping`) and what was guessed
+ * @throws Error when the result is not a usable schema (a bug in this module, not in the text)
+ */
+export function schemaFromModel(model: HelpModel): GeneratedSchema {
+  const properties: Record<string, JsonSchema> = {};
+  const required: string[] = [];
+  const optionArgv: ArgvItem[] = [];
+  const positionalArgv: ArgvItem[] = [];
+  const guessed: string[] = [];
+  const taken = new Set<string>(RESERVED);
+  const unique = (base: string, suffix: string): string => {
+    let name = base;
+    if (taken.has(name)) name = `${base}_${suffix}`;
+    for (let i = 2; taken.has(name); i++) name = `${base}_${suffix}_${i}`;
+    taken.add(name);
+    return name;
+  };
+
+  const positionals = model.positionals ?? [];
+  const positionalNames = positionals.map((p) => unique(positionalField(p), "arg"));
+  for (const option of model.options) {
+    const field = unique(optionField(option), "option");
+    properties[field] = optionProperty(option);
+    optionArgv.push(optionItem(option, field));
+    guessed.push(`${option.names.join(", ")} → ${field} (${describeType(properties[field])})`);
+  }
+  positionals.forEach((p, i) => {
+    const field = positionalNames[i];
+    properties[field] = positionalProperty(p);
+    positionalArgv.push({ field });
+    if (p.required) required.push(field);
+    guessed.push(
+      `${p.name} → ${field} (${p.required ? "required" : "optional"} ${
+        describeType(properties[field])
+      })`,
+    );
+  });
+  const ordered: Record<string, JsonSchema> = {};
+  for (const name of positionalNames) ordered[name] = properties[name];
+  for (const [name, prop] of Object.entries(properties)) ordered[name] ??= prop;
+  ordered.args = {
+    type: "array",
+    items: { type: "string" },
+    description: model.positionals === null
+      ? "Arguments, given as they are (the usage line could not be typed)"
+      : "Further arguments, given as they are after the options above" +
+        (positionals.length > 0 ? " and before the positionals" : ""),
+  };
+  ordered.stdin = { type: "string", description: "Standard input for the program" };
+  const schema: JsonSchema = {
+    type: "object",
+    properties: ordered,
+    ...(required.length > 0 ? { required } : {}),
+    additionalProperties: false,
+    "x-magi": {
+      argv: [...optionArgv, { field: "args" }, ...positionalArgv],
+      stdin: { mode: "field", field: "stdin" },
+    },
+  };
+  const problem = schemaProblem(schema);
+  if (problem) throw new Error(`The generated schema is not usable: ${problem}`);
+  const mapping = readMapping(schema);
+  if (typeof mapping === "string") {
+    throw new Error(`The generated x-magi is not usable: ${mapping}`);
+  }
+  return { schema, guessed };
+}
+
+/** A property name from an option: its long name in snake_case, else its letter. */
+function optionField(option: HelpOption): string {
+  const base = option.flag.replace(/^-+/, "");
+  const long = option.flag.startsWith("--") || base.length > 1;
+  const name = (long ? base.toLowerCase() : base).replace(/[^A-Za-z0-9]+/g, "_")
+    .replace(/^_+|_+$/g, "");
+  return /^[0-9]/.test(name) || name === "" ? `opt_${name}` : name;
+}
+
+/** A property name from a positional: snake_case, plural when it takes several values. */
+function positionalField(p: HelpPositional): string {
+  let name = p.name.toLowerCase().replace(/[^a-z0-9]+/g, "_").replace(/^_+|_+$/g, "");
+  if (name === "" || /^[0-9]/.test(name)) name = `arg_${name}`;
+  if (name === "args") name = "arguments";
+  if (p.repeated && !name.endsWith("s")) name += "s";
+  return name;
+}
+
+function valueSchema(option: HelpOption): JsonSchema {
+  const v = option.value!;
+  const item: JsonSchema = v.enum ? { type: "string", enum: v.enum } : { type: v.type };
+  if (option.default !== undefined) {
+    if (v.enum?.includes(option.default)) item.default = option.default;
+    else if (v.type === "integer" && /^-?\d+$/.test(option.default)) {
+      item.default = Number(option.default);
+    } else if (v.type === "number" && /^-?\d+(\.\d+)?$/.test(option.default)) {
+      item.default = Number(option.default);
+    }
+  }
+  return item;
+}
+
+function optionProperty(option: HelpOption): JsonSchema {
+  let description = option.description || `The ${option.flag} option`;
+  if (!option.value) return { type: "boolean", description };
+  const item = valueSchema(option);
+  if (option.value.optional) {
+    description += ` (sent as ${option.flag}${joinOf(option)}VALUE; the bare flag goes in args)`;
+  }
+  if (option.repeatable) {
+    description += " (one value per use of the flag)";
+    return { type: "array", items: item, description };
+  }
+  return { ...item, description };
+}
+
+function joinOf(option: HelpOption): string {
+  const v = option.value!;
+  const short = /^-[^-]$/.test(option.flag);
+  if (v.optional) return short ? "" : "=";
+  return v.equals && !short ? "=" : " ";
+}
+
+function optionItem(option: HelpOption, field: string): ArgvItem {
+  if (!option.value) return { flag: option.flag, when_field: field };
+  const join = joinOf(option);
+  return join === " " ? { flag: option.flag, field } : { flag: option.flag, field, join };
+}
+
+function positionalProperty(p: HelpPositional): JsonSchema {
+  const description = p.description || `The ${p.name} argument`;
+  if (p.repeated) return { type: "array", items: { type: "string" }, description };
+  return { type: "string", description };
+}
+
+function describeType(prop: JsonSchema): string {
+  if (prop.type === "array") {
+    const items = prop.items as JsonSchema;
+    return `list of ${items.enum ? "one of " + (items.enum as string[]).join("|") : items.type}`;
+  }
+  return prop.enum ? `one of ${(prop.enum as string[]).join("|")}` : String(prop.type);
+}
