@@ -156,8 +156,12 @@ function sleep(ms: number, signal?: AbortSignal): Promise<void> {
 
 /** A message for an SDK error: status, the provider's own message, never a header. */
 export function describeError(name: string, error: unknown): string {
-  const e = error as { status?: number; message?: string; error?: { message?: string } };
+  const e = error as {
+    status?: number;
+    message?: string;
+    error?: { message?: string; error?: { message?: string } };
+  };
   const status = typeof e?.status === "number" ? `HTTP ${e.status}: ` : "";
-  const message = e?.error?.message ?? e?.message ?? String(error);
+  const message = e?.error?.error?.message ?? e?.error?.message ?? e?.message ?? String(error);
   return `provider "${name}": ${status}${message}`;
 }

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { magi, tempDir } from "../helpers.ts";
+import { magi, REPO, tempDir } from "../helpers.ts";
 import { reply, scriptedServer, toolResultsIn } from "./fake_provider.ts";
 import { agentConfig, makeTools, onlySession } from "./setup.ts";
 
@@ -59,3 +59,162 @@ for (const kind of ["openai", "anthropic"] as const) {
     ]);
   });
 }
+
+Deno.test("magi run: secrets in a tool's output and in the environment never reach the provider", async () => {
+  await using dir = await tempDir();
+  const tools = await makeTools(dir.path);
+  const token = "tok-5f3a9c1e-only-in-env";
+  const access = "llm-access-7c2d-value";
+  await using server = scriptedServer("openai", [
+    reply("openai", "Checking.", [
+      { id: "call_1", name: "print-env", args: { args: ["MY_API_TOKEN"] } },
+      { id: "call_2", name: "print-env", args: { args: ["LLM_ACCESS"] } },
+    ]),
+    reply("openai", "Both variables are set."),
+  ]);
+  // LLM_ACCESS does not look like a credential's name: it is masked because it holds the key.
+  const config = await agentConfig(dir.path, "openai", server.url, {}, "LLM_ACCESS");
+  const run = await magi(
+    ["run", `check that ${token} is set`, "--config", config, "--tools-dir", tools],
+    { cwd: dir.path, env: { MY_API_TOKEN: token, LLM_ACCESS: access } },
+  );
+  assert.equal(run.code, 0, run.stderr);
+  assert.equal(server.requests.length, 2);
+  assert.equal(server.requests[0].headers.authorization, `Bearer ${access}`);
+  for (const request of server.requests) {
+    assert.ok(!request.body.includes(token), "the token reached the provider");
+    assert.ok(!request.body.includes(access), "the API key reached a request body");
+  }
+  assert.match(server.requests[0].body, /check that \$MY_API_TOKEN is set/);
+  assert.deepEqual(toolResultsIn("openai", server.requests[1]).map((r) => r.content), [
+    "$MY_API_TOKEN\n",
+    "$LLM_ACCESS\n",
+  ]);
+  const session = onlySession(dir.path);
+  for (const file of ["transcript.jsonl", "context.md"]) {
+    const text = await Deno.readTextFile(join(session, file));
+    assert.ok(!text.includes(token) && !text.includes(access), `a secret is in ${file}`);
+  }
+  assert.ok(!run.stdout.includes(token) && !run.stderr.includes(token));
+  assert.ok(!run.stdout.includes(access) && !run.stderr.includes(access));
+});
+
+Deno.test("magi run --json prints one event per line", async () => {
+  await using dir = await tempDir();
+  const tools = await makeTools(dir.path);
+  await using server = scriptedServer("openai", [
+    reply("openai", "", [{ id: "call_1", name: "say", args: { args: ["hi"] } }]),
+    reply("openai", "Said hi."),
+  ]);
+  const config = await agentConfig(dir.path, "openai", server.url);
+  const run = await magi(
+    ["run", "say hi", "--json", "--config", config, "--tools-dir", tools],
+    { cwd: dir.path, env: ENV },
+  );
+  assert.equal(run.code, 0, run.stderr);
+  const events = run.stdout.trim().split("\n").map((l) => JSON.parse(l));
+  assert.deepEqual(events.map((e) => e.type), [
+    "session",
+    "usage",
+    "tool_call",
+    "tool_result",
+    "text",
+    "usage",
+    "end",
+  ]);
+  assert.deepEqual(events[2], {
+    type: "tool_call",
+    id: "call_1",
+    name: "say",
+    arguments: '{"args":["hi"]}',
+  });
+  assert.equal(events[3].said, "hi\n");
+  assert.equal(events[3].shown, "hi\n");
+  assert.equal(events[3].is_error, false);
+  assert.equal(events[4].text, "Said hi.");
+  assert.deepEqual(events[6], { type: "end", reason: "done", session: events[0].id });
+  assert.equal(run.stderr, "");
+});
+
+Deno.test("magi run --max-turns stops a model that never finishes, with a non-zero exit", async () => {
+  await using dir = await tempDir();
+  const tools = await makeTools(dir.path);
+  await using server = scriptedServer(
+    "openai",
+    (i) => reply("openai", "", [{ id: `call_${i}`, name: "say", args: { args: ["again"] } }]),
+  );
+  const config = await agentConfig(dir.path, "openai", server.url);
+  const run = await magi(
+    ["run", "loop forever", "--max-turns", "2", "--config", config, "--tools-dir", tools],
+    { cwd: dir.path, env: ENV },
+  );
+  assert.equal(run.code, 3, run.stderr);
+  assert.equal(server.requests.length, 2);
+  assert.match(run.stderr, /stopped after --max-turns 2 model requests/);
+});
+
+Deno.test("magi run: a provider that refuses ends the run with exit 1 and a clear error", async () => {
+  await using dir = await tempDir();
+  await using server = scriptedServer("anthropic", () => ({
+    status: 400,
+    json: { type: "error", error: { type: "invalid_request_error", message: "no such model" } },
+  }));
+  const config = await agentConfig(dir.path, "anthropic", server.url);
+  const run = await magi(["run", "hello", "--config", config], { cwd: dir.path, env: ENV });
+  assert.equal(run.code, 1);
+  assert.match(run.stderr, /provider "fake": HTTP 400: no such model/);
+});
+
+Deno.test("magi run --resume continues a session killed with SIGKILL mid-turn", async () => {
+  await using dir = await tempDir();
+  const tools = await makeTools(dir.path);
+  const marker = join(dir.path, "napping");
+  await using server = scriptedServer("openai", [
+    reply("openai", "Napping first.", [{ id: "call_nap", name: "nap", args: { args: [marker] } }]),
+    reply("openai", "Resumed and finished."),
+  ]);
+  const config = await agentConfig(dir.path, "openai", server.url);
+  const home = join(dir.path, "home");
+  const child = new Deno.Command("deno", {
+    args: ["run", "-A", "--quiet", "--config", join(REPO, "deno.json"), join(REPO, "main.ts")]
+      .concat(["run", "take a nap", "--config", config, "--tools-dir", tools]),
+    cwd: dir.path,
+    env: {
+      ...ENV,
+      XDG_CONFIG_HOME: join(home, "config"),
+      XDG_CACHE_HOME: join(home, "cache"),
+      XDG_STATE_HOME: join(home, "state"),
+    },
+    stdout: "null",
+    stderr: "null",
+  }).spawn();
+  let napPid = 0;
+  for (let i = 0; i < 400 && !napPid; i++) {
+    await new Promise((r) => setTimeout(r, 50));
+    napPid = Number((await Deno.readTextFile(marker).catch(() => "")).trim());
+  }
+  assert.ok(napPid > 0, "the tool never started");
+  child.kill("SIGKILL");
+  await child.status;
+  try {
+    Deno.kill(-napPid, "SIGKILL");
+  } catch { /* already gone */ }
+
+  const session = onlySession(dir.path);
+  const transcript = join(session, "transcript.jsonl");
+  await Deno.writeTextFile(transcript, '{"type":"usage","at":"2026-', { append: true });
+  const run = await magi(
+    ["run", "--resume", session.split("/").pop()!, "--config", config, "--tools-dir", tools],
+    { cwd: dir.path, env: ENV, home },
+  );
+  assert.equal(run.code, 0, run.stderr);
+  assert.match(run.stderr, /ignored a half-written last line/);
+  assert.match(run.stdout, /Resumed and finished\./);
+  const messages = server.requests[1].json.messages as Record<string, unknown>[];
+  assert.deepEqual(messages.slice(1).map((m) => m.role), ["user", "assistant", "tool"]);
+  assert.equal(messages[1].content, "take a nap");
+  assert.equal(messages[2].content, "Napping first.");
+  assert.match(messages[3].content as string, /did not finish/);
+  const lines = (await Deno.readTextFile(transcript)).trim().split("\n");
+  assert.ok(lines.every((l) => JSON.parse(l)), "every line of the transcript is JSON");
+});

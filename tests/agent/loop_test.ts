@@ -1,0 +1,152 @@
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { runAgent } from "../../lib/agent/loop.ts";
+import { startAgent } from "../../lib/agent/start.ts";
+import { TerminalView } from "../../lib/agent/view.ts";
+import { tempDir, testRuntime } from "../helpers.ts";
+import {
+  anthropicReply,
+  oaChunk,
+  type Reply,
+  reply,
+  scriptedServer,
+  toolResultsIn,
+} from "./fake_provider.ts";
+import { makeTools } from "./setup.ts";
+
+type Kind = "openai" | "anthropic";
+
+/** Runs one task in-process against a scripted server; returns the JSON events shown. */
+async function runTask(
+  kind: Kind,
+  replies: Reply[],
+  task: string,
+  extraConfig: Record<string, unknown> = {},
+) {
+  const dir = await tempDir();
+  const tools = await makeTools(dir.path);
+  const server = scriptedServer(kind, replies);
+  const t = await testRuntime({
+    cwd: dir.path,
+    toolsDirs: [tools],
+    env: { FAKE_PROVIDER_KEY: "fake-provider-key-0001" },
+    config: {
+      providers: {
+        fake: {
+          kind,
+          base_url: server.url,
+          model: "test-model",
+          api_key_env: "FAKE_PROVIDER_KEY",
+          max_retries: 2,
+        },
+      },
+      provider: "fake",
+      sessions_dir: join(dir.path, "sessions"),
+      shipped_tools: false,
+      ...extraConfig,
+    },
+  });
+  const agent = startAgent(t.rt, {});
+  agent.session.append({ type: "user", text: task });
+  const events: Record<string, unknown>[] = [];
+  const view = new TerminalView({
+    json: true,
+    out: (line) => events.push(JSON.parse(line)),
+    info: () => {},
+    fancy: false,
+  });
+  let reason: string;
+  try {
+    reason = await runAgent({
+      rt: t.rt,
+      provider: agent.provider,
+      session: agent.session,
+      system: agent.system,
+      maxTurns: 10,
+      maxRetries: agent.maxRetries,
+      view,
+    });
+  } catch (error) {
+    await server[Symbol.asyncDispose]();
+    await t[Symbol.asyncDispose]();
+    await dir[Symbol.asyncDispose]();
+    throw error;
+  } finally {
+    agent.session.close();
+    view.close();
+  }
+  return {
+    reason,
+    events,
+    requests: server.requests,
+    session: agent.session,
+    async [Symbol.asyncDispose]() {
+      await server[Symbol.asyncDispose]();
+      await t[Symbol.asyncDispose]();
+      await dir[Symbol.asyncDispose]();
+    },
+  };
+}
+
+for (const kind of ["openai", "anthropic"] as const) {
+  Deno.test(`loop (${kind}): a tool error goes back to the model, which recovers`, async () => {
+    await using run = await runTask(kind, [
+      reply(kind, "", [{ id: "call_1", name: "fail", args: {} }]),
+      reply(kind, "", [{ id: "call_2", name: "say", args: { args: ["plan", "b"] } }]),
+      reply(kind, "Recovered with plan b."),
+    ], "try it");
+    assert.equal(run.reason, "done");
+    const [failed] = toolResultsIn(kind, run.requests[1]);
+    assert.equal(failed.id, "call_1");
+    assert.match(failed.content, /disk on fire/);
+    assert.match(failed.content, /exit status 3/);
+    if (kind === "anthropic") assert.equal(failed.is_error, true);
+    const results = run.events.filter((e) => e.type === "tool_result");
+    assert.deepEqual(results.map((r) => r.is_error), [true, false]);
+    assert.equal(run.events.findLast((e) => e.type === "text")?.text, "Recovered with plan b.");
+  });
+
+  Deno.test(`loop (${kind}): a stream cut mid-way is sent again`, async () => {
+    const full = reply(kind, "The whole answer, in full.");
+    const cut: Reply = { sse: full.sse!.slice(0, 4), cut: true };
+    await using run = await runTask(kind, [cut, full], "answer");
+    assert.equal(run.reason, "done");
+    assert.equal(run.requests.length, 2);
+    assert.deepEqual(run.requests[0].json.messages, run.requests[1].json.messages);
+    assert.equal(run.events.filter((e) => e.type === "retry").length, 1);
+    const answers = run.session.events.filter((e) => e.type === "assistant");
+    assert.deepEqual(answers.map((e) => e.type === "assistant" && e.text), [
+      "The whole answer, in full.",
+    ]);
+  });
+}
+
+Deno.test("loop: a stream that ends before the model finished, every time, is a provider error", async () => {
+  const never: Reply = { sse: [oaChunk({ content: "half" })] };
+  await assert.rejects(
+    () => runTask("openai", [never, never, never], "answer"),
+    /provider "fake": the stream ended before the model finished; gave up after 3 attempts/,
+  );
+});
+
+Deno.test("loop: a tool result above the limit reaches the model bounded, with the spill note", async () => {
+  await using run = await runTask(
+    "anthropic",
+    [
+      anthropicReply("", [{ id: "toolu_1", name: "flood", args: { args: ["20000"] } }]),
+      anthropicReply("Seen."),
+    ],
+    "flood",
+    { limits: { said_bytes: 2048 } },
+  );
+  assert.equal(run.reason, "done");
+  const [result] = toolResultsIn("anthropic", run.requests[1]);
+  assert.ok(result.content.length < 4096, `${result.content.length} characters`);
+  assert.match(result.content, /^line 1\n/);
+  assert.match(result.content, /line 20000\n/);
+  const spill = /(\/\S+\.out)/.exec(result.content)?.[1];
+  assert.ok(spill, result.content);
+  assert.ok(spill.startsWith(join(run.session.dir, "spill")), spill);
+  const whole = await Deno.readTextFile(spill);
+  assert.equal(whole.split("\n").length, 20001);
+});
