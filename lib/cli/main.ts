@@ -10,6 +10,7 @@ import { callCommand } from "./call.ts";
 import { checkCommand } from "./check.ts";
 import { EXIT, isUsageError, warn, write } from "./common.ts";
 import { configCommand } from "./config.ts";
+import { chatCommand } from "./chat.ts";
 import { runCommand } from "./run.ts";
 import { sessionsCommand } from "./sessions.ts";
 import { mcpCommand } from "./mcp.ts";
@@ -27,6 +28,7 @@ const COMMANDS: Record<string, [Command, string]> = {
   check: [checkCommand, "check                          run every tool's selftest.sh"],
   new: [newCommand, "new NAME --from PROGRAM [--dry-run] [--generic] [--force]  make a tool"],
   run: [runCommand, 'run "TASK" [--provider P] [--model M] [--json] [--resume ID]  one task'],
+  chat: [chatCommand, "chat [--provider P] [--model M] [--resume ID]  an interactive session"],
   sessions: [sessionsCommand, "sessions [--json]              list the sessions"],
   config: [
     configCommand,

@@ -53,6 +53,15 @@ const DRAIN_MS = 200;
 /** Process groups started and not yet ended; ended on SIGINT/SIGTERM of magi itself. */
 const liveGroups = new Set<number>();
 let signalsHooked = false;
+let interruptHandledElsewhere = false;
+
+/**
+ * Lets a command handle SIGINT itself (`magi chat`: Ctrl-C cancels the running call through
+ * its abort signal, and the session goes on): SIGINT then neither ends every group nor exits.
+ */
+export function handleInterruptElsewhere(): void {
+  interruptHandledElsewhere = true;
+}
 
 function hookSignals(): void {
   if (signalsHooked) return;
@@ -60,6 +69,7 @@ function hookSignals(): void {
   for (const sig of ["SIGINT", "SIGTERM", "SIGHUP"] as const) {
     try {
       Deno.addSignalListener(sig, () => {
+        if (sig === "SIGINT" && interruptHandledElsewhere) return;
         for (const pgid of liveGroups) killGroup(pgid, "SIGKILL");
         Deno.exit(sig === "SIGINT" ? 130 : 143);
       });

@@ -1,0 +1,143 @@
+/**
+ * `magi chat`: an interactive session at a readline prompt. Each line is a request; the
+ * model's answer and the tool calls it makes are shown as they happen. `/exit` (or
+ * end of input) leaves; Ctrl-C cancels the running model response or tool calls — ending
+ * their process groups — and returns to the prompt, not out of the session.
+ *
+ * @module
+ */
+import process from "node:process";
+import { createInterface } from "node:readline";
+import { runAgent } from "../agent/loop.ts";
+import { ProviderError } from "../agent/provider.ts";
+import { ProviderConfigError } from "../agent/providers.ts";
+import { startAgent } from "../agent/start.ts";
+import { handleInterruptElsewhere } from "../process/spawn.ts";
+import { sinkOf, TerminalView } from "../agent/view.ts";
+import { EXIT, parseCommand, runtimeFor, UsageError, warn } from "./common.ts";
+import { maxTurnsOf } from "./run.ts";
+
+/** Lines from stdin, one at a time, with a prompt when stdin is a terminal. */
+class LineReader {
+  readonly #rl;
+  readonly #lines: string[] = [];
+  #waiting: ((line: string | null) => void) | undefined;
+  #closed = false;
+  /** Called on Ctrl-C typed at the terminal. */
+  onInterrupt: () => void = () => {};
+
+  constructor(terminal: boolean) {
+    this.#rl = createInterface({ input: process.stdin, output: process.stdout, terminal });
+    this.#rl.on("line", (line: string) => {
+      if (this.#waiting) {
+        const resolve = this.#waiting;
+        this.#waiting = undefined;
+        resolve(line);
+      } else this.#lines.push(line);
+    });
+    this.#rl.on("close", () => {
+      this.#closed = true;
+      this.#waiting?.(null);
+      this.#waiting = undefined;
+    });
+    this.#rl.on("SIGINT", () => this.onInterrupt());
+  }
+
+  /** The next line, or null at the end of input. */
+  read(prompt: string): Promise<string | null> {
+    if (this.#lines.length > 0) return Promise.resolve(this.#lines.shift()!);
+    if (this.#closed) return Promise.resolve(null);
+    this.#rl.setPrompt(prompt);
+    this.#rl.prompt();
+    return new Promise((resolve) => this.#waiting = resolve);
+  }
+
+  close(): void {
+    this.#rl.close();
+  }
+}
+
+/** Runs `magi chat`. */
+export async function chatCommand(args: string[]): Promise<number> {
+  const { values, positionals } = parseCommand(args, {
+    provider: { type: "string" },
+    model: { type: "string" },
+    resume: { type: "string" },
+    "max-turns": { type: "string" },
+  });
+  if (positionals.length > 0) {
+    throw new UsageError(`magi chat takes no task; got ${JSON.stringify(positionals)}`);
+  }
+  const maxTurns = maxTurnsOf(values["max-turns"]);
+  const rt = await runtimeFor(values);
+  let agent;
+  try {
+    agent = startAgent(rt, values);
+  } catch (error) {
+    if (error instanceof ProviderConfigError) throw new UsageError(error.message);
+    warn((error as Error).message);
+    return EXIT.usage;
+  }
+  const { session, provider } = agent;
+  const terminal = Deno.stdin.isTerminal() && Deno.stdout.isTerminal();
+  const out = sinkOf(Deno.stdout);
+  const view = new TerminalView({
+    json: false,
+    out,
+    info: out,
+    fancy: terminal && !Deno.env.get("NO_COLOR"),
+    progress: out,
+  });
+  const verb = values.resume ? "resumed" : "new";
+  out(
+    `magi chat — ${provider.name}/${provider.model} — ${verb} session ${session.id}\n` +
+      "/exit to leave; Ctrl-C cancels a running answer or tool\n",
+  );
+  let controller: AbortController | undefined;
+  const interrupt = () => {
+    if (controller && !controller.signal.aborted) controller.abort();
+    else if (terminal) out("\n(/exit or Ctrl-D to leave)\n");
+  };
+  const reader = new LineReader(terminal);
+  reader.onInterrupt = interrupt;
+  handleInterruptElsewhere();
+  Deno.addSignalListener("SIGINT", interrupt);
+  try {
+    for (;;) {
+      const line = await reader.read("> ");
+      if (line === null) break;
+      const text = line.trim();
+      if (text === "") continue;
+      if (text === "/exit" || text === "/quit") break;
+      session.append({ type: "user", text: line });
+      controller = new AbortController();
+      try {
+        const reason = await runAgent({
+          rt,
+          provider,
+          session,
+          system: agent.system,
+          maxTurns,
+          maxRetries: agent.maxRetries,
+          signal: controller.signal,
+          view,
+        });
+        if (reason === "cancelled") view.note("(cancelled)");
+        if (reason === "max_turns") view.note(`(stopped after --max-turns ${maxTurns})`);
+      } catch (error) {
+        if (!(error instanceof ProviderError)) throw error;
+        view.note(`magi: ${rt.masker.maskText(error.message)}`);
+      } finally {
+        controller = undefined;
+      }
+    }
+  } finally {
+    Deno.removeSignalListener("SIGINT", interrupt);
+    reader.close();
+    view.close();
+    session.append({ type: "end", reason: "exit" });
+    session.close();
+  }
+  out(`session ${session.id} (magi chat --resume ${session.id})\n`);
+  return EXIT.ok;
+}

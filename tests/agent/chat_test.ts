@@ -1,0 +1,104 @@
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { magi, REPO, tempDir } from "../helpers.ts";
+import { reply, scriptedServer, toolResultsIn } from "./fake_provider.ts";
+import { agentConfig, makeTools, onlySession } from "./setup.ts";
+
+const ENV = { FAKE_PROVIDER_KEY: "fake-provider-key-0001" };
+
+Deno.test("magi chat: two requests at the prompt, /exit, then --resume keeps the conversation", async () => {
+  await using dir = await tempDir();
+  const tools = await makeTools(dir.path);
+  await using server = scriptedServer("anthropic", [
+    reply("anthropic", "", [{ id: "toolu_1", name: "say", args: { args: ["hello"] } }]),
+    reply("anthropic", "I said hello."),
+    reply("anthropic", "Still here."),
+    reply("anthropic", "I remember the hello."),
+  ]);
+  const config = await agentConfig(dir.path, "anthropic", server.url);
+  const home = join(dir.path, "home");
+  const first = await magi(["chat", "--config", config, "--tools-dir", tools], {
+    cwd: dir.path,
+    env: ENV,
+    home,
+    stdin: "say hello\n\nare you there?\n/exit\nnever sent\n",
+  });
+  assert.equal(first.code, 0, first.stderr);
+  assert.match(first.stdout, /→ say/);
+  assert.match(first.stdout, /I said hello\.\n/);
+  assert.match(first.stdout, /Still here\.\n/);
+  assert.equal(server.requests.length, 3);
+  const id = onlySession(dir.path).split("/").pop()!;
+
+  const second = await magi(["chat", "--resume", id, "--config", config, "--tools-dir", tools], {
+    cwd: dir.path,
+    env: ENV,
+    home,
+    stdin: "what did you say?\n",
+  });
+  assert.equal(second.code, 0, second.stderr);
+  assert.match(second.stdout, /resumed session/);
+  assert.match(second.stdout, /I remember the hello\./);
+  const last = server.requests[3].json.messages as { role: string }[];
+  assert.deepEqual(last.map((m) => m.role), [
+    "user", // say hello
+    "assistant", // tool_use
+    "user", // tool_result
+    "assistant", // I said hello.
+    "user", // are you there?
+    "assistant", // Still here.
+    "user", // what did you say?
+  ]);
+  assert.deepEqual(toolResultsIn("anthropic", server.requests[3]).map((r) => r.content), [
+    "hello\n",
+  ]);
+});
+
+Deno.test("magi chat: Ctrl-C ends the running tool's process group, not the session", async () => {
+  await using dir = await tempDir();
+  const tools = await makeTools(dir.path);
+  const marker = join(dir.path, "napping");
+  await using server = scriptedServer("openai", [
+    reply("openai", "", [{ id: "call_nap", name: "nap", args: { args: [marker] } }]),
+    reply("openai", "Fine, awake."),
+  ]);
+  const config = await agentConfig(dir.path, "openai", server.url);
+  const home = join(dir.path, "home");
+  const child = new Deno.Command("deno", {
+    args: ["run", "-A", "--quiet", "--config", join(REPO, "deno.json"), join(REPO, "main.ts")]
+      .concat(["chat", "--config", config, "--tools-dir", tools]),
+    cwd: dir.path,
+    env: {
+      ...ENV,
+      NO_COLOR: "1",
+      XDG_CONFIG_HOME: join(home, "config"),
+      XDG_CACHE_HOME: join(home, "cache"),
+      XDG_STATE_HOME: join(home, "state"),
+    },
+    stdin: "piped",
+    stdout: "piped",
+    stderr: "piped",
+  }).spawn();
+  const stdin = child.stdin.getWriter();
+  await stdin.write(new TextEncoder().encode("take a nap\n"));
+  let napPid = 0;
+  for (let i = 0; i < 400 && !napPid; i++) {
+    await new Promise((r) => setTimeout(r, 50));
+    napPid = Number((await Deno.readTextFile(marker).catch(() => "")).trim());
+  }
+  assert.ok(napPid > 0, "the tool never started");
+  child.kill("SIGINT");
+  // The session goes on: the next request is answered.
+  await stdin.write(new TextEncoder().encode("wake up\n/exit\n"));
+  await stdin.close();
+  const out = await child.output();
+  const stdout = new TextDecoder().decode(out.stdout);
+  assert.equal(out.code, 0, new TextDecoder().decode(out.stderr));
+  assert.match(stdout, /\(cancelled\)/);
+  assert.match(stdout, /Fine, awake\./);
+  assert.throws(() => Deno.kill(napPid, "SIGCONT"), "the tool's process is still running");
+  const results = toolResultsIn("openai", server.requests[1]);
+  assert.equal(results.length, 1);
+  assert.equal(results[0].id, "call_nap");
+  assert.ok(!results[0].content.includes("woke"));
+});
