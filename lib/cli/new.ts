@@ -13,7 +13,7 @@ import {
   findProgram,
   NEW_HELP_MAX_BYTES,
 } from "../new/capture.ts";
-import { type GeneratedSchema, schemaFromModel } from "../new/schema_gen.ts";
+import { type GeneratedSchema, genericReason, schemaFromModel } from "../new/schema_gen.ts";
 import { planTool, type ToolPlan, writePlan } from "../new/scaffold.ts";
 import { childEnv } from "../process/env.ts";
 import { defaultCachePath, DiscoveryCache } from "../registry/discovery_cache.ts";
@@ -124,11 +124,8 @@ export async function makeTool(req: NewRequest): Promise<NewResult> {
   let why: string | undefined;
   if (req.generic) why = "--generic was given";
   else if (!help) why = "its help text could not be read";
-  else if (help.model.options.length === 0 && help.model.positionals === null) {
-    why = "nothing in its help text could be typed reliably";
-  } else {
-    generated = schemaFromModel(help.model);
-  }
+  else why = genericReason(help.model);
+  if (!why) generated = schemaFromModel(help!.model);
   const plan = planTool({
     name: req.name,
     toolsDir: req.toolsDir,

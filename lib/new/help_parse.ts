@@ -337,7 +337,7 @@ function parseSpec(line: string): Spec | string | null {
       const inner = group.slice(2, -1);
       spec.value = valueOf(inner === "..." ? "VALUE" : inner, true, true);
       s = s.slice(group.length);
-      if (inner.endsWith("...") || s.startsWith("...")) spec.repeatable = true;
+      if ((inner.endsWith("...") && inner !== "...") || s.startsWith("...")) spec.repeatable = true;
       s = s.replace(/^\.\.\./, "");
     } else if ((vm = /^=(\S*)/.exec(s))) {
       let v = vm[1].replace(/,$/, "");
@@ -448,14 +448,21 @@ function continuation(lines: string[], from: number, minIndent: number, settle =
   return out;
 }
 
+/** A line that ends mid-sentence: the next line continues it even when capitalised. */
+const CONTINUES =
+  /([,(]|\b(the|a|an|of|to|from|for|and|or|with|in|on|by|as|is|are|that|when|if|into|than|use|using))$/i;
+
 /** Joins description lines and keeps the first sentence or line, at most MAX_DESCRIPTION. */
 function oneLine(parts: string[]): string {
   const kept: string[] = [];
   for (const p of parts) {
     // clap and deno write one sentence a line, often without a final period.
-    if (kept.length > 0 && /^[A-Z]/.test(p) && !/[,(]$/.test(kept[kept.length - 1])) break;
+    const last = kept[kept.length - 1];
+    if (last !== undefined && /^[A-Z][a-z]/.test(p) && !CONTINUES.test(last)) break;
     kept.push(p);
-    if (/[.:;]$/.test(p)) break;
+    const open = (kept.join(" ").match(/\(/g) ?? []).length;
+    const closed = (kept.join(" ").match(/\)/g) ?? []).length;
+    if (/[.:;]$/.test(p) && open <= closed) break;
   }
   let text = kept.join(" ").replace(/\s+/g, " ").trim().replace(/;$/, "");
   const sentence = /^(.{20,}?[.!?])\s+[A-Z(']/.exec(text);

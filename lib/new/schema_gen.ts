@@ -23,6 +23,17 @@ export interface GeneratedSchema {
 const RESERVED = new Set(["args", "stdin", "cwd", "timeout_seconds"]);
 
 /**
+ * Why a help model gives no typed schema, or undefined when it does: a text with no option
+ * and no readable usage line is better served by the generic `args` and `stdin`.
+ */
+export function genericReason(model: HelpModel): string | undefined {
+  if (model.options.length === 0 && model.positionals === null) {
+    return "nothing in its help text could be typed reliably";
+  }
+  return undefined;
+}
+
+/**
  * Makes the schema of a typed tool from a help model.
  *
  * @returns the schema (checked with `schemaProblem` and `readMapping`) and what was guessed
@@ -130,7 +141,10 @@ function optionProperty(option: HelpOption): JsonSchema {
   if (!option.value) return { type: "boolean", description };
   const item = valueSchema(option);
   if (option.value.optional) {
-    description += ` (sent as ${option.flag}${joinOf(option)}VALUE; the bare flag goes in args)`;
+    const join = joinOf(option);
+    description += ` (sent as ${option.flag}${
+      join === " " ? " " : join
+    }VALUE; the bare flag goes in args)`;
   }
   if (option.repeatable) {
     description += " (one value per use of the flag)";
@@ -139,11 +153,12 @@ function optionProperty(option: HelpOption): JsonSchema {
   return { ...item, description };
 }
 
+/** How the value follows the flag: "=" as the text wrote it, "" for `-xVALUE`, else " ". */
 function joinOf(option: HelpOption): string {
   const v = option.value!;
   const short = /^-[^-]$/.test(option.flag);
-  if (v.optional) return short ? "" : "=";
-  return v.equals && !short ? "=" : " ";
+  if (v.equals) return short ? "" : "=";
+  return " ";
 }
 
 function optionItem(option: HelpOption, field: string): ArgvItem {

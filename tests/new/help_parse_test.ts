@@ -1,0 +1,173 @@
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { parseHelp } from "../../lib/new/help_parse.ts";
+import { genericReason, schemaFromModel } from "../../lib/new/schema_gen.ts";
+import { buildInput, readMapping } from "../../lib/registry/argv.ts";
+import { argumentsProblem, schemaProblem } from "../../lib/registry/schema.ts";
+import { TESTDATA } from "../helpers.ts";
+
+const NEW = join(TESTDATA, "new");
+const CORPUS = join(NEW, "corpus");
+
+/** The command line a corpus entry was captured from, with fixture programs made absolute. */
+function wordsOf(from: string): string[] {
+  return from.split(" ").map((w) => w.startsWith("programs/") ? join(NEW, w) : w);
+}
+
+const entries = [...Deno.readDirSync(CORPUS)].filter((e) => e.name.endsWith(".json"))
+  .map((e) => e.name.replace(/\.json$/, "")).sort();
+
+Deno.test("the corpus holds at least twelve captured help texts", () => {
+  assert.ok(entries.length >= 12, `only ${entries.length}`);
+});
+
+for (const name of entries) {
+  Deno.test(`corpus: ${name} gives the schema checked by hand`, () => {
+    const expected = JSON.parse(Deno.readTextFileSync(join(CORPUS, `${name}.json`)));
+    const text = Deno.readTextFileSync(join(CORPUS, `${name}.txt`));
+    const model = parseHelp(text, wordsOf(expected.from));
+    if (expected.generic) {
+      assert.ok(genericReason(model), "expected a generic tool");
+      return;
+    }
+    const { schema } = schemaFromModel(model);
+    assert.deepEqual(schema, expected.schema);
+    assert.equal(schemaProblem(schema), null);
+    assert.equal(typeof readMapping(schema), "object");
+  });
+}
+
+function schemaOf(text: string, words: string[]) {
+  const { schema } = schemaFromModel(parseHelp(text, words));
+  const mapping = readMapping(schema);
+  if (typeof mapping === "string") throw new Error(mapping);
+  return { schema, argv: (args: Record<string, unknown>) => buildInput(mapping, args).args };
+}
+
+Deno.test("GNU help: booleans, values joined with =, repeated positionals after the options", () => {
+  const { schema, argv } = schemaOf(
+    Deno.readTextFileSync(join(CORPUS, "sort.txt")),
+    ["sort"],
+  );
+  const props = schema.properties as Record<string, Record<string, unknown>>;
+  assert.equal(props.reverse.type, "boolean");
+  assert.equal(props.parallel.type, "integer");
+  assert.deepEqual(
+    argv({ reverse: true, key: "2,2", files: ["a", "b"], args: ["-s"] }),
+    ["--reverse", "--key=2,2", "-s", "a", "b"],
+  );
+});
+
+Deno.test("argparse help: required positional, choices, int metavar, repeatable option", () => {
+  const { schema, argv } = schemaOf(
+    Deno.readTextFileSync(join(CORPUS, "greet.txt")),
+    ["python3", "greet.py"],
+  );
+  assert.deepEqual(schema.required, ["name"]);
+  const props = schema.properties as Record<string, Record<string, unknown>>;
+  assert.deepEqual(props.style.enum, ["plain", "fancy"]);
+  assert.equal(props.times.type, "integer");
+  assert.equal(props.times.default, 1);
+  assert.equal(props.tag.type, "array");
+  assert.deepEqual(
+    argv({ name: "bob", tag: ["a", "b"], times: 2 }),
+    ["--times", "2", "--tag", "a", "--tag", "b", "bob"],
+  );
+  assert.equal(argumentsProblem(schema, { times: 2 }), 'field "name" is required');
+  assert.match(argumentsProblem(schema, { name: "x", style: "odd" }) ?? "", /must be one of/);
+});
+
+Deno.test("clap help: possible values become an enum, [default: N] a default", () => {
+  const text = `Frobnicate files
+
+Usage: frob [OPTIONS] <INPUT>... 
+
+Arguments:
+  <INPUT>...  Files to frobnicate
+
+Options:
+  -l, --level <N>        How hard to try [default: 3]
+      --mode <MODE>      How to frob [possible values: fast, slow]
+  -v, --verbose...       More output
+  -h, --help             Print help
+`;
+  const { schema, argv } = schemaOf(text, ["frob"]);
+  const props = schema.properties as Record<string, Record<string, unknown>>;
+  assert.deepEqual(props.mode.enum, ["fast", "slow"]);
+  assert.equal(props.level.default, 3);
+  assert.equal(props.level.type, "integer");
+  assert.equal(props.inputs.description, "Files to frobnicate");
+  assert.deepEqual(schema.required, ["inputs"]);
+  assert.deepEqual(argv({ inputs: ["a"], mode: "fast", verbose: true }), [
+    "--mode",
+    "fast",
+    "--verbose",
+    "a",
+  ]);
+  assert.ok(!("help" in props));
+});
+
+Deno.test("cobra and Go flag help: type words are values, lists repeat", () => {
+  const cobra = `Manage widgets
+
+Usage:
+  widget list [flags]
+
+Flags:
+  -l, --label stringArray   Label to match (can be repeated)
+  -n, --limit int           How many (default 10)
+      --all                 Every widget
+  -h, --help                help for list
+`;
+  const { schema, argv } = schemaOf(cobra, ["widget", "list"]);
+  const props = schema.properties as Record<string, Record<string, unknown>>;
+  assert.equal(props.label.type, "array");
+  assert.equal(props.limit.default, 10);
+  assert.deepEqual(argv({ label: ["a", "b"], all: true }), [
+    "--label",
+    "a",
+    "--label",
+    "b",
+    "--all",
+  ]);
+  const goFlag = `Usage of serve:
+  -addr string
+    \tlisten address (default ":8080")
+  -v\tverbose output
+`;
+  const parsed = parseHelp(goFlag, ["serve"]);
+  assert.deepEqual(parsed.options.map((o) => [o.flag, o.value?.metavar ?? null]), [
+    ["-addr", "string"],
+    ["-v", null],
+  ]);
+});
+
+Deno.test("unclear cases are left to args: two-value options, choice groups, other forms", () => {
+  const jq = parseHelp(Deno.readTextFileSync(join(CORPUS, "jq.txt")), ["jq"]);
+  assert.ok(!jq.options.some((o) => o.flag === "--arg"));
+  assert.ok(jq.skipped.some((s) => s.what.includes("--arg") && /more than one value/.test(s.why)));
+  const docopt = parseHelp(Deno.readTextFileSync(join(CORPUS, "naval-fate.txt")), ["naval_fate"]);
+  assert.equal(docopt.positionals, null);
+  assert.ok(docopt.options.some((o) => o.flag === "--speed"));
+  const { schema } = schemaFromModel(docopt);
+  assert.match(
+    String((schema.properties as Record<string, Record<string, unknown>>).args.description),
+    /could not be typed/,
+  );
+});
+
+Deno.test("a text with neither options nor a usage line gives a generic tool", () => {
+  const model = parseHelp("This program does things.\nIt has no options.\n", ["thing"]);
+  assert.ok(genericReason(model));
+  assert.equal(model.summary, "This program does things");
+});
+
+Deno.test("descriptions are trimmed to one line", () => {
+  const model = parseHelp(Deno.readTextFileSync(join(CORPUS, "docker-ps.txt")), ["docker", "ps"]);
+  for (const o of model.options) {
+    assert.ok(!o.description.includes("\n"));
+    assert.ok(o.description.length <= 200);
+  }
+  const format = model.options.find((o) => o.flag === "--format");
+  assert.equal(format?.description, "Format output using a custom template:");
+});
