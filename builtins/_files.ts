@@ -45,7 +45,7 @@ export function looksBinary(bytes: Uint8Array): boolean {
 
 /** Names a binary format by its first bytes, such as "PNG image"; "" when unknown. */
 export function binaryKind(head: Uint8Array): string {
-  const ascii = new TextDecoder("latin1").decode(head.subarray(0, 16));
+  const ascii = String.fromCharCode(...head.subarray(0, 16));
   const kinds: [string | RegExp, string][] = [
     ["\x89PNG", "PNG image"],
     ["\xff\xd8\xff", "JPEG image"],

@@ -65,7 +65,7 @@ async function readBuiltin(
   const offset = typeof args.offset === "number" ? args.offset : 1;
   const limit = typeof args.limit === "number" ? args.limit : DEFAULT_LIMIT;
   try {
-    return await readLines(checked.real, path, info.size, offset, limit);
+    return await readLines(checked.real, path, info.size, offset, limit, ctx.signal);
   } catch (error) {
     return failure("read", path, error);
   }
@@ -136,10 +136,11 @@ async function readLines(
   size: number,
   offset: number,
   limit: number,
+  signal: AbortSignal,
 ): Promise<BuiltinResult> {
   using file = await Deno.open(real);
   const buf = new Uint8Array(CHUNK);
-  let n = await readFull(file, buf);
+  let n = readFull(file, buf);
   let chunk = buf.subarray(0, n);
   const utf16 = chunk[0] === 0xff && chunk[1] === 0xfe
     ? "utf-16le"
@@ -202,7 +203,8 @@ async function readLines(
       pending = false;
       pos = nl + 1;
     }
-    n = await readFull(file, buf);
+    if (signal.aborted) throw new Error("cancelled");
+    n = readFull(file, buf);
     chunk = buf.subarray(0, n);
     pos = 0;
   }
@@ -214,11 +216,14 @@ async function readLines(
   return finish(lines, offset, false, total);
 }
 
-/** Reads until `buf` is full or the file ends; returns the bytes read. */
-async function readFull(file: Deno.FsFile, buf: Uint8Array): Promise<number> {
+/**
+ * Reads until `buf` is full or the file ends; returns the bytes read. Synchronous reads of
+ * 1 MiB keep a scan through gigabytes several times faster than async reads.
+ */
+function readFull(file: Deno.FsFile, buf: Uint8Array): number {
   let at = 0;
   while (at < buf.length) {
-    const n = await file.read(buf.subarray(at));
+    const n = file.readSync(buf.subarray(at));
     if (n === null) break;
     at += n;
   }

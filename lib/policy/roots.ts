@@ -83,7 +83,7 @@ export function checkPath(
   const real = realPathLenient(resolve(cwd, path));
   if (roots.some((root) => isInside(real, root))) return { real };
   const list = roots.map((r) => `"${r}"`).join(", ");
-  const where = real === resolve(cwd, path) ? "" : ` (it resolves to "${real}")`;
+  const where = real === path ? "" : ` (it resolves to "${real}")`;
   return `Cannot ${action} "${path}"${where}: outside the allowed roots (${list}); ` +
     "config key `roots` sets them";
 }

@@ -1,0 +1,71 @@
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { tempDir } from "../helpers.ts";
+import { builtinRuntime, call } from "./helpers.ts";
+
+async function tree(root: string, files: Record<string, string | Uint8Array>): Promise<void> {
+  for (const [name, content] of Object.entries(files)) {
+    const path = join(root, name);
+    await Deno.mkdir(join(path, ".."), { recursive: true });
+    if (typeof content === "string") await Deno.writeTextFile(path, content);
+    else await Deno.writeFile(path, content);
+  }
+}
+
+Deno.test("grep honours .gitignore at every level, skips .git and binary files", async () => {
+  await using dir = await tempDir();
+  await tree(dir.path, {
+    ".gitignore": "build/\n*.log\n",
+    "src/a.ts": "const needle = 1;\nother\n",
+    "src/.gitignore": "gen.ts\n!keep.log\n",
+    "src/gen.ts": "needle generated\n",
+    "src/keep.log": "needle kept\n",
+    "build/out.js": "needle built\n",
+    "debug.log": "needle logged\n",
+    ".git/config": "needle in git\n",
+    "bin.dat": new Uint8Array([110, 101, 101, 100, 108, 101, 0, 1, 2]),
+    "b.txt": "a needle\nNEEDLE\n",
+  });
+  await using t = await builtinRuntime(dir.path);
+  const r = await call(t.rt, "grep", { pattern: "needle" });
+  assert.equal(r.is_error, false, r.said);
+  assert.equal(
+    r.said,
+    "b.txt:1:a needle\nsrc/a.ts:1:const needle = 1;\nsrc/keep.log:1:needle kept\n",
+  );
+  const i = await call(t.rt, "grep", { pattern: "needle", ignore_case: true, paths: ["b.txt"] });
+  assert.equal(i.said, "b.txt:1:a needle\nb.txt:2:NEEDLE\n");
+  const glob = await call(t.rt, "grep", { pattern: "needle", glob: "*.ts" });
+  assert.equal(glob.said, "src/a.ts:1:const needle = 1;\n");
+});
+
+Deno.test("grep stops at limit and says how many more matching lines there were", async () => {
+  await using dir = await tempDir();
+  const lines = Array.from({ length: 30 }, (_, i) => `hit ${i + 1}`).join("\n") + "\n";
+  await tree(dir.path, { "many.txt": lines, "z.txt": "hit z\n" });
+  await using t = await builtinRuntime(dir.path);
+  const r = await call(t.rt, "grep", { pattern: "hit", limit: 3 });
+  assert.equal(
+    r.said,
+    "many.txt:1:hit 1\nmany.txt:2:hit 2\nmany.txt:3:hit 3\n" +
+      "(28 more matching lines not shown; narrow the search or raise limit)\n",
+  );
+});
+
+Deno.test("grep gives context lines, whole words, and says so when nothing matches", async () => {
+  await using dir = await tempDir();
+  await tree(dir.path, { "c.txt": "1\n2\nfoo\n4\n5\n6\n7\nfoo bar\n9\n", "w.txt": "food\nfoo\n" });
+  await using t = await builtinRuntime(dir.path);
+  const r = await call(t.rt, "grep", { pattern: "foo", paths: ["c.txt"], context: 1 });
+  assert.equal(
+    r.said,
+    "c.txt-2-2\nc.txt:3:foo\nc.txt-4-4\n--\nc.txt-7-7\nc.txt:8:foo bar\nc.txt-9-9\n",
+  );
+  const w = await call(t.rt, "grep", { pattern: "foo", paths: ["w.txt"], word: true });
+  assert.equal(w.said, "w.txt:2:foo\n");
+  const none = await call(t.rt, "grep", { pattern: "absent" });
+  assert.equal(none.said, "(no matches)\n");
+  const bad = await call(t.rt, "grep", { pattern: "(" });
+  assert.equal(bad.is_error, true);
+  assert.match(bad.said, /^Invalid pattern "\(": /);
+});

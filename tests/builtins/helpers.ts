@@ -1,0 +1,27 @@
+/**
+ * Helpers for the builtins' tests: an in-process runtime over a temp folder, and one call
+ * through the pipeline.
+ *
+ * @module
+ */
+import { runTool, type ToolResult } from "../../lib/pipeline/run_tool.ts";
+import type { Runtime } from "../../lib/runtime.ts";
+import { type TestRuntime, testRuntime } from "../helpers.ts";
+
+/** A runtime whose session starts in `cwd` (no shipped tools, so nothing is spawned). */
+export function builtinRuntime(
+  cwd: string,
+  config: Record<string, unknown> = {},
+  opts: { env?: Record<string, string>; toolsDirs?: string[] } = {},
+): Promise<TestRuntime> {
+  return testRuntime({ cwd, config: { shipped_tools: false, ...config }, ...opts });
+}
+
+/** One call through the pipeline. */
+export function call(
+  rt: Runtime,
+  name: string,
+  args: Record<string, unknown>,
+): Promise<ToolResult> {
+  return runTool(rt, { name, args });
+}

@@ -1,0 +1,42 @@
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { tempDir } from "../helpers.ts";
+import { builtinRuntime, call } from "./helpers.ts";
+
+Deno.test("write creates missing folders and says one short line", async () => {
+  await using dir = await tempDir();
+  await using t = await builtinRuntime(dir.path);
+  const r = await call(t.rt, "write", { path: "new/deep/a.ts", content: "one\ntwo\n" });
+  assert.equal(r.is_error, false, r.said);
+  assert.equal(r.said, "wrote 2 lines to new/deep/a.ts (new file)\n");
+  assert.equal(await Deno.readTextFile(join(dir.path, "new/deep/a.ts")), "one\ntwo\n");
+  assert.match(
+    r.shown,
+    /^wrote 2 lines.*\n--- \/dev\/null\n\+\+\+ new\/deep\/a.ts\n@@ -0,0 \+1,2 @@\n\+one\n\+two\n$/,
+  );
+});
+
+Deno.test("write replaces a file atomically, keeps its mode and shows a diff", async () => {
+  await using dir = await tempDir();
+  const path = join(dir.path, "run.sh");
+  await Deno.writeTextFile(path, "#!/bin/sh\necho old\n");
+  await Deno.chmod(path, 0o750);
+  await using t = await builtinRuntime(dir.path);
+  const r = await call(t.rt, "write", { path: "run.sh", content: "#!/bin/sh\necho new\n" });
+  assert.equal(r.said, "wrote 2 lines to run.sh\n");
+  assert.equal((await Deno.stat(path)).mode! & 0o777, 0o750);
+  assert.ok(r.shown.includes("-echo old\n+echo new\n"), r.shown);
+  const left = [...Deno.readDirSync(dir.path)].map((e) => e.name);
+  assert.deepEqual(left, ["run.sh"]);
+});
+
+Deno.test("write through a symlink replaces the target and keeps the link", async () => {
+  await using dir = await tempDir();
+  await Deno.writeTextFile(join(dir.path, "target.txt"), "old\n");
+  await Deno.symlink("target.txt", join(dir.path, "link.txt"));
+  await using t = await builtinRuntime(dir.path);
+  const r = await call(t.rt, "write", { path: "link.txt", content: "new\n" });
+  assert.equal(r.is_error, false, r.said);
+  assert.equal((await Deno.lstat(join(dir.path, "link.txt"))).isSymlink, true);
+  assert.equal(await Deno.readTextFile(join(dir.path, "target.txt")), "new\n");
+});
