@@ -42,11 +42,15 @@ export function warn(message: string): void {
   Deno.stderr.writeSync(new TextEncoder().encode(`magi: ${message}\n`));
 }
 
-/** Writes text to stdout, all of it. */
+/** Writes text to stdout, all of it; a reader that went away (`| head`) is not an error. */
 export async function write(text: string): Promise<void> {
   const bytes = new TextEncoder().encode(text);
   let at = 0;
-  while (at < bytes.length) at += await Deno.stdout.write(bytes.subarray(at));
+  try {
+    while (at < bytes.length) at += await Deno.stdout.write(bytes.subarray(at));
+  } catch (error) {
+    if (!(error instanceof Deno.errors.BrokenPipe)) throw error;
+  }
 }
 
 /** Builds the runtime from the common options. */

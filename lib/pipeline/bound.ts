@@ -59,7 +59,9 @@ export class Bounder {
   /** Until the limit is passed: everything; afterwards: the head. */
   #head = "";
   #cut = false;
-  #tail = "";
+  /** After a cut: the latest chunks, as received (no concatenation, so no garbage). */
+  #tail: string[] = [];
+  #tailBytes = 0;
   /** Newlines before the first byte not yet scanned (the start of #tail after a cut). */
   #linesBefore = 0;
   /** The end of the last scanned segment after its last newline (at most 300 bytes). */
@@ -99,19 +101,31 @@ export class Bounder {
       this.#head = all.slice(0, this.#headBudget);
       this.#linesBefore = countNewlines(this.#head, 0, this.#head.length);
       this.#partial = this.#head.slice(this.#head.lastIndexOf("\n") + 1).slice(0, 300);
-      this.#tail = all.slice(this.#headBudget);
+      this.#tail = [all.slice(this.#headBudget)];
+      this.#tailBytes = this.#tail[0].length;
     } else {
-      this.#tail += chunk;
+      this.#tail.push(chunk);
+      this.#tailBytes += chunk.length;
     }
-    if (this.#tail.length > 2 * this.#tailBudget + 65536) this.#evict();
+    // Whole chunks that the tail no longer needs go to the scanned middle.
+    while (this.#tail.length > 1 && this.#tailBytes - this.#tail[0].length >= this.#tailBudget) {
+      const dropped = this.#tail.shift()!;
+      this.#tailBytes -= dropped.length;
+      this.#scan(dropped);
+    }
   }
 
-  /** Moves all but the last tail-budget bytes of the tail into the scanned middle. */
-  #evict(): void {
-    const keepFrom = this.#tail.length - this.#tailBudget;
-    if (keepFrom <= 0) return;
-    this.#scan(this.#tail.slice(0, keepFrom));
-    this.#tail = this.#tail.slice(keepFrom);
+  /** Joins the tail and moves all but its last tail-budget bytes into the scanned middle. */
+  #evict(): string {
+    let tail = this.#tail.join("");
+    const keepFrom = tail.length - this.#tailBudget;
+    if (keepFrom > 0) {
+      this.#scan(tail.slice(0, keepFrom));
+      tail = tail.slice(keepFrom);
+    }
+    this.#tail = [tail];
+    this.#tailBytes = tail.length;
+    return tail;
   }
 
   /** Scans a dropped segment for failure-looking lines and counts its newlines. */
@@ -171,10 +185,10 @@ export class Bounder {
         droppedLines: 0,
       };
     }
-    this.#evict();
-    const tailStartOffset = this.#tailStart(this.#tail);
-    const tail = this.#tail.slice(tailStartOffset);
-    const tailFirstLine = this.#linesBefore + countNewlines(this.#tail, 0, tailStartOffset) + 1;
+    const whole = this.#evict();
+    const tailStartOffset = this.#tailStart(whole);
+    const tail = whole.slice(tailStartOffset);
+    const tailFirstLine = this.#linesBefore + countNewlines(whole, 0, tailStartOffset) + 1;
     const head = this.#head.slice(0, this.#headEnd(this.#head));
     const headLines = countNewlines(head, 0, head.length);
     const droppedBytes = this.#total - head.length - tail.length;

@@ -17,6 +17,8 @@ export class Spill {
   #file: Deno.FsFile | undefined;
   #path: string | undefined;
   #failed = false;
+  /** Reused for every write, so a long stream makes no garbage here. */
+  #buffer = new Uint8Array(1 << 16);
 
   /**
    * @param dir the spill folder (absolute)
@@ -58,7 +60,8 @@ export class Spill {
   }
 
   async #write(chunk: string): Promise<void> {
-    const bytes = fromByteString(chunk);
+    if (chunk.length > this.#buffer.length) this.#buffer = new Uint8Array(chunk.length);
+    const bytes = fromByteString(chunk, this.#buffer);
     let written = 0;
     while (written < bytes.length) written += await this.#file!.write(bytes.subarray(written));
   }

@@ -20,9 +20,12 @@ export interface SpawnOptions {
   timeoutMs: number;
   /** Ends the process group when aborted. */
   signal?: AbortSignal;
-  /** Receives stdout as it arrives. */
+  /**
+   * Receives stdout as it arrives. The chunk is a view of a buffer that is reused once the
+   * callback (and its promise) returns: copy it to keep it.
+   */
   onStdout: (chunk: Uint8Array) => void | Promise<void>;
-  /** Receives stderr as it arrives; when absent only its tail is kept. */
+  /** Receives stderr as it arrives (same reuse rule); when absent only its tail is kept. */
   onStderr?: (chunk: Uint8Array) => void | Promise<void>;
   /** Stop reading stdout (and end the group) after this many bytes. */
   maxStdoutBytes?: number;
@@ -47,6 +50,8 @@ export interface SpawnOutcome {
 }
 
 const STDERR_TAIL_BYTES = 4096;
+/** Size of the buffer each pipe is read into, in bytes. */
+const READ_BYTES = 65536;
 /** How long output from left-behind children is still read after the main process ends. */
 const DRAIN_MS = 200;
 
@@ -146,14 +151,17 @@ export async function spawnProcess(opts: SpawnOptions): Promise<SpawnOutcome> {
   if (opts.stdin !== undefined) feedStdin(child.stdin, opts.stdin);
 
   let stdoutBytes = 0;
-  const stdoutReader = child.stdout.getReader();
-  const stderrReader = child.stderr.getReader();
+  // BYOB readers with one reused buffer each: a long stream then allocates nothing per chunk.
+  const stdoutReader = child.stdout.getReader({ mode: "byob" });
+  const stderrReader = child.stderr.getReader({ mode: "byob" });
   const readStdout = (async () => {
+    let buffer = new ArrayBuffer(READ_BYTES);
     try {
       while (true) {
-        const { value, done } = await stdoutReader.read();
-        if (done) break;
-        let chunk = value;
+        const { value, done } = await stdoutReader.read(new Uint8Array(buffer));
+        if (done || !value) break;
+        buffer = value.buffer;
+        let chunk: Uint8Array = value;
         if (opts.maxStdoutBytes !== undefined) {
           const room = opts.maxStdoutBytes - stdoutBytes;
           if (chunk.length > room) chunk = chunk.subarray(0, Math.max(0, room));
@@ -172,10 +180,12 @@ export async function spawnProcess(opts: SpawnOptions): Promise<SpawnOutcome> {
     }
   })();
   const readStderr = (async () => {
+    let buffer = new ArrayBuffer(READ_BYTES);
     try {
       while (true) {
-        const { value, done } = await stderrReader.read();
-        if (done) break;
+        const { value, done } = await stderrReader.read(new Uint8Array(buffer));
+        if (done || !value) break;
+        buffer = value.buffer;
         if (opts.onStderr) await opts.onStderr(value);
         else outcome.stderrTail = appendTail(outcome.stderrTail, value);
       }
