@@ -3,6 +3,8 @@ import { join } from "node:path";
 import { runAgent } from "../../lib/agent/loop.ts";
 import { startAgent } from "../../lib/agent/start.ts";
 import { TerminalView } from "../../lib/agent/view.ts";
+import { Registry } from "../../lib/registry/registry.ts";
+import type { Tool } from "../../lib/registry/types.ts";
 import { tempDir, testRuntime } from "../helpers.ts";
 import {
   anthropicReply,
@@ -22,6 +24,7 @@ async function runTask(
   replies: Reply[],
   task: string,
   extraConfig: Record<string, unknown> = {},
+  extraTools: Tool[] = [],
 ) {
   const dir = await tempDir();
   const tools = await makeTools(dir.path);
@@ -46,6 +49,9 @@ async function runTask(
       ...extraConfig,
     },
   });
+  if (extraTools.length > 0) {
+    t.rt.registry = new Registry([...t.rt.registry.list(), ...extraTools], () => {});
+  }
   const agent = startAgent(t.rt, {});
   agent.session.append({ type: "user", text: task });
   const events: Record<string, unknown>[] = [];
@@ -149,4 +155,54 @@ Deno.test("loop: a tool result above the limit reaches the model bounded, with t
   assert.ok(spill.startsWith(join(run.session.dir, "spill")), spill);
   const whole = await Deno.readTextFile(spill);
   assert.equal(whole.split("\n").length, 20001);
+});
+
+Deno.test("loop: the model reads said and the transcript holds it; shown is only displayed", async () => {
+  const patch: Tool = {
+    declaration: {
+      name: "patch",
+      description: "Apply a patch",
+      parameters: { type: "object", properties: {} },
+    },
+    origin: { source: "builtin", where: "test" },
+    async invoke(call) {
+      await call.emit.said("patched 3 files");
+      await call.emit.shown("--- a/x\n+++ b/x\n@@ the whole diff @@\n");
+      return { isError: false };
+    },
+  };
+  await using run = await runTask(
+    "openai",
+    [
+      reply("openai", "", [{ id: "call_1", name: "patch", args: {} }]),
+      reply("openai", "Patched."),
+    ],
+    "patch it",
+    {},
+    [patch],
+  );
+  assert.equal(run.reason, "done");
+  assert.deepEqual(toolResultsIn("openai", run.requests[1]).map((r) => r.content), [
+    "patched 3 files",
+  ]);
+  const shown = run.events.find((e) => e.type === "tool_result");
+  assert.equal(shown?.shown, "--- a/x\n+++ b/x\n@@ the whole diff @@\n");
+  const transcript = await Deno.readTextFile(join(run.session.dir, "transcript.jsonl"));
+  assert.match(transcript, /patched 3 files/);
+  assert.ok(!transcript.includes("the whole diff"));
+});
+
+Deno.test("loop: tools get MAGI_SESSION, MAGI_SESSIONS_DIR, MAGI_CONTEXT_PATH, MAGI_ATTACH_DIR", async () => {
+  await using run = await runTask("openai", [
+    reply("openai", "", [{ id: "call_1", name: "session-info", args: {} }]),
+    reply("openai", "Known."),
+  ], "where am I");
+  const [result] = toolResultsIn("openai", run.requests[1]);
+  const s = run.session;
+  const [vars, ...mirror] = result.content.split("\n");
+  assert.equal(
+    vars,
+    [s.id, join(s.dir, ".."), s.contextPath, join(s.dir, "attach")].join("|"),
+  );
+  assert.equal(mirror.slice(0, 3).join("\n"), "## user\n\nwhere am I");
 });

@@ -70,6 +70,15 @@ echo "saw $1"`,
       'echo $$ > "$1"; sleep 30; echo "woke"',
     ),
   );
+  await makeTool(
+    tools,
+    "session-info",
+    script(
+      "session-info — print the session context",
+      "session-info",
+      'echo "$MAGI_SESSION|$MAGI_SESSIONS_DIR|$MAGI_CONTEXT_PATH|$MAGI_ATTACH_DIR"; cat "$MAGI_CONTEXT_PATH"',
+    ),
+  );
   return tools;
 }
 

@@ -1,0 +1,67 @@
+import assert from "node:assert/strict";
+import { AnthropicProvider } from "../../lib/agent/anthropic.ts";
+import { anthropicReply, PING, scriptedServer } from "./fake_provider.ts";
+
+function provider(url: string) {
+  return new AnthropicProvider({
+    name: "claude",
+    model: "test-model",
+    baseURL: url,
+    apiKey: "sk-ant-test-123456",
+    timeoutMs: 10_000,
+    maxRetries: 2,
+    maxTokens: 1000,
+  });
+}
+
+Deno.test("anthropic: text and tool_use blocks with input_json_delta fragments and pings", async () => {
+  const script = anthropicReply("Reading both.", [
+    { id: "toolu_a", name: "read", args: { path: "a.txt" } },
+    { id: "toolu_b", name: "read", args: { path: "b.txt" } },
+  ]);
+  script.sse = [PING, ...script.sse!, PING];
+  await using server = scriptedServer("anthropic", [script]);
+  const streamed: string[] = [];
+  const result = await provider(server.url).turn({
+    system: "be brief",
+    messages: [
+      { role: "user", text: "read" },
+      {
+        role: "assistant",
+        text: "",
+        tool_calls: [{ id: "toolu_0", name: "read", arguments: "{}" }],
+      },
+      { role: "tool", result: { id: "toolu_0", name: "read", said: "no path", is_error: true } },
+    ],
+    tools: [{
+      name: "read",
+      description: "Read a file",
+      parameters: { type: "object", properties: { path: { type: "string" } } },
+    }],
+    onText: (t) => streamed.push(t),
+  });
+  assert.equal(result.text, "Reading both.");
+  assert.equal(streamed.join(""), "Reading both.");
+  assert.equal(result.stop, "tool_use");
+  assert.deepEqual(result.tool_calls, [
+    { id: "toolu_a", name: "read", arguments: '{"path":"a.txt"}' },
+    { id: "toolu_b", name: "read", arguments: '{"path":"b.txt"}' },
+  ]);
+  assert.deepEqual(result.usage, { input_tokens: 12, output_tokens: 7 });
+  const req = server.requests[0];
+  assert.equal(req.path, "/v1/messages");
+  // The SDK chooses the header (x-api-key in older versions, a bearer token in this one).
+  const auth = req.headers["x-api-key"] ?? req.headers.authorization?.replace(/^Bearer /, "");
+  assert.equal(auth, "sk-ant-test-123456");
+  assert.equal(req.json.system, "be brief");
+  assert.equal(req.json.stream, true);
+  assert.deepEqual(req.json.tools, [{
+    name: "read",
+    description: "Read a file",
+    input_schema: { type: "object", properties: { path: { type: "string" } } },
+  }]);
+  assert.deepEqual((req.json.messages as unknown[])[2], {
+    role: "user",
+    content: [{ type: "tool_result", tool_use_id: "toolu_0", content: "no path", is_error: true }],
+  });
+});

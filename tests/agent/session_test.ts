@@ -1,0 +1,76 @@
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { listSessions, Session } from "../../lib/agent/session.ts";
+import { Masker } from "../../lib/pipeline/mask.ts";
+import { systemPrompt } from "../../lib/agent/prompt.ts";
+import { tempDir } from "../helpers.ts";
+
+const masker = new Masker([{ name: "DB_PASSWORD", value: "hunter2-correct-horse" }]);
+
+Deno.test("Session: events are masked, appended as JSON lines, and read back on open", async () => {
+  await using dir = await tempDir();
+  const s = Session.create(dir.path, masker, { cwd: "/w", provider: "p", model: "m" });
+  s.append({ type: "user", text: "the password is hunter2-correct-horse" });
+  s.append({
+    type: "assistant",
+    text: "",
+    tool_calls: [{ id: "c1", name: "say", arguments: '{"x":1}' }],
+  });
+  s.close();
+  const text = await Deno.readTextFile(join(s.dir, "transcript.jsonl"));
+  assert.ok(!text.includes("hunter2"));
+  assert.match(text, /the password is \$DB_PASSWORD/);
+  const warnings: string[] = [];
+  const again = Session.open(dir.path, s.id.slice(0, 12), masker, (m) => warnings.push(m));
+  assert.equal(again.id, s.id);
+  assert.deepEqual(again.messages().map((m) => m.role), ["user", "assistant"]);
+  assert.deepEqual(again.unanswered().map((c) => c.id), ["c1"]);
+  assert.deepEqual(warnings, []);
+  again.close();
+  const mirror = await Deno.readTextFile(s.contextPath);
+  assert.match(mirror, /## user\n\nthe password is \$DB_PASSWORD/);
+  assert.deepEqual(listSessions(dir.path).map((x) => [x.id, x.title]), [
+    [s.id, "the password is $DB_PASSWORD"],
+  ]);
+});
+
+Deno.test("Session.open() ignores a half-written last line with a warning", async () => {
+  await using dir = await tempDir();
+  const s = Session.create(dir.path, masker, { cwd: "/w", provider: "p", model: "m" });
+  s.append({ type: "user", text: "hello" });
+  s.close();
+  const path = join(s.dir, "transcript.jsonl");
+  await Deno.writeTextFile(path, '{"type":"assistant","text":"hal', { append: true });
+  const warnings: string[] = [];
+  const again = Session.open(dir.path, "last", masker, (m) => warnings.push(m));
+  assert.equal(warnings.length, 1);
+  assert.match(warnings[0], /ignored a half-written last line/);
+  assert.deepEqual(again.messages(), [{ role: "user", text: "hello" }]);
+  again.append({ type: "user", text: "again" });
+  again.close();
+  const lines = (await Deno.readTextFile(path)).trim().split("\n");
+  assert.deepEqual(lines.map((l) => JSON.parse(l).type), ["session", "user", "user"]);
+});
+
+Deno.test("Session.open() names the missing session", async () => {
+  await using dir = await tempDir();
+  assert.throws(() => Session.open(dir.path, "nope", masker, () => {}), /no session "nope"/);
+});
+
+Deno.test("systemPrompt() carries the working directory, the date and AGENTS.md, bounded", async () => {
+  await using dir = await tempDir();
+  await Deno.mkdir(join(dir.path, ".git"));
+  await Deno.mkdir(join(dir.path, "sub"));
+  await Deno.writeTextFile(join(dir.path, "AGENTS.md"), "Run `make test`.\n" + "x".repeat(40_000));
+  const prompt = systemPrompt({
+    cwd: join(dir.path, "sub"),
+    env: { USER: "ada" },
+    now: new Date("2026-03-04T05:06:07Z"),
+  });
+  assert.match(prompt, /working for ada/);
+  assert.match(prompt, new RegExp(`Working directory: ${join(dir.path, "sub")}`));
+  assert.match(prompt, /Date: 2026-03-04/);
+  assert.match(prompt, /Run `make test`\./);
+  assert.match(prompt, /AGENTS\.md cut at 32768 of 40017 bytes/);
+  assert.ok(prompt.length < 34_000);
+});
