@@ -1,0 +1,93 @@
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { magi, tempDir, TESTDATA, writeConfig } from "../helpers.ts";
+
+const GREET = join(TESTDATA, "new", "programs", "greet.py");
+
+Deno.test("magi new, then magi call, magi check and magi tools --json see the tool", async () => {
+  await using dir = await tempDir();
+  const home = join(dir.path, "home");
+  const tools = join(dir.path, "tools");
+  const made = await magi(["new", "greet", "--from", `python3 ${GREET}`, "--tools-dir", tools], {
+    home,
+  });
+  assert.equal(made.code, 0, made.stderr);
+  assert.match(made.stdout, /read the help of "python3 .*greet\.py --help" \(argparse style/);
+  assert.match(made.stdout, /-n, --times → times \(integer\)/);
+  assert.match(made.stdout, /discovery accepts it/);
+
+  const called = await magi(
+    ["call", "greet", '{"name": "bob", "shout": true}', "--tools-dir", tools],
+    { home },
+  );
+  assert.equal(called.code, 0, called.stderr);
+  assert.equal(called.stdout, "HELLO, BOB\n");
+
+  const checked = await magi(["check", "--tools-dir", tools], { home });
+  assert.match(checked.stdout, /^ok {4}greet$/m);
+
+  const listed = await magi(["tools", "--json", "--tools-dir", tools], { home });
+  const greet = JSON.parse(listed.stdout).find((t: { name: string }) => t.name === "greet");
+  assert.equal(
+    greet.description,
+    "Greet someone, a few times\nUsage: greet [-h] [-n N] [--shout] [--style {plain,fancy}] [-t TAG] name [extra ...]",
+  );
+  assert.deepEqual(greet.parameters.required, ["name"]);
+  assert.ok(!JSON.stringify(greet).includes("x-magi"));
+
+  const again = await magi(["new", "greet", "--from", "wc", "--tools-dir", tools], { home });
+  assert.equal(again.code, 1);
+  assert.match(again.stderr, /Tool "greet" already exists .*--force/);
+  const forced = await magi(["new", "greet", "--from", "wc", "--tools-dir", tools, "--force"], {
+    home,
+  });
+  assert.equal(forced.code, 0, forced.stderr);
+  assert.match(Deno.readTextFileSync(join(tools, "greet", "greet")), /exec '\S*wc' "\$@"/);
+});
+
+Deno.test("magi new --dry-run prints the files and writes nothing; --generic skips the schema", async () => {
+  await using dir = await tempDir();
+  const tools = join(dir.path, "tools");
+  const dry = await magi([
+    "new",
+    "git-log",
+    "--from",
+    "git log",
+    "--tools-dir",
+    tools,
+    "--dry-run",
+  ]);
+  assert.equal(dry.code, 0, dry.stderr);
+  assert.match(dry.stdout, /dry run: nothing written/);
+  assert.match(dry.stdout, /--- .*git-log\/schema\.json \(schema\)\n\{/);
+  assert.match(dry.stdout, /exec '\S*git' 'log' "\$@"/);
+  assert.throws(() => Deno.statSync(tools));
+
+  const generic = await magi([
+    "new",
+    "git-log",
+    "--from",
+    "git log",
+    "--tools-dir",
+    tools,
+    "--generic",
+  ]);
+  assert.equal(generic.code, 0, generic.stderr);
+  assert.match(generic.stdout, /generic tool \(parameters args and stdin\): --generic was given/);
+  assert.throws(() => Deno.statSync(join(tools, "git-log", "schema.json")));
+  assert.ok(Deno.statSync(join(tools, "git-log", "selftest.sh")).isFile);
+});
+
+Deno.test("magi new takes the tools folder from the config, and says so when there is none", async () => {
+  await using dir = await tempDir();
+  const none = await magi(["new", "count", "--from", "wc"], { cwd: dir.path });
+  assert.equal(none.code, 2);
+  assert.match(none.stderr, /needs a tools folder: pass --tools-dir DIR or set tools_dir/);
+  const config = await writeConfig(dir.path, { tools_dir: ["mine"] });
+  const made = await magi(["new", "count", "--from", "wc", "--config", config], { cwd: dir.path });
+  assert.equal(made.code, 0, made.stderr);
+  assert.ok(Deno.statSync(join(dir.path, "mine", "count", "count")).isFile);
+  const missing = await magi(["new", "x", "--from", "no-such-program-here", "--config", config]);
+  assert.equal(missing.code, 2);
+  assert.match(missing.stderr, /cannot find the program "no-such-program-here"/);
+});
