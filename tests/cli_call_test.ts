@@ -20,7 +20,9 @@ Deno.test("magi call --json prints {name, said, shown, is_error, spill}; exit 1 
 });
 
 Deno.test("magi call reads the arguments from stdin with -", async () => {
-  const run = await magi(["call", "generic-args", "-", "--tools-dir", TOOLS], { stdin: '{"args": ["from stdin"]}' });
+  const run = await magi(["call", "generic-args", "-", "--tools-dir", TOOLS], {
+    stdin: '{"args": ["from stdin"]}',
+  });
   assert.equal(run.code, 0, run.stderr);
   assert.equal(run.stdout, "[from stdin]\n");
 });
@@ -51,23 +53,27 @@ Deno.test("magi check runs each selftest.sh and fails when one fails", async () 
   await using dir = await tempDir();
   const good = join(dir.path, "good");
   await Deno.mkdir(good);
-  await Deno.writeTextFile(join(good, "good"), "#!/bin/sh\n# good — a tool.\n# good\necho good\n", { mode: 0o755 });
-  await Deno.writeTextFile(join(good, "selftest.sh"), "out=$(./good) && [ \"$out\" = good ]\n");
+  await Deno.writeTextFile(join(good, "good"), "#!/bin/sh\n# good — a tool.\n# good\necho good\n", {
+    mode: 0o755,
+  });
+  await Deno.writeTextFile(join(good, "selftest.sh"), 'out=$(./good) && [ "$out" = good ]\n');
   const bad = join(dir.path, "bad");
   await Deno.mkdir(bad);
-  await Deno.writeTextFile(join(bad, "bad"), "#!/bin/sh\n# bad — a tool.\n# bad\necho bad\n", { mode: 0o755 });
+  await Deno.writeTextFile(join(bad, "bad"), "#!/bin/sh\n# bad — a tool.\n# bad\necho bad\n", {
+    mode: 0o755,
+  });
   await Deno.writeTextFile(join(bad, "selftest.sh"), "echo 'expected good, got bad'; exit 1\n");
   const cfg = join(dir.path, "c.jsonc");
   await Deno.writeTextFile(cfg, '{"shipped_tools": false}');
   const run = await magi(["check", "--tools-dir", dir.path, "--config", cfg]);
   assert.equal(run.code, 1);
-  assert.match(run.stdout, /^ok    good$/m);
-  assert.match(run.stdout, /^FAIL  bad: exit status 1\n {6}expected good, got bad$/m);
+  assert.match(run.stdout, /^ok {4}good$/m);
+  assert.match(run.stdout, /^FAIL {2}bad: exit status 1\n {6}expected good, got bad$/m);
   assert.match(run.stdout, /^1 passed, 1 failed$/m);
 });
 
 Deno.test("the shipped tools pass their own selftests", async () => {
   const run = await magi(["check"]);
   assert.equal(run.code, 0, run.stdout + run.stderr);
-  assert.match(run.stdout, /^ok    wc-lines$/m);
+  assert.match(run.stdout, /^ok {4}wc-lines$/m);
 });

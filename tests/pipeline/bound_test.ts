@@ -24,7 +24,10 @@ Deno.test("Bounder keeps head and tail, drops the middle, and says how much and 
   assert.ok(r.text.startsWith("line 1\nline 2\n"));
   assert.ok(r.text.endsWith("line 4999\nline 5000\n"));
   const note = r.text.split("\n").find((l) => l.startsWith("[magi:"))!;
-  assert.match(note, /^\[magi: \d+ bytes \(\d+ lines\) dropped from the middle of \d+ bytes; the whole output is in \/tmp\/spill.out\]$/);
+  assert.match(
+    note,
+    /^\[magi: \d+ bytes \(\d+ lines\) dropped from the middle of \d+ bytes; the whole output is in \/tmp\/spill.out\]$/,
+  );
   const kept = r.text.split("\n").filter((l) => l.startsWith("line "));
   assert.equal(kept.length + r.droppedLines, 5000);
 });

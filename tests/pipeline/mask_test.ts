@@ -7,17 +7,33 @@ const SECRET = 's3cr"et-VALUE/with+special chars';
 const masker = new Masker([{ name: "MY_TOKEN", value: SECRET }]);
 
 Deno.test("isCredentialName() knows credential names and leaves look-alikes alone", () => {
-  for (const name of ["GITHUB_TOKEN", "OPENAI_API_KEY", "APIKEY", "PGPASSWORD", "AWS_SECRET_ACCESS_KEY", "DB_PASS"]) {
+  for (
+    const name of [
+      "GITHUB_TOKEN",
+      "OPENAI_API_KEY",
+      "APIKEY",
+      "PGPASSWORD",
+      "AWS_SECRET_ACCESS_KEY",
+      "DB_PASS",
+    ]
+  ) {
     assert.ok(isCredentialName(name), name);
   }
-  for (const name of ["GIT_AUTHOR_NAME", "KEYBOARD_LAYOUT", "HOME", "PATH", "PWD", "TOKENIZER_PATH"]) {
+  for (
+    const name of ["GIT_AUTHOR_NAME", "KEYBOARD_LAYOUT", "HOME", "PATH", "PWD", "TOKENIZER_PATH"]
+  ) {
     assert.ok(!isCredentialName(name), name);
   }
 });
 
 Deno.test("collectSecrets() names values shorter than 6 bytes instead of masking them", () => {
   const { secrets, tooShort } = collectSecrets(
-    { API_TOKEN: "abc", GITHUB_TOKEN: "ghp_1234567890", PLAIN: "not-a-secret", EXTRA: "listed-value" },
+    {
+      API_TOKEN: "abc",
+      GITHUB_TOKEN: "ghp_1234567890",
+      PLAIN: "not-a-secret",
+      EXTRA: "listed-value",
+    },
     ["EXTRA"],
     ["literal-secret"],
   );
@@ -62,7 +78,10 @@ Deno.test("a stream catches a secret split across chunks at every offset", () =>
 });
 
 Deno.test("each line of a multi-line secret is masked on its own", () => {
-  const m = new Masker([{ name: "MULTI_KEY", value: "-----BEGIN KEY-----\nAAAABBBBCCCC\n-----END KEY-----" }]);
+  const m = new Masker([{
+    name: "MULTI_KEY",
+    value: "-----BEGIN KEY-----\nAAAABBBBCCCC\n-----END KEY-----",
+  }]);
   assert.equal(m.maskText("got AAAABBBBCCCC here"), "got $MULTI_KEY here");
 });
 

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { Buffer } from "node:buffer";
 import { join } from "node:path";
 import { runTool } from "../../lib/pipeline/run_tool.ts";
-import { testRuntime, TESTDATA } from "../helpers.ts";
+import { TESTDATA, testRuntime } from "../helpers.ts";
 
 const TOOLS = join(TESTDATA, "tools");
 const SECRET = 's3cr"et-VALUE/with+special chars';
@@ -16,7 +16,14 @@ Deno.test("typed interface: fields become argv (positionals, flags, values, lite
   await using t = await testRuntime({ toolsDirs: [TOOLS] });
   const r = await runTool(t.rt, {
     name: "typed-echo",
-    args: { words: ["a b", "c"], names: ["x", "y"], level: 3, verbose: true, content: 'say "hi"\n', opts: { k: 1 } },
+    args: {
+      words: ["a b", "c"],
+      names: ["x", "y"],
+      level: 3,
+      verbose: true,
+      content: 'say "hi"\n',
+      opts: { k: 1 },
+    },
   });
   assert.equal(r.is_error, false, r.said);
   assert.equal(
@@ -30,7 +37,10 @@ Deno.test("a schema violation is an error result naming the field, and nothing r
   const missing = await runTool(t.rt, { name: "typed-echo", args: {} });
   assert.equal(missing.is_error, true);
   assert.match(missing.said, /field "words" is required/);
-  const wrong = await runTool(t.rt, { name: "typed-echo", args: '{"words": ["a"], "level": "high"}' });
+  const wrong = await runTool(t.rt, {
+    name: "typed-echo",
+    args: '{"words": ["a"], "level": "high"}',
+  });
   assert.match(wrong.said, /field "level" must be integer/);
   const notJson = await runTool(t.rt, { name: "typed-echo", args: "{words:" });
   assert.equal(notJson.is_error, true);
@@ -39,7 +49,10 @@ Deno.test("a schema violation is an error result naming the field, and nothing r
 
 Deno.test("generic interface: args as a list or a space-split string, and stdin", async () => {
   await using t = await testRuntime({ toolsDirs: [TOOLS] });
-  const list = await runTool(t.rt, { name: "generic-args", args: { args: ["one two", "three"], stdin: "in" } });
+  const list = await runTool(t.rt, {
+    name: "generic-args",
+    args: { args: ["one two", "three"], stdin: "in" },
+  });
   assert.equal(list.said, "[one two]\n[three]\nstdin=in\n");
   const text = await runTool(t.rt, { name: "generic-args", args: { args: "one  two" } });
   assert.equal(text.said, "[one]\n[two]\n");
@@ -59,7 +72,10 @@ Deno.test("a non-zero exit is an error result with the status and stderr's tail"
   await using t = await testRuntime({ toolsDirs: [TOOLS] });
   const r = await runTool(t.rt, { name: "fail-loud", args: { args: ["7"] } });
   assert.equal(r.is_error, true);
-  assert.equal(r.said, "partial output\n[magi: exit status 7]\n[stderr]\nsomething went wrong: disk on fire\n");
+  assert.equal(
+    r.said,
+    "partial output\n[magi: exit status 7]\n[stderr]\nsomething went wrong: disk on fire\n",
+  );
 });
 
 Deno.test("secrets are masked in plain, base64, URL and JSON forms and across writes", async () => {
@@ -72,7 +88,10 @@ Deno.test("secrets are masked in plain, base64, URL and JSON forms and across wr
   assert.ok(!r.said.includes("VALUE"), r.said);
   for (const prefix of ["", "a", "ab"]) {
     const encoded = Buffer.from(prefix + SECRET).toString("base64");
-    assert.ok(!r.said.includes(encoded.slice(4, -4)), `base64 after ${prefix.length} bytes: ${r.said}`);
+    assert.ok(
+      !r.said.includes(encoded.slice(4, -4)),
+      `base64 after ${prefix.length} bytes: ${r.said}`,
+    );
   }
   assert.match(r.said, /^plain: \$MY_SECRET_TOKEN$/m);
   assert.match(r.said, /^url: \$MY_SECRET_TOKEN$/m);
@@ -109,7 +128,10 @@ Deno.test("invalid UTF-8 is shown safely and binary output is described", async 
   const text = await runTool(t.rt, { name: "bad-bytes", args: { args: ["utf8"] } });
   assert.equal(text.said, "café \ufffd\ufffd ok \ufffd\n");
   const binary = await runTool(t.rt, { name: "bad-bytes", args: { args: ["binary"] } });
-  assert.match(binary.said, /^\[magi: binary output, \d+ bytes, not shown; the whole output is in \/.*\]\n$/);
+  assert.match(
+    binary.said,
+    /^\[magi: binary output, \d+ bytes, not shown; the whole output is in \/.*\]\n$/,
+  );
   assert.ok(binary.spill);
 });
 
@@ -118,14 +140,20 @@ Deno.test("a tool past its time limit is ended with its grandchild, keeping what
   const marker = `magi-sleeper-${crypto.randomUUID()}`;
   const r = await runTool(t.rt, { name: "sleeper", args: { args: [marker], timeout_seconds: 1 } });
   assert.equal(r.is_error, true);
-  assert.equal(r.said, "before sleeping\n[magi: timed out after 1 s; its process group was ended]\n");
+  assert.equal(
+    r.said,
+    "before sleeping\n[magi: timed out after 1 s; its process group was ended]\n",
+  );
   assert.deepEqual(processesWith(marker), []);
 });
 
 Deno.test("a daemon holding stdout open does not hang the call and is not left running", async () => {
   await using t = await testRuntime({ toolsDirs: [TOOLS] });
   const marker = `magi-daemon-${crypto.randomUUID()}`;
-  const r = await runTool(t.rt, { name: "daemonize", args: { args: [marker], timeout_seconds: 30 } });
+  const r = await runTool(t.rt, {
+    name: "daemonize",
+    args: { args: [marker], timeout_seconds: 30 },
+  });
   assert.equal(r.is_error, false, r.said);
   assert.equal(r.said, "started the daemon\n");
   assert.deepEqual(processesWith(marker), []);

@@ -20,17 +20,32 @@ Deno.test("broken tools cost only themselves, each with one stderr line saying w
   assert.match(about("bad.name").join(), /refused: a name must match/);
   assert.match(about("bad-schema").join(), /schema.json is not JSON .*; the tool stays generic/);
   assert.match(about("no-props").join(), /no "properties"; the tool stays generic/);
-  for (const name of ["crash-help", "hang-help", "no-text", "not-exec", "bad.name", "bad-schema", "no-props"]) {
+  for (
+    const name of [
+      "crash-help",
+      "hang-help",
+      "no-text",
+      "not-exec",
+      "bad.name",
+      "bad-schema",
+      "no-props",
+    ]
+  ) {
     assert.equal(about(name).length, 1, `${name}: ${about(name)}`);
   }
   const huge = JSON.parse(run.stdout).find((t: { name: string }) => t.name === "huge-help");
-  assert.equal(huge.description, "Print a huge help text (1 MB) after its two contract lines.\nhuge-help [ARG]...");
+  assert.equal(
+    huge.description,
+    "Print a huge help text (1 MB) after its two contract lines.\nhuge-help [ARG]...",
+  );
   const generic = JSON.parse(run.stdout).find((t: { name: string }) => t.name === "no-props");
   assert.deepEqual(Object.keys(generic.parameters.properties), ["args", "stdin"]);
 });
 
 Deno.test("name collisions: the first source keeps the name, one stderr line names both", async () => {
-  await using t = await testRuntime({ toolsDirs: [join(TESTDATA, "collide-a"), join(TESTDATA, "collide-b")] });
+  await using t = await testRuntime({
+    toolsDirs: [join(TESTDATA, "collide-a"), join(TESTDATA, "collide-b")],
+  });
   const dup = await runTool(t.rt, { name: "dup", args: {} });
   assert.equal(dup.said, "dup from a\n");
   const read = t.rt.registry.get("read")!;
@@ -39,7 +54,10 @@ Deno.test("name collisions: the first source keeps the name, one stderr line nam
   assert.equal(dupLines.length, 1);
   assert.match(dupLines[0], /collide-b\/dup left out: tools_dir .*collide-a\/dup has that name/);
   assert.equal(t.warnings.filter((w) => w.includes('"read"')).length, 1);
-  assert.match(t.warnings.find((w) => w.includes('"read"'))!, /left out: builtin magi:read has that name/);
+  assert.match(
+    t.warnings.find((w) => w.includes('"read"'))!,
+    /left out: builtin magi:read has that name/,
+  );
 });
 
 Deno.test("a warm start spawns no --help; a changed tool is visited again", async () => {
@@ -63,6 +81,13 @@ Deno.test("a warm start spawns no --help; a changed tool is visited again", asyn
 Deno.test("the seed's wc-lines: its --help fails, so its header comments describe it", async () => {
   await using t = await testRuntime({});
   const wc = t.rt.registry.get("wc-lines")!;
-  assert.equal(wc.declaration.description, "wc-lines — сколько строк в файле.\nwc-lines <путь> [--no-empty]");
-  assert.ok(t.warnings.some((w) => /"wc-lines": --help gave no summary and usage line; using the script's header/.test(w)));
+  assert.equal(
+    wc.declaration.description,
+    "wc-lines — сколько строк в файле.\nwc-lines <путь> [--no-empty]",
+  );
+  assert.ok(
+    t.warnings.some((w) =>
+      /"wc-lines": --help gave no summary and usage line; using the script's header/.test(w)
+    ),
+  );
 });
