@@ -6,6 +6,7 @@
  * @module
  */
 import { resolve } from "node:path";
+import { BUILTINS } from "../../builtins/mod.ts";
 import { loadConfig, stringList } from "../config/load.ts";
 import {
   captureHelp,
@@ -120,6 +121,11 @@ export async function makeTool(req: NewRequest): Promise<NewResult> {
   const line = (s: string) => report.push(s);
   const command = req.words.join(" ");
   for (const p of capture.problems) line(`note: ${p}`);
+  if (BUILTINS.some((b) => b.name === req.name)) {
+    line(
+      `warning: the builtin "${req.name}" wins over a tools_dir tool of that name; pick another`,
+    );
+  }
   let generated: GeneratedSchema | undefined;
   let why: string | undefined;
   if (req.generic) why = "--generic was given";
