@@ -5,33 +5,53 @@
  * @module
  */
 import { VERSION } from "../version.ts";
-import { builtinCommand } from "./builtin.ts";
-import { callCommand } from "./call.ts";
-import { checkCommand } from "./check.ts";
 import { EXIT, isUsageError, warn, write } from "./common.ts";
-import { configCommand } from "./config.ts";
-import { chatCommand } from "./chat.ts";
-import { runCommand } from "./run.ts";
-import { sessionsCommand } from "./sessions.ts";
-import { mcpCommand } from "./mcp.ts";
-import { newCommand } from "./new.ts";
-import { toolsCommand } from "./tools.ts";
 
 type Command = (args: string[]) => Promise<number>;
 
-/** Every command: name → [run, one-line help]. */
-const COMMANDS: Record<string, [Command, string]> = {
-  tools: [toolsCommand, "tools [--json]                 list the tools the model sees"],
-  call: [callCommand, "call NAME [JSON|-] [--json]    call one tool through the pipeline"],
-  builtin: [builtinCommand, "builtin NAME [ARGS…|--help]    call a builtin from a shell line"],
-  mcp: [mcpCommand, "mcp [--http [--port N]]        serve the tools over MCP (stdio or HTTP)"],
-  check: [checkCommand, "check                          run every tool's selftest.sh"],
-  new: [newCommand, "new NAME --from PROGRAM [--dry-run] [--generic] [--force]  make a tool"],
-  run: [runCommand, 'run "TASK" [--provider P] [--model M] [--json] [--resume ID]  one task'],
-  chat: [chatCommand, "chat [--provider P] [--model M] [--resume ID]  an interactive session"],
-  sessions: [sessionsCommand, "sessions [--json]              list the sessions"],
+/**
+ * Every command: name → [load, one-line help]. Commands are imported only when run, so
+ * `magi tools` never loads the provider SDKs or the MCP SDK.
+ */
+const COMMANDS: Record<string, [() => Promise<Command>, string]> = {
+  tools: [
+    async () => (await import("./tools.ts")).toolsCommand,
+    "tools [--json]                 list the tools the model sees",
+  ],
+  call: [
+    async () => (await import("./call.ts")).callCommand,
+    "call NAME [JSON|-] [--json]    call one tool through the pipeline",
+  ],
+  builtin: [
+    async () => (await import("./builtin.ts")).builtinCommand,
+    "builtin NAME [ARGS…|--help]    call a builtin from a shell line",
+  ],
+  mcp: [
+    async () => (await import("./mcp.ts")).mcpCommand,
+    "mcp [--http [--port N]]        serve the tools over MCP (stdio or HTTP)",
+  ],
+  check: [
+    async () => (await import("./check.ts")).checkCommand,
+    "check                          run every tool's selftest.sh",
+  ],
+  new: [
+    async () => (await import("./new.ts")).newCommand,
+    "new NAME --from PROGRAM [--dry-run] [--generic] [--force]  make a tool",
+  ],
+  run: [
+    async () => (await import("./run.ts")).runCommand,
+    'run "TASK" [--provider P] [--model M] [--json] [--resume ID]  one task',
+  ],
+  chat: [
+    async () => (await import("./chat.ts")).chatCommand,
+    "chat [--provider P] [--model M] [--resume ID]  an interactive session",
+  ],
+  sessions: [
+    async () => (await import("./sessions.ts")).sessionsCommand,
+    "sessions [--json]              list the sessions",
+  ],
   config: [
-    configCommand,
+    async () => (await import("./config.ts")).configCommand,
     "config [--json]                print the effective config and its origins",
   ],
 };
@@ -77,7 +97,7 @@ export async function main(args: string[]): Promise<number> {
     return EXIT.ok;
   }
   try {
-    return await entry[0](commandArgs);
+    return await (await entry[0]())(commandArgs);
   } catch (error) {
     if (isUsageError(error)) {
       warn(error.message);
