@@ -14,6 +14,7 @@ import {
   ProviderError,
   type ProviderSettings,
   StreamCutError,
+  StreamWatch,
   type ToolCallRequest,
   type TurnRequest,
   type TurnResult,
@@ -79,12 +80,14 @@ export function anthropicMessages(
 export class AnthropicProvider implements Provider {
   readonly name: string;
   readonly model: string;
+  readonly #idleMs: number;
   readonly #client: Anthropic;
   readonly #maxTokens: number;
 
   constructor(settings: ProviderSettings) {
     this.name = settings.name;
     this.model = settings.model;
+    this.#idleMs = settings.timeoutMs;
     this.#maxTokens = settings.maxTokens;
     this.#client = new Anthropic({
       apiKey: settings.apiKey || "no-key",
@@ -98,6 +101,7 @@ export class AnthropicProvider implements Provider {
 
   async turn(request: TurnRequest): Promise<TurnResult> {
     const adapted = adaptTools(request.tools);
+    const watch = new StreamWatch(this.#idleMs, request.signal);
     let stream;
     try {
       stream = await this.#client.messages.create({
@@ -118,8 +122,9 @@ export class AnthropicProvider implements Provider {
           }
           : {}),
         stream: true,
-      }, { signal: request.signal });
+      }, { signal: watch.signal });
     } catch (error) {
+      watch.stop();
       if (request.signal?.aborted) throw error;
       throw new ProviderError(describeError(this.name, error));
     }
@@ -129,8 +134,10 @@ export class AnthropicProvider implements Provider {
     const usage = { input_tokens: 0, output_tokens: 0 };
     const blocks = new Map<number, { id: string; name: string; json: string; start: string }>();
     const order: number[] = [];
+    watch.touch();
     try {
       for await (const event of stream) {
+        watch.touch();
         switch (event.type) {
           case "message_start":
             usage.input_tokens = event.message.usage?.input_tokens ?? 0;
@@ -171,7 +178,9 @@ export class AnthropicProvider implements Provider {
         }
       }
     } catch (error) {
+      watch.stop();
       if (request.signal?.aborted) throw error;
+      if (watch.stalled) throw new StreamCutError(`no data for ${this.#idleMs / 1000} s`);
       if (
         error instanceof Anthropic.APIError && !(error instanceof Anthropic.APIConnectionError)
       ) {
@@ -179,7 +188,9 @@ export class AnthropicProvider implements Provider {
       }
       throw new StreamCutError(`the stream was cut: ${(error as Error).message}`);
     }
+    watch.stop();
     if (request.signal?.aborted) throw new DOMException("The turn was cancelled", "AbortError");
+    if (watch.stalled) throw new StreamCutError(`no data for ${this.#idleMs / 1000} s`);
     if (!finished) throw new StreamCutError("the stream ended before the model finished");
     const tool_calls: ToolCallRequest[] = order.map((i) => {
       const b = blocks.get(i)!;

@@ -16,6 +16,7 @@ import {
   ProviderError,
   type ProviderSettings,
   StreamCutError,
+  StreamWatch,
   type ToolCallRequest,
   type TurnRequest,
   type TurnResult,
@@ -109,11 +110,13 @@ export function openaiMessages(
 export class OpenAIProvider implements Provider {
   readonly name: string;
   readonly model: string;
+  readonly #idleMs: number;
   readonly #client: OpenAI;
 
   constructor(settings: ProviderSettings) {
     this.name = settings.name;
     this.model = settings.model;
+    this.#idleMs = settings.timeoutMs;
     this.#client = new OpenAI({
       apiKey: settings.apiKey || "no-key",
       baseURL: settings.baseURL ?? "https://api.openai.com/v1",
@@ -131,6 +134,7 @@ export class OpenAIProvider implements Provider {
       type: "function" as const,
       function: { name: t.name, description: t.description, parameters: t.parameters },
     }));
+    const watch = new StreamWatch(this.#idleMs, request.signal);
     let stream;
     try {
       stream = await this.#client.chat.completions.create({
@@ -143,8 +147,9 @@ export class OpenAIProvider implements Provider {
         stream: true,
         stream_options: { include_usage: true },
         ...(tools.length > 0 ? { tools, parallel_tool_calls: true } : {}),
-      }, { signal: request.signal });
+      }, { signal: watch.signal });
     } catch (error) {
+      watch.stop();
       if (request.signal?.aborted) throw error;
       throw new ProviderError(describeError(this.name, error));
     }
@@ -152,8 +157,10 @@ export class OpenAIProvider implements Provider {
     let stop: string | undefined;
     let usage: TurnResult["usage"];
     const calls = new ToolCallAccumulator();
+    watch.touch();
     try {
       for await (const chunk of stream) {
+        watch.touch();
         if (chunk.usage) {
           usage = {
             input_tokens: chunk.usage.prompt_tokens ?? 0,
@@ -171,13 +178,17 @@ export class OpenAIProvider implements Provider {
         }
       }
     } catch (error) {
+      watch.stop();
       if (request.signal?.aborted) throw error;
+      if (watch.stalled) throw new StreamCutError(`no data for ${this.#idleMs / 1000} s`);
       if (error instanceof OpenAI.APIError && !(error instanceof OpenAI.APIConnectionError)) {
         throw new ProviderError(describeError(this.name, error));
       }
       throw new StreamCutError(`the stream was cut: ${(error as Error).message}`);
     }
+    watch.stop();
     if (request.signal?.aborted) throw new DOMException("The turn was cancelled", "AbortError");
+    if (watch.stalled) throw new StreamCutError(`no data for ${this.#idleMs / 1000} s`);
     if (stop === undefined) throw new StreamCutError("the stream ended before the model finished");
     const tool_calls: ToolCallRequest[] = calls.calls().map((c) => ({
       ...c,

@@ -165,3 +165,49 @@ export function describeError(name: string, error: unknown): string {
   const message = e?.error?.error?.message ?? e?.error?.message ?? e?.message ?? String(error);
   return `provider "${name}": ${status}${message}`;
 }
+
+/**
+ * The signal a streaming request is sent with: aborted when the caller's signal is, or when
+ * no data arrived for `idleMs` milliseconds after {@link StreamWatch.touch} was first called
+ * (the SDKs' own time limit ends when the response starts; a stream that stalls after that
+ * is cut here, and the turn is retried).
+ */
+export class StreamWatch {
+  readonly #controller = new AbortController();
+  readonly #idleMs: number;
+  readonly #parent: AbortSignal | undefined;
+  #timer: ReturnType<typeof setTimeout> | undefined;
+  #stalled = false;
+  readonly #onParent = () => this.#controller.abort(this.#parent?.reason);
+
+  constructor(idleMs: number, parent?: AbortSignal) {
+    this.#idleMs = idleMs;
+    this.#parent = parent;
+    if (parent?.aborted) this.#controller.abort(parent.reason);
+    parent?.addEventListener("abort", this.#onParent, { once: true });
+  }
+
+  get signal(): AbortSignal {
+    return this.#controller.signal;
+  }
+
+  /** Whether the stream was cut for being idle. */
+  get stalled(): boolean {
+    return this.#stalled;
+  }
+
+  /** Data arrived: the idle clock starts again. */
+  touch(): void {
+    clearTimeout(this.#timer);
+    this.#timer = setTimeout(() => {
+      this.#stalled = true;
+      this.#controller.abort(new Error("stalled"));
+    }, this.#idleMs);
+  }
+
+  /** Stops watching. */
+  stop(): void {
+    clearTimeout(this.#timer);
+    this.#parent?.removeEventListener("abort", this.#onParent);
+  }
+}

@@ -17,6 +17,8 @@ export interface Reply {
   sse?: string[];
   /** End the connection abruptly after the frames (a dropped stream). */
   cut?: boolean;
+  /** Send nothing more after the frames, and never end (a stalled stream). */
+  stall?: boolean;
 }
 
 /** A request as the server received it. */
@@ -73,7 +75,7 @@ export function scriptedServer(
           await new Promise((r) => setTimeout(r, 1));
         }
         if (reply.cut) controller.error(new Error("connection dropped"));
-        else controller.close();
+        else if (!reply.stall) controller.close();
       },
     });
     return new Response(stream, {

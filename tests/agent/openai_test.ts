@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { OpenAIProvider } from "../../lib/agent/openai.ts";
-import type { TurnRequest } from "../../lib/agent/provider.ts";
+import { type TurnRequest, turnWithRetries } from "../../lib/agent/provider.ts";
 import {
   OA_DONE,
   oaChunk,
@@ -18,13 +18,13 @@ const TOOLS = [
   },
 ];
 
-function provider(url: string): OpenAIProvider {
+function provider(url: string, timeoutMs = 10_000): OpenAIProvider {
   return new OpenAIProvider({
     name: "fake",
     model: "test-model",
     baseURL: url,
     apiKey: "sk-test-key-123456",
-    timeoutMs: 10_000,
+    timeoutMs,
     maxRetries: 2,
     maxTokens: 1000,
   });
@@ -193,4 +193,22 @@ Deno.test("openai: a refusal past the retries is a provider error naming the sta
     assert.match(error.message, /provider "fake": HTTP 401: bad key/);
     return true;
   });
+});
+
+Deno.test("openai: a stream that stalls past the time limit is cut and sent again", async () => {
+  await using server = scriptedServer("openai", [
+    { sse: [oaChunk({ content: "thinking" })], stall: true },
+    openaiReply("done at last"),
+  ]);
+  const retries: string[] = [];
+  const result = await turnWithRetries(
+    provider(server.url, 300),
+    REQUEST,
+    2,
+    (m) => retries.push(m),
+    1,
+  );
+  assert.equal(result.text, "done at last");
+  assert.equal(server.requests.length, 2);
+  assert.deepEqual(retries, ['provider "fake": no data for 0.3 s; retrying (2/3)']);
 });
