@@ -118,6 +118,13 @@ export function parseHelp(text: string, words: readonly string[]): HelpModel {
       why: "only the first form is typed; the others are reachable through args",
     });
   }
+  const helpOptions = options.filter(isHelpOption);
+  if (helpOptions.length > 0) {
+    skipped.push({
+      what: helpOptions.map((o) => o.names.join(", ")).join("; "),
+      why: "help and version options are not for the model",
+    });
+  }
   const model: HelpModel = {
     style: guessStyle(text),
     forms: forms.length,
