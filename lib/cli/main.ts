@@ -40,11 +40,12 @@ const COMMANDS: Record<string, [() => Promise<Command>, string]> = {
   ],
   run: [
     async () => (await import("./run.ts")).runCommand,
-    'run "TASK" [--provider P] [--model M] [--json] [--resume ID]  one task',
+    'run "TASK" [options]           one task: --provider P --model M --json --resume ID ' +
+    "--max-turns N",
   ],
   chat: [
     async () => (await import("./chat.ts")).chatCommand,
-    "chat [--provider P] [--model M] [--resume ID]  an interactive session",
+    "chat [options]                 a conversation: --provider P --model M --resume ID",
   ],
   sessions: [
     async () => (await import("./sessions.ts")).sessionsCommand,
