@@ -1,7 +1,7 @@
 /**
  * The turn loop: send the conversation to the provider, record its answer, run its tool
  * calls — all through `runTool`, the one pipeline; the calls of one answer concurrently,
- * their results recorded in call order — and go again until the model answers without a
+ * their results given back in call order — and go again until the model answers without a
  * tool call. The model reads `said`; the person is shown `shown`.
  *
  * @module
@@ -102,20 +102,21 @@ export async function runAgent(opts: AgentOptions): Promise<EndReason> {
       view.usage(result.usage);
     }
     if (result.tool_calls.length === 0) return "done";
+    // Each result is recorded the moment it is ready (so a kill loses none); the session
+    // gives them back to the model in call order, and the person sees them in that order.
     const running = result.tool_calls.map((call) => {
       view.toolCall(call);
-      return runTool(rt, { name: call.name, args: call.arguments, signal });
-    });
-    for (const [i, call] of result.tool_calls.entries()) {
-      const done = await running[i];
-      session.append({
-        type: "tool_result",
-        id: call.id,
-        name: call.name,
-        said: done.said,
-        is_error: done.is_error,
+      return runTool(rt, { name: call.name, args: call.arguments, signal }).then((done) => {
+        session.append({
+          type: "tool_result",
+          id: call.id,
+          name: call.name,
+          said: done.said,
+          is_error: done.is_error,
+        });
+        return done;
       });
-      view.toolResult(call, done);
-    }
+    });
+    for (const [i, call] of result.tool_calls.entries()) view.toolResult(call, await running[i]);
   }
 }

@@ -134,20 +134,37 @@ export class Session {
     return full;
   }
 
-  /** The conversation as messages, in order. */
+  /**
+   * The conversation as messages, in order. Tool results are recorded as they finish; here
+   * those of one answer come back in the order of its tool calls.
+   */
   messages(): Message[] {
     const out: Message[] = [];
+    let order = new Map<string, number>();
+    let results: Extract<Message, { role: "tool" }>[] = [];
+    const flush = () => {
+      const rank = (m: Extract<Message, { role: "tool" }>) => order.get(m.result.id) ?? order.size;
+      out.push(...results.sort((a, b) => rank(a) - rank(b)));
+      results = [];
+    };
     for (const e of this.events) {
-      if (e.type === "user") out.push({ role: "user", text: e.text });
-      else if (e.type === "assistant") {
-        out.push({ role: "assistant", text: e.text, tool_calls: e.tool_calls ?? [] });
-      } else if (e.type === "tool_result") {
-        out.push({
+      if (e.type === "tool_result") {
+        results.push({
           role: "tool",
           result: { id: e.id, name: e.name, said: e.said, is_error: e.is_error },
         });
+        continue;
+      }
+      if (e.type !== "user" && e.type !== "assistant") continue;
+      flush();
+      if (e.type === "user") out.push({ role: "user", text: e.text });
+      else {
+        const calls = e.tool_calls ?? [];
+        order = new Map(calls.map((c, i) => [c.id, i]));
+        out.push({ role: "assistant", text: e.text, tool_calls: calls });
       }
     }
+    flush();
     return out;
   }
 

@@ -45,7 +45,14 @@ for (const kind of ["openai", "anthropic"] as const) {
     );
     assert.ok(names.includes("wait-for") && names.includes("say"), names.join());
     const transcript = await Deno.readTextFile(join(onlySession(dir.path), "transcript.jsonl"));
-    const types = transcript.trim().split("\n").map((l) => JSON.parse(l).type);
+    const events = transcript.trim().split("\n").map((l) => JSON.parse(l));
+    const types = events.map((e) => e.type);
+    // Recorded as they finished: touch-file before the wait-for it released.
+    assert.deepEqual(events.filter((e) => e.type === "tool_result").map((e) => e.id), [
+      "call_t",
+      "call_w",
+      "call_s",
+    ]);
     assert.deepEqual(types.filter((t) => t !== "usage"), [
       "session",
       "user",
