@@ -662,7 +662,9 @@ function findSummary(lines: string[], usageLines: Set<number>): string | undefin
     const t = lines[i].trim();
     if (t === "") continue;
     if (/:$/.test(t) && t.split(/\s+/).length <= 4) break; // a heading such as "Options:"
-    if (/^(unknown|invalid|illegal|unrecognized) (option|argument)/i.test(t)) continue;
+    if (/^(unknown|invalid|illegal|unrecognized) (option|argument)|^copyright\b/i.test(t)) continue;
+    // A short line ending in ":" introduces a list ("Options (and … variables):").
+    if (/:$/.test(t) && t.split(/\s+/).length < 6) continue;
     if (
       /^(or\s*:|usage\s*:|-|\[|\$|#|Examples?\b|See\b|Use "|Run ")/i.test(t) || /^[A-Z ]+$/.test(t)
     ) {
