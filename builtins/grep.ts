@@ -9,6 +9,7 @@
  */
 import { dirname, isAbsolute, join, relative, sep } from "node:path";
 import ignore, { type Ignore } from "ignore";
+import { Buffer } from "node:buffer";
 import picomatch from "picomatch";
 import type { Builtin, BuiltinContext, BuiltinResult } from "../lib/registry/builtins.ts";
 import { checkPath } from "../lib/policy/roots.ts";
@@ -68,12 +69,25 @@ class Search {
   files = 0;
   readonly problems: string[] = [];
 
+  /**
+   * Whether files may be matched as byte strings (latin1, no UTF-8 decoding): the pattern
+   * is ASCII, so it matches the same bytes either way. `risky` patterns (wildcards and
+   * classes that could match one byte of a multi-byte character) still decode files that
+   * hold non-ASCII bytes.
+   */
+  readonly bytewise: boolean;
+  readonly risky: boolean;
+
   constructor(
     readonly re: RegExp,
     readonly limit: number,
     readonly context: number,
     readonly glob: ((path: string) => boolean) | undefined,
-  ) {}
+  ) {
+    // deno-lint-ignore no-control-regex
+    this.bytewise = !/[^\u0000-\u007f]/.test(re.source);
+    this.risky = /\.|\[\^|\\[WSDsuxcpk]/.test(re.source);
+  }
 }
 
 function grepBuiltin(args: Record<string, unknown>, ctx: BuiltinContext): BuiltinResult {
@@ -149,10 +163,12 @@ function ancestorsIgnores(root: string): IgnoreLevel[] {
   }
   // Only a repository's folders lend their rules; outside one, only the root's own count.
   if (!exists(join(dirs[0], ".git"))) return [];
-  return dirs.flatMap((dir) => {
+  const levels = dirs.flatMap((dir) => {
     const rules = loadIgnore(dir);
     return rules ? [{ dir, rules }] : [];
   });
+  // A root that is itself ignored (`grep x node_modules`) was asked for by name: search it.
+  return ignored(levels, root, true) ? [] : levels;
 }
 
 function exists(path: string): boolean {
@@ -188,8 +204,6 @@ function ignored(levels: readonly IgnoreLevel[], path: string, isDir: boolean): 
 
 function walk(search: Search, root: string, shownRoot: string, levels: IgnoreLevel[]): void {
   const visit = (dir: string, shownDir: string, levels: IgnoreLevel[]) => {
-    const own = loadIgnore(dir);
-    const here = own ? [...levels, { dir, rules: own }] : levels;
     let entries: Deno.DirEntry[];
     try {
       entries = [...Deno.readDirSync(dir)];
@@ -197,6 +211,8 @@ function walk(search: Search, root: string, shownRoot: string, levels: IgnoreLev
       search.problems.push(`Cannot search "${shownDir || "."}": ${describeError(error)}`);
       return;
     }
+    const own = entries.some((e) => e.name === ".gitignore") ? loadIgnore(dir) : undefined;
+    const here = own ? [...levels, { dir, rules: own }] : levels;
     entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
     for (const entry of entries) {
       if (entry.isSymlink) continue;
@@ -216,6 +232,7 @@ function walk(search: Search, root: string, shownRoot: string, levels: IgnoreLev
 }
 
 const decoder = new TextDecoder();
+const NON_ASCII = /[\x80-\xff]/;
 
 function searchFile(search: Search, real: string, shown: string): void {
   let bytes: Uint8Array;
@@ -226,7 +243,15 @@ function searchFile(search: Search, real: string, shown: string): void {
     return;
   }
   if (bytes.length === 0 || looksBinary(bytes)) return;
-  const text = decoder.decode(bytes);
+  let text: string;
+  let bytewise = false;
+  if (search.bytewise) {
+    text = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("latin1");
+    bytewise = !search.risky || !NON_ASCII.test(text);
+    if (!bytewise) text = decoder.decode(bytes);
+  } else {
+    text = decoder.decode(bytes);
+  }
   const re = search.re;
   re.lastIndex = 0;
   let m = re.exec(text);
@@ -240,7 +265,7 @@ function searchFile(search: Search, real: string, shown: string): void {
   let prevLine = 0;
   const C = search.context;
   const emit = (n: number, start: number, end: number, sepChar: string, col = -1) => {
-    search.out.push(`${name}${sepChar}${n}${sepChar}${clip(text, start, end, col)}`);
+    search.out.push(`${name}${sepChar}${n}${sepChar}${clip(text, start, end, col, bytewise)}`);
     printed = n;
   };
   const flushAfter = (upTo: number) => {
@@ -301,12 +326,24 @@ function countNewlines(text: string, from: number, to: number): number {
 }
 
 /** One line for output: control characters replaced, a CR dropped, long lines cut. */
-function clip(text: string, start: number, end: number, col: number): string {
+function clip(text: string, start: number, end: number, col: number, bytewise: boolean): string {
   if (end > start && text.charCodeAt(end - 1) === 13) end--;
   const length = end - start;
-  if (length <= MAX_LINE_CHARS) return safeText(text.slice(start, end)).replaceAll("\n", "\\n");
-  const from = col > MAX_LINE_CHARS / 3 ? start + col - Math.floor(MAX_LINE_CHARS / 3) : start;
-  const to = Math.min(end, from + MAX_LINE_CHARS);
-  return (from > start ? "…" : "") + safeText(text.slice(from, to)) +
-    `… [${length} characters]`;
+  let from = start;
+  let to = end;
+  if (length > MAX_LINE_CHARS) {
+    from = col > MAX_LINE_CHARS / 3 ? start + col - Math.floor(MAX_LINE_CHARS / 3) : start;
+    to = Math.min(end, from + MAX_LINE_CHARS);
+  }
+  if (bytewise) {
+    // Whole UTF-8 characters only: move the cuts off continuation bytes.
+    while (from > start && (text.charCodeAt(from) & 0xc0) === 0x80) from--;
+    while (to < end && (text.charCodeAt(to) & 0xc0) === 0x80) to++;
+  }
+  let slice = text.slice(from, to);
+  if (bytewise) slice = Buffer.from(slice, "latin1").toString("utf8");
+  slice = safeText(slice).replaceAll("\n", "\\n");
+  if (from === start && to === end) return slice;
+  return (from > start ? "…" : "") + slice +
+    `… [${bytewise ? "line of " : ""}${length} ${bytewise ? "bytes" : "characters"}]`;
 }

@@ -69,3 +69,16 @@ Deno.test("grep gives context lines, whole words, and says so when nothing match
   assert.equal(bad.is_error, true);
   assert.match(bad.said, /^Invalid pattern "\(": /);
 });
+
+Deno.test("grep matches UTF-8 text by character and cuts long lines around the match", async () => {
+  await using dir = await tempDir();
+  const long = "x".repeat(5000) + " needle " + "y".repeat(5000);
+  await tree(dir.path, { "u.txt": "café au lait\nnaïve\n", "min.js": long + "\n" });
+  await using t = await builtinRuntime(dir.path);
+  assert.equal((await call(t.rt, "grep", { pattern: "caf. au" })).said, "u.txt:1:café au lait\n");
+  assert.equal((await call(t.rt, "grep", { pattern: "ï" })).said, "u.txt:2:naïve\n");
+  assert.equal((await call(t.rt, "grep", { pattern: "lait" })).said, "u.txt:1:café au lait\n");
+  const cut = (await call(t.rt, "grep", { pattern: "needle" })).said;
+  assert.match(cut, /^min\.js:1:…x+ needle y+… \[line of 10008 bytes\]\n$/);
+  assert.ok(cut.length < 400, cut);
+});
