@@ -9,6 +9,7 @@
 import { runAgent } from "../agent/loop.ts";
 import { ProviderError } from "../agent/provider.ts";
 import { ProviderConfigError } from "../agent/providers.ts";
+import type { Session } from "../agent/session.ts";
 import { startAgent } from "../agent/start.ts";
 import { sinkOf, TerminalView } from "../agent/view.ts";
 import { EXIT, parseCommand, runtimeFor, UsageError, warn } from "./common.ts";
@@ -40,6 +41,12 @@ export function fancyOutput(): boolean {
   return Deno.stderr.isTerminal() && !Deno.env.get("NO_COLOR");
 }
 
+/** Whether a session's last message is an answer with no tool call: nothing is pending. */
+function finished(session: Session): boolean {
+  const last = session.messages().at(-1);
+  return last?.role === "assistant" && last.tool_calls.length === 0;
+}
+
 /** Runs `magi run`. */
 export async function runCommand(args: string[]): Promise<number> {
   const { values, positionals } = parseCommand(args, AGENT_OPTIONS);
@@ -67,8 +74,14 @@ export async function runCommand(args: string[]): Promise<number> {
     progress: sinkOf(Deno.stderr),
   });
   const { session } = agent;
-  view.event({ type: "session", id: session.id, dir: session.dir });
   if (task.trim() !== "") session.append({ type: "user", text: task });
+  else if (finished(session)) {
+    session.close();
+    throw new UsageError(
+      `session "${session.id}" is finished; give a task to go on: magi run --resume ${session.id} "…"`,
+    );
+  }
+  view.event({ type: "session", id: session.id, dir: session.dir });
 
   const controller = new AbortController();
   const onInterrupt = () => controller.abort();

@@ -224,4 +224,12 @@ Deno.test("magi run --resume continues a session killed with SIGKILL mid-turn", 
   assert.match(messages[3].content as string, /did not finish/);
   const lines = (await Deno.readTextFile(transcript)).trim().split("\n");
   assert.ok(lines.every((l) => JSON.parse(l)), "every line of the transcript is JSON");
+
+  const again = await magi(["run", "--resume", "last", "--config", config], {
+    cwd: dir.path,
+    env: ENV,
+    home,
+  });
+  assert.equal(again.code, 2);
+  assert.match(again.stderr, /is finished; give a task to go on/);
 });
