@@ -74,13 +74,18 @@ export function scriptedServer(
           controller.enqueue(encoder.encode(frame));
           await new Promise((r) => setTimeout(r, 1));
         }
-        if (reply.cut) controller.error(new Error("connection dropped"));
-        else if (!reply.stall) controller.close();
+        // A cut stream promised more bytes (content-length) than it sends: the connection
+        // closes early and the client reads an incomplete body.
+        if (!reply.stall) controller.close();
       },
     });
     return new Response(stream, {
       status: reply.status ?? 200,
-      headers: { "content-type": "text/event-stream", ...reply.headers },
+      headers: {
+        "content-type": "text/event-stream",
+        ...(reply.cut ? { "content-length": "1000000" } : {}),
+        ...reply.headers,
+      },
     });
   });
   const port = server.addr.port;
