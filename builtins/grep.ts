@@ -19,6 +19,8 @@ import { describeError, looksBinary, safeText } from "./_files.ts";
 const DEFAULT_LIMIT = 100;
 /** Characters of one line shown (around the match for a matching line). */
 const MAX_LINE_CHARS = 240;
+/** Paths that could not be searched, listed before the rest are counted. */
+const MAX_PROBLEMS = 10;
 
 /** The `grep` builtin. */
 export const grep: Builtin = {
@@ -68,6 +70,8 @@ class Search {
   moreLines = 0;
   files = 0;
   readonly problems: string[] = [];
+  /** Given paths that could not be searched at all. */
+  failedPaths = 0;
 
   /**
    * Whether files may be matched as byte strings (latin1, no UTF-8 decoding): the pattern
@@ -116,6 +120,7 @@ function grepBuiltin(args: Record<string, unknown>, ctx: BuiltinContext): Builti
     const checked = checkPath(path, ctx.cwd, ctx.roots, "search");
     if (typeof checked === "string") {
       search.problems.push(checked);
+      search.failedPaths++;
       continue;
     }
     let info: Deno.FileInfo;
@@ -123,6 +128,7 @@ function grepBuiltin(args: Record<string, unknown>, ctx: BuiltinContext): Builti
       info = Deno.statSync(checked.real);
     } catch (error) {
       search.problems.push(`Cannot search "${path}": ${describeError(error)}`);
+      search.failedPaths++;
       continue;
     }
     const shownBase = displayBase(path, checked.real, ctx.cwd);
@@ -143,14 +149,20 @@ function displayBase(given: string, real: string, cwd: string): string {
 }
 
 function result(search: Search, pathCount: number): BuiltinResult {
-  const lines = [...search.problems, ...search.out];
-  if (search.shownLines === 0 && search.problems.length < pathCount) lines.push("(no matches)");
+  const problems = search.problems.length > MAX_PROBLEMS
+    ? [
+      ...search.problems.slice(0, MAX_PROBLEMS),
+      `(${search.problems.length - MAX_PROBLEMS} more paths could not be searched)`,
+    ]
+    : search.problems;
+  const lines = [...problems, ...search.out];
+  if (search.shownLines === 0 && search.failedPaths < pathCount) lines.push("(no matches)");
   if (search.moreLines > 0) {
     lines.push(
       `(${search.moreLines} more matching lines not shown; narrow the search or raise limit)`,
     );
   }
-  const isError = search.problems.length > 0 && search.problems.length === pathCount;
+  const isError = search.failedPaths === pathCount;
   return { said: lines.join("\n") + "\n", isError };
 }
 
@@ -239,7 +251,10 @@ function searchFile(search: Search, real: string, shown: string): void {
   try {
     bytes = Deno.readFileSync(real);
   } catch (error) {
-    search.problems.push(`Cannot search "${shown}": ${describeError(error)}`);
+    // A file that vanished since the folder was listed is no problem of the search.
+    if (!(error instanceof Deno.errors.NotFound)) {
+      search.problems.push(`Cannot search "${shown || real}": ${describeError(error)}`);
+    }
     return;
   }
   if (bytes.length === 0 || looksBinary(bytes)) return;
@@ -278,11 +293,20 @@ function searchFile(search: Search, real: string, shown: string): void {
     }
   };
   while (m !== null) {
+    if (search.shownLines >= search.limit) {
+      // Past the limit only the count matters: no line numbers, no text.
+      const end = lineEnd(text, m.index + (m[0].length > 0 ? m[0].length - 1 : 0));
+      search.moreLines++;
+      if (end >= text.length) break;
+      re.lastIndex = end + 1;
+      m = re.exec(text);
+      continue;
+    }
     const start = m.index === 0 ? 0 : text.lastIndexOf("\n", m.index - 1) + 1;
     const end = lineEnd(text, m.index + (m[0].length > 0 ? m[0].length - 1 : 0));
     line += countNewlines(text, counted, start);
     counted = start;
-    if (search.shownLines < search.limit) {
+    {
       if (C > 0) {
         if (prevEnd >= 0) flushAfter(line);
         if (search.out.length > 0 && (prevEnd < 0 || line - C > printed + 1)) {
@@ -301,8 +325,6 @@ function searchFile(search: Search, real: string, shown: string): void {
       search.shownLines++;
       prevEnd = end;
       prevLine = line;
-    } else {
-      search.moreLines++;
     }
     // One result per line: go on after this line's end.
     line += countNewlines(text, start, end + 1 > text.length ? text.length : end + 1);
