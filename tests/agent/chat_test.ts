@@ -52,6 +52,13 @@ Deno.test("magi chat: two requests at the prompt, /exit, then --resume keeps the
   assert.deepEqual(toolResultsIn("anthropic", server.requests[3]).map((r) => r.content), [
     "hello\n",
   ]);
+
+  const list = await magi(["sessions", "--config", config], { cwd: dir.path, home });
+  assert.equal(list.code, 0, list.stderr);
+  assert.match(
+    list.stdout,
+    new RegExp(`^${id}  \\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d  fake/test-model  say hello\n$`),
+  );
 });
 
 Deno.test("magi chat: Ctrl-C ends the running tool's process group, not the session", async () => {
