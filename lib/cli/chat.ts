@@ -16,6 +16,7 @@ import { handleInterruptElsewhere } from "../process/spawn.ts";
 import { sinkOf, TerminalView } from "../agent/view.ts";
 import { EXIT, parseCommand, runtimeFor, UsageError, warn } from "./common.ts";
 import { maxTurnsOf } from "./run.ts";
+import { claimInterrupts } from "../process/spawn.ts";
 
 /** Lines from stdin, one at a time, with a prompt when stdin is a terminal. */
 class LineReader {
@@ -102,6 +103,7 @@ export async function chatCommand(args: string[]): Promise<number> {
   reader.onInterrupt = interrupt;
   handleInterruptElsewhere();
   Deno.addSignalListener("SIGINT", interrupt);
+  const releaseInterrupts = claimInterrupts();
   try {
     for (;;) {
       const line = await reader.read("> ");
@@ -133,6 +135,7 @@ export async function chatCommand(args: string[]): Promise<number> {
     }
   } finally {
     Deno.removeSignalListener("SIGINT", interrupt);
+    releaseInterrupts();
     reader.close();
     view.close();
     session.append({ type: "end", reason: "exit" });

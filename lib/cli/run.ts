@@ -13,6 +13,7 @@ import type { Session } from "../agent/session.ts";
 import { startAgent } from "../agent/start.ts";
 import { sinkOf, TerminalView } from "../agent/view.ts";
 import { EXIT, parseCommand, runtimeFor, UsageError, warn } from "./common.ts";
+import { claimInterrupts } from "../process/spawn.ts";
 
 /** Exit statuses of `magi run` beyond {@link EXIT}. */
 export const RUN_EXIT = { providerFailed: 1, maxTurns: 3, interrupted: 130 } as const;
@@ -86,6 +87,7 @@ export async function runCommand(args: string[]): Promise<number> {
   const controller = new AbortController();
   const onInterrupt = () => controller.abort();
   Deno.addSignalListener("SIGINT", onInterrupt);
+  const releaseInterrupts = claimInterrupts();
   let status: number;
   let reason: string;
   try {
@@ -115,6 +117,7 @@ export async function runCommand(args: string[]): Promise<number> {
     if (!json) view.note(`magi: ${rt.masker.maskText(error.message)}`);
   } finally {
     Deno.removeSignalListener("SIGINT", onInterrupt);
+    releaseInterrupts();
     view.close();
   }
   session.append({ type: "end", reason });

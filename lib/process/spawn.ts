@@ -58,6 +58,23 @@ const DRAIN_MS = 200;
 /** Process groups started and not yet ended; ended on SIGINT/SIGTERM of magi itself. */
 const liveGroups = new Set<number>();
 let signalsHooked = false;
+let interruptClaims = 0;
+
+/**
+ * Lets a command handle SIGINT itself — `magi chat` cancels the running tool instead of
+ * exiting — so magi's own last-resort handler (end every process group, exit 130) stands
+ * aside while the claim holds. SIGTERM and SIGHUP still end everything.
+ *
+ * @returns the function that releases the claim
+ */
+export function claimInterrupts(): () => void {
+  interruptClaims++;
+  let released = false;
+  return () => {
+    if (!released) interruptClaims--;
+    released = true;
+  };
+}
 let interruptHandledElsewhere = false;
 
 /**
