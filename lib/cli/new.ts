@@ -114,6 +114,11 @@ export async function makeTool(req: NewRequest): Promise<NewResult> {
   if (req.words.length === 0) throw new UsageError("--from needs a program");
   const program = findProgram(req.words[0], req.cwd, req.env.PATH ?? "");
   if (!program) throw new UsageError(`cannot find the program "${req.words[0]}" on PATH`);
+  // A script named by a relative path (`python3 ./x.py`) must still be found from a call's cwd.
+  req = {
+    ...req,
+    words: [req.words[0], ...req.words.slice(1).map((w) => absoluteIfFile(w, req.cwd))],
+  };
   const helpEnv = childEnv(req.env, undefined, { MAGI_CWD: req.cwd });
   const capture = await captureHelp(program, req.words, helpEnv, req.cwd);
   const help = capture.best;
@@ -187,6 +192,16 @@ export async function makeTool(req: NewRequest): Promise<NewResult> {
   if (problems.length === 0) line(`discovery accepts it; try: magi check, magi tools --json`);
   else for (const p of problems) line(`warning: ${p}`);
   return { plan, capture, generated, report };
+}
+
+function absoluteIfFile(word: string, cwd: string): string {
+  if (!word.includes("/") || word.startsWith("-")) return word;
+  const path = resolve(cwd, word);
+  try {
+    return Deno.statSync(path).isFile ? path : word;
+  } catch {
+    return word;
+  }
 }
 
 /** Runs discovery on the tools folder and keeps what it says about the new tool. */

@@ -1,6 +1,7 @@
 /**
  * Capturing a program's help text for `magi new`: `PROGRAM [SUB…] --help`, then `-h`, then
- * `PROGRAM help [SUB…]`, each under discovery's time limit, keeping the text that reads best.
+ * `PROGRAM help [SUB…]` (for subcommands), each under discovery's time limit, keeping the text
+ * that reads best.
  *
  * @module
  */
@@ -73,7 +74,15 @@ export async function captureHelp(
   cwd: string,
 ): Promise<CaptureResult> {
   const sub = words.slice(1);
-  const attempts = [[...sub, "--help"], [...sub, "-h"], ["help", ...sub]];
+  // `PROGRAM help` only where a help command is likely: with subcommand words (`go help build`),
+  // or when a text said so. Elsewhere "help" could be taken as a file name.
+  const queue = [[...sub, "--help"], [...sub, "-h"]];
+  let helpQueued = false;
+  const queueHelp = () => {
+    if (!helpQueued) queue.push(["help", ...sub]);
+    helpQueued = true;
+  };
+  if (sub.length > 0) queueHelp();
   const helpEnv = {
     ...env,
     PAGER: "cat",
@@ -85,7 +94,7 @@ export async function captureHelp(
   };
   const result: CaptureResult = { problems: [] };
   let bestScore = -1;
-  for (const args of attempts) {
+  for (let args = queue.shift(); args !== undefined; args = queue.shift()) {
     const shown = [words[0], ...args].join(" ");
     const out: Uint8Array[] = [];
     const err: Uint8Array[] = [];
@@ -127,6 +136,7 @@ export async function captureHelp(
       );
       continue;
     }
+    if (/\bhelp\s+[<[]?(command|cmd|topic|subcommand)\b/i.test(text)) queueHelp();
     const model = parseHelp(text, words);
     const typed = model.options.length + (model.positionals?.length ?? 0);
     // A manual page (`git status --help`) is a last resort: its prose defeats the parser.

@@ -2,17 +2,17 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { magi, tempDir, TESTDATA, writeConfig } from "../helpers.ts";
 
-const GREET = join(TESTDATA, "new", "programs", "greet.py");
-
 Deno.test("magi new, then magi call, magi check and magi tools --json see the tool", async () => {
   await using dir = await tempDir();
   const home = join(dir.path, "home");
   const tools = join(dir.path, "tools");
-  const made = await magi(["new", "greet", "--from", `python3 ${GREET}`, "--tools-dir", tools], {
-    home,
-  });
+  // A relative script path is made absolute: the call below runs from another folder.
+  const made = await magi(
+    ["new", "greet", "--from", "python3 programs/greet.py", "--tools-dir", tools],
+    { home, cwd: join(TESTDATA, "new") },
+  );
   assert.equal(made.code, 0, made.stderr);
-  assert.match(made.stdout, /read the help of "python3 .*greet\.py --help" \(argparse style/);
+  assert.match(made.stdout, /read the help of "python3 \/.*\/greet\.py --help" \(argparse style/);
   assert.match(made.stdout, /-n, --times → times \(integer\)/);
   assert.match(made.stdout, /discovery accepts it/);
 
