@@ -77,3 +77,10 @@ Deno.test("the shipped tools pass their own selftests", async () => {
   assert.equal(run.code, 0, run.stdout + run.stderr);
   assert.match(run.stdout, /^ok {4}wc-lines$/m);
 });
+
+Deno.test("a credential shorter than 6 bytes is named once on stderr and not masked", async () => {
+  const run = await magi(["tools", "--json"], { env: { SHORT_TOKEN: "abc" } });
+  assert.equal(run.code, 0, run.stderr);
+  const lines = run.stderr.split("\n").filter((l) => l.includes("SHORT_TOKEN"));
+  assert.deepEqual(lines, ["magi: secret $SHORT_TOKEN is shorter than 6 bytes and is not masked"]);
+});

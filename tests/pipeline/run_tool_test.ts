@@ -194,3 +194,15 @@ Deno.test("an unknown tool is an error result, not a crash", async () => {
   assert.equal(r.is_error, true);
   assert.match(r.said, /unknown tool "no-such-tool"/);
 });
+
+Deno.test("the spill file and stderr's tail are masked too", async () => {
+  await using t = await testRuntime({ toolsDirs: [TOOLS], env: { MY_SECRET_TOKEN: SECRET } });
+  const r = await runTool(t.rt, { name: "leak-lots", args: {} });
+  assert.equal(r.is_error, true);
+  assert.ok(r.spill, "the output was cut and spilled");
+  const spilled = await Deno.readTextFile(r.spill);
+  assert.ok(!spilled.includes(SECRET));
+  assert.equal(spilled.split("token=$MY_SECRET_TOKEN").length - 1, 2000);
+  assert.ok(!r.said.includes(SECRET) && !r.shown.includes(SECRET));
+  assert.match(r.said, /\[stderr\]\nthe key is \$MY_SECRET_TOKEN\n$/);
+});
