@@ -55,6 +55,17 @@ export interface Outcome {
   note?: string;
   /** The session's new working directory (absolute), when the call changed it (`cd` in `run`). */
   cwd?: string;
+  /**
+   * A question instead of a result (SPEC S3.6): the pipeline asks the person and invokes the
+   * tool again with the answer merged into the arguments as `answered`.
+   */
+  ask?: Question;
+}
+
+/** What a tool asks the person; an answer must be one of `choices` when they are given. */
+export interface Question {
+  question: string;
+  choices?: string[];
 }
 
 /** One entry of the registry. */
