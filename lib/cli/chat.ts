@@ -12,7 +12,6 @@ import { runAgent } from "../agent/loop.ts";
 import { ProviderError } from "../agent/provider.ts";
 import { ProviderConfigError } from "../agent/providers.ts";
 import { startAgent } from "../agent/start.ts";
-import { handleInterruptElsewhere } from "../process/spawn.ts";
 import { sinkOf, TerminalView } from "../agent/view.ts";
 import { EXIT, parseCommand, runtimeFor, UsageError, warn } from "./common.ts";
 import { maxTurnsOf } from "./run.ts";
@@ -101,7 +100,6 @@ export async function chatCommand(args: string[]): Promise<number> {
   };
   const reader = new LineReader(terminal);
   reader.onInterrupt = interrupt;
-  handleInterruptElsewhere();
   Deno.addSignalListener("SIGINT", interrupt);
   const releaseInterrupts = claimInterrupts();
   try {

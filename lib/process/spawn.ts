@@ -75,15 +75,6 @@ export function claimInterrupts(): () => void {
     released = true;
   };
 }
-let interruptHandledElsewhere = false;
-
-/**
- * Lets a command handle SIGINT itself (`magi chat`: Ctrl-C cancels the running call through
- * its abort signal, and the session goes on): SIGINT then neither ends every group nor exits.
- */
-export function handleInterruptElsewhere(): void {
-  interruptHandledElsewhere = true;
-}
 
 function hookSignals(): void {
   if (signalsHooked) return;
@@ -91,7 +82,7 @@ function hookSignals(): void {
   for (const sig of ["SIGINT", "SIGTERM", "SIGHUP"] as const) {
     try {
       Deno.addSignalListener(sig, () => {
-        if (sig === "SIGINT" && interruptHandledElsewhere) return;
+        if (sig === "SIGINT" && interruptClaims > 0) return;
         for (const pgid of liveGroups) killGroup(pgid, "SIGKILL");
         Deno.exit(sig === "SIGINT" ? 130 : 143);
       });
