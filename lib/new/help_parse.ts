@@ -38,6 +38,8 @@ export interface HelpOption {
   description: string;
   /** The default the text states, as written. */
   default?: string;
+  /** The text says the option must be given (yargs' `[required]`). */
+  required?: boolean;
 }
 
 /** One positional argument of the usage line. */

@@ -90,7 +90,7 @@ export function parseSpec(line: string): Spec | string | null {
       const raw = vm[1];
       const optional = raw.startsWith("[") && !/^\[[^<]*\|/.test(raw);
       spec.value = valueOf(raw, optional, false);
-      if (raw.endsWith("...")) spec.repeatable = true;
+      if (raw.endsWith("...") || /\w\.\.\.[>\]]$/.test(raw)) spec.repeatable = true;
       s = s.slice(vm[0].length);
       sawBracketValue = true;
     } else if ((vm = /^<([^>]+)>/.exec(s))) {
@@ -146,7 +146,10 @@ export function valueOf(raw: string, optional: boolean, equals: boolean): Option
     // click's "[always|never|auto]" is a choice, not an optional value.
     optional = !/^[\w.-]+(\|[\w.-]+)+$/.test(metavar);
   }
-  metavar = metavar.replace(/^<(.*)>$/, "$1").replace(/^'(.*)'$/, "$1");
+  metavar = metavar.replace(/^<(.*)>$/, "$1").replace(/^'(.*)'$/, "$1").replace(
+    /(\w)\.\.\.$/,
+    "$1",
+  );
   if (metavar === "..." || metavar === "") metavar = "VALUE";
   const value: OptionValue = { metavar, type: "string", optional, equals };
   let choices: string[] | undefined;
@@ -257,6 +260,33 @@ export function readOptionList(
   return out;
 }
 
+/** yargs' trailing tags: `[string]`, `[number] [default: 1]`, `[choices: "a", "b"]`, `[required]`. */
+const YARGS_TAGS =
+  /(\s*\[(string|number|boolean|array|count|required|choices: [^\]]*|default: [^\]]*)\])+\s*$/;
+
+/** What yargs' tags say, when the text has them: `[string]`, `[array]`, `[choices: …]`. */
+function yargsTypes(
+  full: string,
+): { type: OptionValue["type"]; array: boolean; required: boolean; choices?: string[] } | null {
+  const tags = YARGS_TAGS.exec(full)?.[0];
+  if (!tags || !/\[(string|number|boolean|array|count)\]/.test(tags)) return null;
+  const type = /\[number\]/.test(tags)
+    ? "number"
+    : /\[(boolean|count)\]/.test(tags)
+    ? "boolean"
+    : "string";
+  const out: ReturnType<typeof yargsTypes> = {
+    type,
+    array: /\[array\]/.test(tags),
+    required: /\[required\]/.test(tags),
+  };
+  const choices = /\[choices: ([^\]]*)\]/.exec(tags);
+  if (choices) {
+    out.choices = choices[1].split(/,\s*/).map((c) => c.trim().replace(/^"(.*)"$/, "$1"));
+  }
+  return out;
+}
+
 /** Makes an option of a parsed spec and its description lines (`full`: them joined). */
 export function toOption(spec: Spec, descLines: string[], full: string): HelpOption {
   const long = spec.names.find((n) => n.startsWith("--")) ??
@@ -281,9 +311,14 @@ export function toOption(spec: Spec, descLines: string[], full: string): HelpOpt
       if (d !== "" && d !== "[]") option.default = d;
     }
   }
-  if (value?.type === "boolean" && !value.optional) {
-    // click's "--export BOOLEAN": a value flag whose value is true or false.
+  const yargs = yargsTypes(full);
+  if (yargs && !value && yargs.type !== "boolean") {
+    value = { metavar: yargs.type, type: yargs.type, optional: false, equals: false };
+    if (yargs.array) option.repeatable = true;
   }
+  if (value && yargs?.choices) value = { ...value, enum: yargs.choices };
+  if (yargs?.required) option.required = true;
+  if (yargs) option.description = option.description.replace(YARGS_TAGS, "").trim();
   if (value) option.value = value;
   const stated = /[[(]default(?:: | = |: ?")([^\])"]+)"?[\])]/i.exec(full) ??
     /\(default (-?\d+(?:\.\d+)?|"[^"]*")\)/.exec(full);

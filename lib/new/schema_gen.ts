@@ -60,6 +60,7 @@ export function schemaFromModel(model: HelpModel): GeneratedSchema {
     const field = unique(optionField(option), "option");
     properties[field] = optionProperty(option);
     optionArgv.push(optionItem(option, field));
+    if (option.required) required.push(field);
     guessed.push(`${option.names.join(", ")} → ${field} (${describeType(properties[field])})`);
   }
   positionals.forEach((p, i) => {

@@ -171,3 +171,75 @@ Deno.test("descriptions are trimmed to one line", () => {
   const format = model.options.find((o) => o.flag === "--format");
   assert.equal(format?.description, "Format output using a custom template:");
 });
+
+Deno.test("Node commander help: <value...> repeats, --no-x is a flag, Arguments describe", () => {
+  const text = `Usage: pizza [options] <size>
+
+An application for pizza ordering
+
+Arguments:
+  size                       the pizza size
+
+Options:
+  -V, --version              output the version number
+  -p, --peppers              Add peppers
+  -c, --cheese <type>        Add the specified type of cheese (default: "marble")
+  -t, --toppings <items...>  toppings to add
+  -C, --no-cheese            You do not want any cheese
+  -h, --help                 display help for command
+`;
+  const model = parseHelp(text, ["pizza"]);
+  assert.equal(model.summary, "An application for pizza ordering");
+  const { schema, argv } = schemaOf(text, ["pizza"]);
+  const props = schema.properties as Record<string, Record<string, unknown>>;
+  assert.deepEqual(Object.keys(props), [
+    "size",
+    "peppers",
+    "cheese",
+    "toppings",
+    "no_cheese",
+    "args",
+    "stdin",
+  ]);
+  assert.equal(props.size.description, "the pizza size");
+  assert.equal(props.toppings.type, "array");
+  assert.deepEqual(argv({ size: "L", toppings: ["ham", "olive"], no_cheese: true }), [
+    "--toppings",
+    "ham",
+    "--toppings",
+    "olive",
+    "--no-cheese",
+    "L",
+  ]);
+});
+
+Deno.test("Node yargs help: trailing [string] [number] [array] [choices] [required] tags", () => {
+  const text = `Usage: serve <dir> [options]
+
+Options:
+      --version  Show version number                                   [boolean]
+  -p, --port     Port to listen on                      [number] [default: 8080]
+  -H, --host     Host to bind                    [string] [default: "localhost"]
+  -m, --mode     Mode            [string] [choices: "dev", "prod"] [default: "dev"]
+  -t, --tag      Tags                                                    [array]
+  -k, --key      API key name                                [string] [required]
+  -o, --open     Open browser                                          [boolean]
+      --help     Show help                                             [boolean]
+`;
+  const { schema, argv } = schemaOf(text, ["serve"]);
+  const props = schema.properties as Record<string, Record<string, unknown>>;
+  assert.deepEqual(props.port, { type: "number", default: 8080, description: "Port to listen on" });
+  assert.deepEqual(props.mode.enum, ["dev", "prod"]);
+  assert.equal(props.mode.default, "dev");
+  assert.equal(props.tag.type, "array");
+  assert.equal(props.open.type, "boolean");
+  assert.deepEqual(schema.required, ["key", "dir"]);
+  assert.deepEqual(argv({ dir: ".", key: "k1", port: 9000, open: true }), [
+    "--port",
+    "9000",
+    "--key",
+    "k1",
+    "--open",
+    ".",
+  ]);
+});
