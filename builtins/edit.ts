@@ -28,7 +28,10 @@ export const edit: Builtin = {
     type: "object",
     properties: {
       path: { type: "string" },
-      old_string: { type: "string", description: "Exact text, with enough lines to be unique" },
+      old_string: {
+        type: "string",
+        description: "Exact text (without read's line numbers), enough to be unique",
+      },
       new_string: { type: "string" },
       replace_all: { type: "boolean", description: "Replace every match" },
     },

@@ -36,7 +36,7 @@ export const grep: Builtin = {
       glob: { type: "string", description: "File filter, e.g. *.ts or src/**/*.{js,ts}" },
       context: { type: "integer", minimum: 0, maximum: 20, description: "Lines around" },
       limit: { type: "integer", minimum: 1, description: `Max lines (${DEFAULT_LIMIT})` },
-      word: { type: "boolean" },
+      word: { type: "boolean", description: "Whole words only" },
       ignore_case: { type: "boolean" },
     },
     required: ["pattern"],

@@ -30,7 +30,7 @@ export const read: Builtin = {
   parameters: {
     type: "object",
     properties: {
-      path: { type: "string", description: "File or directory" },
+      path: { type: "string", description: "File or directory, relative to the working directory" },
       offset: { type: "integer", minimum: 1, description: "First line (1-based)" },
       limit: { type: "integer", minimum: 1, description: `Max lines (${DEFAULT_LIMIT})` },
     },

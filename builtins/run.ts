@@ -23,7 +23,7 @@ export const run: Builtin = {
     properties: {
       command: { type: "string" },
       cwd: { type: "string", description: "Run there (cd persists only if the command does it)" },
-      timeout_seconds: { type: "number", exclusiveMinimum: 0 },
+      timeout_seconds: { type: "number", exclusiveMinimum: 0, description: "Default from config" },
     },
     required: ["command"],
     additionalProperties: false,

@@ -21,7 +21,7 @@ export const write: Builtin = {
     type: "object",
     properties: {
       path: { type: "string" },
-      content: { type: "string", description: "The whole new file" },
+      content: { type: "string", description: "The whole new file (use edit to change a part)" },
     },
     required: ["path", "content"],
     additionalProperties: false,
