@@ -22,6 +22,9 @@ import { TOOL_NAME } from "../registry/registry.ts";
 import { discover } from "../registry/tools_dir.ts";
 import { EXIT, parseCommand, UsageError, warn, write } from "./common.ts";
 
+/** Past this many typed parameters the report suggests trimming the schema. */
+const MANY_PARAMETERS = 40;
+
 /** What `magi new` was asked to do. */
 export interface NewRequest {
   name: string;
@@ -159,6 +162,12 @@ export async function makeTool(req: NewRequest): Promise<NewResult> {
   if (generated) {
     line(`typed parameters (${generated.guessed.length}), plus args and stdin:`);
     for (const g of generated.guessed) line(`  ${g}`);
+    if (generated.guessed.length > MANY_PARAMETERS) {
+      line(
+        `note: ${generated.guessed.length} parameters cost context on every request; ` +
+          `remove the ones the model does not need from schema.json`,
+      );
+    }
   } else {
     line(`generic tool (parameters args and stdin): ${why}`);
   }

@@ -87,6 +87,17 @@ const HELP_NAMES = new Set(["--help", "--version", "--usage", "-?"]);
  * @param words the command line the help belongs to, such as `["git", "status"]`: its words
  *   are dropped from the front of the usage line
  * @returns the model; never throws
+ * @example
+ * ```ts ignore
+ * import assert from "node:assert/strict";
+ * import { parseHelp } from "./help_parse.ts";
+ *
+ * const help = "Usage: greet [OPTIONS] NAME\n\n  -n, --times=N  how many times\n";
+ * const model = parseHelp(help, ["greet"]);
+ * assert.equal(model.options[0].flag, "--times");
+ * assert.equal(model.options[0].value?.type, "integer");
+ * assert.deepEqual(model.positionals?.map((p) => p.name), ["NAME"]);
+ * ```
  */
 export function parseHelp(text: string, words: readonly string[]): HelpModel {
   const lines = text.replace(/\r/g, "").replace(ANSI_COLOR, "").split("\n")
