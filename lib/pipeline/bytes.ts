@@ -13,8 +13,6 @@ export function toByteString(bytes: Uint8Array): string {
 }
 
 const encoder = new TextEncoder();
-// deno-lint-ignore no-control-regex -- the range starts at NUL on purpose
-const NOT_ASCII = /[^\x00-\x7f]/;
 
 /**
  * Turns a byte string back into bytes.
@@ -26,11 +24,9 @@ export function fromByteString(text: string, into?: Uint8Array): Uint8Array {
     ? into.subarray(0, text.length)
     : new Uint8Array(text.length);
   // For ASCII, UTF-8 is the same bytes, and the engine's encoder is far faster than a loop
-  // or Buffer's latin1 writer.
-  if (!NOT_ASCII.test(text)) {
-    encoder.encodeInto(text, out);
-    return out;
-  }
+  // or Buffer's latin1 writer. It reads and writes the same count only for ASCII.
+  const { read, written } = encoder.encodeInto(text, out);
+  if (read === text.length && written === text.length) return out;
   for (let i = 0; i < text.length; i++) out[i] = text.charCodeAt(i);
   return out;
 }

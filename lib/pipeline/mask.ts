@@ -7,6 +7,7 @@
  */
 import { Buffer } from "node:buffer";
 import { decodeByteString, utf8ByteString } from "./bytes.ts";
+import { FormSearch, type Found } from "./form_search.ts";
 
 /** A credential: the name it is masked as (without `$`) and its value as text. */
 export interface Secret {
@@ -106,16 +107,6 @@ export function revealingForms(value: string): string[] {
   return [...forms];
 }
 
-function escapeForRegExp(form: string): string {
-  let out = "";
-  for (let i = 0; i < form.length; i++) {
-    const c = form.charCodeAt(i);
-    const isWord = (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122);
-    out += isWord ? form[i] : "\\x" + c.toString(16).padStart(2, "0");
-  }
-  return out;
-}
-
 /**
  * Replaces secrets in output. Build one per process from {@link collectSecrets}; it is
  * immutable and can serve any number of streams at once.
@@ -128,9 +119,8 @@ function escapeForRegExp(form: string): string {
  * ```
  */
 export class Masker {
-  readonly #pattern: RegExp | undefined;
+  readonly #search: FormSearch | undefined;
   readonly #names = new Map<string, string>();
-  readonly #longest: number;
 
   /** @param secrets the values to mask, each replaced by `$` + its name */
   constructor(secrets: readonly Secret[]) {
@@ -139,11 +129,7 @@ export class Masker {
         if (!this.#names.has(form)) this.#names.set(form, "$" + name);
       }
     }
-    const forms = [...this.#names.keys()].sort((a, b) => b.length - a.length);
-    this.#longest = forms.length > 0 ? forms[0].length : 0;
-    this.#pattern = forms.length > 0
-      ? new RegExp(forms.map(escapeForRegExp).join("|"), "g")
-      : undefined;
+    this.#search = this.#names.size > 0 ? new FormSearch([...this.#names.keys()]) : undefined;
   }
 
   /** The number of byte patterns searched for (each secret has several forms). */
@@ -153,20 +139,41 @@ export class Masker {
 
   /** Masks a whole byte string (see `bytes.ts`). */
   maskBytes(text: string): string {
-    if (!this.#pattern) return text;
-    return text.replace(this.#pattern, (form) => this.#names.get(form)!);
+    if (!this.#search) return text;
+    return replaceFound(text, this.#search.findAll(text), this.#names, text.length).out;
   }
 
   /** Masks ordinary text (UTF-16), such as an error message. */
   maskText(text: string): string {
-    if (!this.#pattern) return text;
+    if (!this.#search) return text;
     return decodeByteString(this.maskBytes(utf8ByteString(text)));
   }
 
   /** Starts masking one stream of byte strings; see {@link MaskStream}. */
   stream(): MaskStream {
-    return new MaskStream(this.#pattern, this.#names, this.#longest);
+    return new MaskStream(this.#search, this.#names);
   }
+}
+
+/**
+ * Replaces the occurrences that start before `until`, and returns the masked text up to
+ * `cut`: `until`, or the end of the last replaced occurrence when that reaches further.
+ */
+function replaceFound(
+  text: string,
+  found: readonly Found[],
+  names: Map<string, string>,
+  until: number,
+): { out: string; cut: number } {
+  let out = "";
+  let pos = 0;
+  for (const { index, form } of found) {
+    if (index >= until) break;
+    out += text.slice(pos, index) + names.get(form)!;
+    pos = index + form.length;
+  }
+  const cut = Math.max(until, pos);
+  return { out: out + text.slice(pos, cut), cut };
 }
 
 /**
@@ -175,32 +182,18 @@ export class Masker {
  */
 export class MaskStream {
   #carry = "";
-  readonly #pattern: RegExp | undefined;
 
   constructor(
-    pattern: RegExp | undefined,
+    private readonly search: FormSearch | undefined,
     private readonly names: Map<string, string>,
-    private readonly longest: number,
-  ) {
-    this.#pattern = pattern ? new RegExp(pattern.source, "g") : undefined;
-  }
+  ) {}
 
   /** Masks a chunk (a byte string) and returns the part that is safe to release. */
   push(chunk: string): string {
-    const pattern = this.#pattern;
-    if (!pattern) return chunk;
+    if (!this.search) return chunk;
     const text = this.#carry + chunk;
-    const safeUntil = text.length - (this.longest - 1);
-    pattern.lastIndex = 0;
-    let out = "";
-    let pos = 0;
-    for (let m = pattern.exec(text); m !== null; m = pattern.exec(text)) {
-      if (m.index >= safeUntil) break;
-      out += text.slice(pos, m.index) + this.names.get(m[0])!;
-      pos = m.index + m[0].length;
-    }
-    const cut = Math.max(safeUntil, pos);
-    out += text.slice(pos, cut);
+    const safeUntil = Math.max(0, text.length - (this.search.longest - 1));
+    const { out, cut } = replaceFound(text, this.search.findAll(text), this.names, safeUntil);
     this.#carry = text.slice(cut);
     return out;
   }
@@ -209,7 +202,7 @@ export class MaskStream {
   end(): string {
     const rest = this.#carry;
     this.#carry = "";
-    if (!this.#pattern) return rest;
-    return rest.replace(this.#pattern, (form) => this.names.get(form)!);
+    if (!this.search) return rest;
+    return replaceFound(rest, this.search.findAll(rest), this.names, rest.length).out;
   }
 }

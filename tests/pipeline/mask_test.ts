@@ -90,3 +90,46 @@ Deno.test("a masker with no secrets passes bytes through unchanged", () => {
   const stream = none.stream();
   assert.equal(stream.push("\xff\x00abc") + stream.end(), "\xff\x00abc");
 });
+
+Deno.test("the fast search finds exactly what a plain regular expression finds", () => {
+  const values = ["abcdef-123", "xyzxyzxyz", "aaaaaa", "abcabcabc-long-value", "ab\u00e9cd€ef"];
+  const secrets = values.map((value, i) => ({ name: `S${i}`, value }));
+  const filler = Array.from(
+    { length: 40 },
+    (_, i) => ({ name: `F${i}`, value: crypto.randomUUID() }),
+  );
+  const small = new Masker(secrets);
+  const large = new Masker([...secrets, ...filler]);
+  assert.ok(small.patternCount < 100 && large.patternCount > 100, "both search strategies run");
+  const forms = values.map((v, i) => [utf8ByteString(v), `$S${i}`]);
+  let seed = 7;
+  const random = (n: number) => (seed = (seed * 1103515245 + 12345) % 2147483648) % n;
+  const alphabet = "abcxyz-123 \n";
+  for (let round = 0; round < 300; round++) {
+    let text = "";
+    while (text.length < 400) {
+      text += random(4) === 0
+        ? forms[random(forms.length)][0].slice(0, random(3) === 0 ? 4 : undefined)
+        : alphabet[random(alphabet.length)];
+    }
+    const sorted = [...forms].sort((a, b) => b[0].length - a[0].length);
+    const plain = new RegExp(
+      sorted.map(([f]) =>
+        [...f].map((c) => "\\x" + c.charCodeAt(0).toString(16).padStart(2, "0")).join("")
+      ).join("|"),
+      "g",
+    );
+    const expected = text.replace(plain, (f) => sorted.find(([g]) => g === f)![1]);
+    for (const m of [small, large]) {
+      assert.equal(m.maskBytes(text), expected, `round ${round}`);
+      const stream = m.stream();
+      let streamed = "";
+      for (let i = 0; i < text.length;) {
+        const j = Math.min(text.length, i + 1 + random(40));
+        streamed += stream.push(text.slice(i, j));
+        i = j;
+      }
+      assert.equal(streamed + stream.end(), expected, `round ${round}, streamed`);
+    }
+  }
+});
