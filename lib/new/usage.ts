@@ -54,7 +54,8 @@ export function findUsage(lines: string[]): UsageBlock {
       forms.push(trimmed);
     } else if (
       /^\s/.test(line) && /^[[<{(A-Za-z.-]/.test(trimmed) &&
-      (!isOptionLine(trimmed) || !/\S(\s{2,}|\t)\S/.test(trimmed))
+      (!isOptionLine(trimmed) || !/\S(\s{2,}|\t)\S/.test(trimmed)) &&
+      !(/[.!]$/.test(trimmed) && !/[[<]/.test(trimmed)) // prose, not more of the usage
     ) {
       forms[forms.length - 1] += " " + trimmed;
     } else break;

@@ -243,3 +243,11 @@ Options:
     ".",
   ]);
 });
+
+Deno.test("an indented sentence right after the usage line is prose, not positionals", () => {
+  const model = parseHelp("Usage: conv [options] FILE\n  Converts one file.\n\n  -q  quiet\n", [
+    "conv",
+  ]);
+  assert.deepEqual(model.positionals?.map((p) => p.name), ["FILE"]);
+  assert.equal(model.summary, "Converts one file");
+});
