@@ -68,6 +68,8 @@ export function planTool(input: PlanInput): ToolPlan {
   const usageRest = model?.usage ? usageAfter(model.usage, input.words) : "[ARGS...]";
   const usage = `Usage: ${name} ${usageRest}`.trim();
   const via = canLink(input) ? "symlink" : "wrapper";
+  // A symlink's --help is the program's own: report the lines discovery will read.
+  const own = via === "symlink" ? contractLines(help!.text) : null;
   const bin = join(folder, name);
   const files: PlannedFile[] = [];
   if (via === "symlink") files.push({ path: bin, linkTo: input.program, kind: "symlink" });
@@ -92,6 +94,9 @@ export function planTool(input: PlanInput): ToolPlan {
     mode: 0o755,
     kind: "selftest",
   });
+  if (own?.usage !== undefined) {
+    return { folder, files, summary: own.summary, usage: own.usage, via };
+  }
   return { folder, files, summary, usage, via };
 }
 
@@ -185,8 +190,11 @@ function selftestScript(input: PlanInput, via: string, sub: string[]): string {
     call = `# One harmless call: the program's version.
 "$tool" --version >/dev/null 2>&1 || fail "${name} --version failed"`;
   } else if (help && !help.capped) {
+    // An option name is the most stable mark of the program's help (a first line may hold
+    // the path the program was run by); else the first line's start.
+    const flags = help.model.options.map((o) => o.flag).sort((a, b) => b.length - a.length);
     const first = help.text.split("\n").map((l) => l.trim()).find((l) => l !== "") ?? "";
-    const marker = first.slice(0, 24);
+    const marker = flags[0] ?? first.slice(0, 24);
     call = `# One harmless call: the program's own help${
       via === "wrapper" ? " (run by the wrapper)" : ""
     }.
