@@ -10,10 +10,7 @@ import { argumentsProblem } from "../registry/schema.ts";
 import type { Outcome } from "../registry/types.ts";
 import { childEnv } from "../process/env.ts";
 import type { Runtime } from "../runtime.ts";
-import { Bounder } from "./bound.ts";
-import { decodeByteString, looksBinary, toByteString, utf8ByteString } from "./bytes.ts";
-import type { Masker, MaskStream } from "./mask.ts";
-import { Spill } from "./spill.ts";
+import { Channel } from "./channel.ts";
 
 /** A call as a model or a person makes it. */
 export interface ToolCall {
@@ -33,52 +30,6 @@ export interface ToolResult {
   is_error: boolean;
   /** Absolute path of the file holding the whole (masked) output, when it was cut. */
   spill: string | null;
-}
-
-const BINARY_SAMPLE = 8192;
-
-/** One output stream: mask, then bound (once per limit), then spill. */
-class Channel {
-  readonly #mask: MaskStream;
-  readonly #bounders: Bounder[];
-  readonly #spill: Spill;
-  #sample = "";
-
-  constructor(masker: Masker, limits: number[], spillDir: string, label: string) {
-    this.#mask = masker.stream();
-    this.#bounders = limits.map((limit) => new Bounder(limit));
-    this.#spill = new Spill(spillDir, label, Math.min(...limits));
-  }
-
-  async push(chunk: Uint8Array | string): Promise<void> {
-    const bytes = typeof chunk === "string" ? utf8ByteString(chunk) : toByteString(chunk);
-    await this.#take(this.#mask.push(bytes));
-  }
-
-  async #take(masked: string): Promise<void> {
-    if (masked.length === 0) return;
-    if (this.#sample.length < BINARY_SAMPLE) {
-      this.#sample += masked.slice(0, BINARY_SAMPLE - this.#sample.length);
-    }
-    for (const b of this.#bounders) b.push(masked);
-    await this.#spill.push(masked);
-  }
-
-  /** Ends the stream; returns the kept text (as UTF-16 text) for each limit, and the spill. */
-  async finish(): Promise<{ texts: string[]; spill: string | null }> {
-    await this.#take(this.#mask.end());
-    const binary = looksBinary(this.#sample);
-    const cut = this.#bounders.some((b) => b.cut);
-    const spill = await this.#spill.close(cut || binary);
-    const texts = this.#bounders.map((b) => {
-      if (binary) {
-        const where = spill ? `; the whole output is in ${spill}` : "";
-        return `[magi: binary output, ${b.totalBytes} bytes, not shown${where}]\n`;
-      }
-      return decodeByteString(b.finish(spill).text);
-    });
-    return { texts, spill };
-  }
 }
 
 function appendNote(text: string, note: string | undefined): string {

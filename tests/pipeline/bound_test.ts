@@ -3,10 +3,10 @@ import { Bounder } from "../../lib/pipeline/bound.ts";
 import { decodeByteString, utf8ByteString } from "../../lib/pipeline/bytes.ts";
 
 function bound(text: string, limit: number, chunk = 997) {
-  const b = new Bounder(limit);
+  const b = new Bounder([limit]);
   const bytes = utf8ByteString(text);
   for (let i = 0; i < bytes.length; i += chunk) b.push(bytes.slice(i, i + chunk));
-  const result = b.finish("/tmp/spill.out");
+  const [result] = b.finish("/tmp/spill.out");
   return { ...result, text: decodeByteString(result.text) };
 }
 
@@ -47,4 +47,32 @@ Deno.test("Bounder cuts one giant line inside the line, never inside a UTF-8 cha
   assert.ok(!r.text.includes("\ufffd"), "a character was split");
   assert.ok(r.text.startsWith("éé"));
   assert.ok(r.text.endsWith("éé"));
+});
+
+Deno.test("Bounder serves two limits from one pass, each with its own head and tail", () => {
+  const lines = Array.from({ length: 20000 }, (_, i) => `step ${i + 1} ok`);
+  lines[9999] = "error: the build broke here";
+  const b = new Bounder([4096, 16384]);
+  const bytes = utf8ByteString(lines.join("\n") + "\n");
+  for (let i = 0; i < bytes.length; i += 4093) b.push(bytes.slice(i, i + 4093));
+  const [small, large] = b.finish(null).map((r) => ({ ...r, text: decodeByteString(r.text) }));
+  assert.ok(small.text.length <= 4096 && large.text.length <= 16384);
+  assert.ok(large.text.length > 3 * small.text.length);
+  for (const r of [small, large]) {
+    assert.ok(r.text.startsWith("step 1 ok\n"));
+    assert.ok(r.text.endsWith("step 20000 ok\n"));
+    assert.ok(r.text.includes("  line 10000: error: the build broke here"));
+    const kept = r.text.split("\n").filter((l) => l.startsWith("step ")).length;
+    assert.equal(kept + r.droppedLines, 20000);
+  }
+});
+
+Deno.test("Bounder keeps output between two limits whole for the larger one", () => {
+  const text = "x".repeat(3000) + "\n";
+  const b = new Bounder([1024, 8192]);
+  b.push(text);
+  const [small, large] = b.finish("/s");
+  assert.ok(small.cut);
+  assert.equal(large.text, text);
+  assert.equal(large.cut, false);
 });
