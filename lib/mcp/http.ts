@@ -1,7 +1,8 @@
 /**
  * Serving MCP over Streamable HTTP on loopback (`magi mcp --http`): one SDK server per
  * session at `http://127.0.0.1:PORT/mcp`, with the SDK's DNS-rebinding protection on (only
- * the loopback Host names, and loopback Origins when a browser sends one).
+ * the loopback Host names, and loopback Origins when a browser sends one) and resumable SSE
+ * streams (a bounded in-memory event store).
  *
  * @module
  */
@@ -9,6 +10,7 @@
 import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
 // @ts-types="@modelcontextprotocol/sdk/server/webStandardStreamableHttp"
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
+import { BoundedEventStore } from "./event_store.ts";
 import { createMcpServer, type RuntimeGetter } from "./server.ts";
 
 /** How to serve. */
@@ -28,6 +30,8 @@ export interface HttpServing {
 }
 
 const HOSTNAME = "127.0.0.1";
+/** Milliseconds a client waits before reconnecting a broken SSE stream (the SSE `retry` field). */
+const RETRY_MS = 1000;
 
 /** Starts serving; never listens beyond 127.0.0.1. */
 export function serveHttp(current: RuntimeGetter, opts: HttpOptions): HttpServing {
@@ -41,6 +45,8 @@ export function serveHttp(current: RuntimeGetter, opts: HttpOptions): HttpServin
       new WebStandardStreamableHTTPServerTransport({
         sessionIdGenerator: () => crypto.randomUUID(),
         enableDnsRebindingProtection: true,
+        eventStore: new BoundedEventStore(),
+        retryInterval: RETRY_MS,
         allowedHosts,
         allowedOrigins,
         onsessioninitialized: (id) => void sessions.set(id, transport),

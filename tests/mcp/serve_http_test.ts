@@ -33,6 +33,71 @@ Deno.test("magi mcp --http serves the registry on loopback", async (t) => {
       await client.close();
     });
 
+    await t.step("a broken SSE stream resumes with Last-Event-ID", async () => {
+      const base = {
+        "content-type": "application/json",
+        accept: "application/json, text/event-stream",
+        "mcp-protocol-version": "2025-11-25",
+      };
+      const post = (body: unknown, session?: string) =>
+        fetch(server.url, {
+          method: "POST",
+          headers: session ? { ...base, "mcp-session-id": session } : base,
+          body: JSON.stringify(body),
+        });
+      const init = await post({
+        jsonrpc: "2.0",
+        id: 1,
+        method: "initialize",
+        params: {
+          protocolVersion: "2025-11-25",
+          capabilities: {},
+          clientInfo: { name: "resumer", version: "1" },
+        },
+      });
+      const session = init.headers.get("mcp-session-id")!;
+      await init.text();
+      await (await post({ jsonrpc: "2.0", method: "notifications/initialized" }, session)).text();
+      const call = await post({
+        jsonrpc: "2.0",
+        id: 2,
+        method: "tools/call",
+        params: { name: "run", arguments: { command: "sleep 1; echo resumed later" } },
+      }, session);
+      const reader = call.body!.pipeThrough(new TextDecoderStream()).getReader();
+      let first = "";
+      while (!first.includes("\n\n")) first += (await reader.read()).value ?? "";
+      await reader.cancel();
+      const priming = first.match(/^id: (\S+)\nretry: 1000\ndata: *\n\n/);
+      assert.ok(priming, `priming event: ${JSON.stringify(first)}`);
+      // Like a client honouring `retry`, reconnect until the server has seen the break.
+      let again: Response;
+      for (let i = 0;; i++) {
+        again = await fetch(server.url, {
+          headers: {
+            accept: "text/event-stream",
+            "mcp-session-id": session,
+            "mcp-protocol-version": "2025-11-25",
+            "last-event-id": priming[1],
+          },
+        });
+        if (again.status !== 409 || i >= 50) break;
+        await again.body?.cancel();
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      assert.equal(again.status, 200);
+      const replay = again.body!.pipeThrough(new TextDecoderStream()).getReader();
+      let text = "";
+      while (!text.includes("resumed later")) {
+        const { value, done } = await replay.read();
+        if (done) break;
+        text += value;
+      }
+      await replay.cancel();
+      assert.match(text, /"id":2/);
+      assert.match(text, /resumed later/);
+    });
+
     await t.step("a foreign Host header is refused (DNS rebinding)", async () => {
       // fetch() sets Host itself, so this request is written by hand.
       const { port } = new URL(server.url);
