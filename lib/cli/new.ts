@@ -32,6 +32,8 @@ export interface NewRequest {
   words: string[];
   /** The tools folder to write into (absolute). */
   toolsDir: string;
+  /** The folder is one of the config's `tools_dir` (else it came from `--tools-dir` only). */
+  configured?: boolean;
   cwd: string;
   env: Record<string, string>;
   generic: boolean;
@@ -67,7 +69,7 @@ export async function newCommand(args: string[]): Promise<number> {
   const result = await makeTool({
     name,
     words,
-    toolsDir: toolsDirFor(values["tools-dir"], values.config, cwd, env),
+    ...toolsDirFor(values["tools-dir"], values.config, cwd, env),
     cwd,
     env,
     generic: values.generic ?? false,
@@ -84,7 +86,8 @@ export async function newCommand(args: string[]): Promise<number> {
 }
 
 /**
- * The folder a new tool goes in: the first `--tools-dir`, else the first configured `tools_dir`.
+ * The folder a new tool goes in: the first `--tools-dir`, else the first configured `tools_dir`;
+ * and whether the config lists it.
  *
  * @throws UsageError when neither names one
  */
@@ -93,14 +96,16 @@ export function toolsDirFor(
   configFlag: string | undefined,
   cwd: string,
   env: Record<string, string>,
-): string {
-  if (flag && flag.length > 0) return resolve(cwd, flag[0]);
+): { toolsDir: string; configured: boolean } {
   const config = loadConfig({ cwd, env, configFlag });
-  const configured = stringList(config.values.tools_dir);
-  if (configured.length > 0) return configured[0];
-  throw new UsageError(
-    "magi new needs a tools folder: pass --tools-dir DIR or set tools_dir in the config",
-  );
+  const configured = stringList(config.values.tools_dir).map((d) => resolve(cwd, d));
+  const toolsDir = flag && flag.length > 0 ? resolve(cwd, flag[0]) : configured[0];
+  if (toolsDir === undefined) {
+    throw new UsageError(
+      "magi new needs a tools folder: pass --tools-dir DIR or set tools_dir in the config",
+    );
+  }
+  return { toolsDir, configured: configured.includes(toolsDir) };
 }
 
 /**
@@ -198,8 +203,15 @@ export async function makeTool(req: NewRequest): Promise<NewResult> {
   );
   for (const f of plan.files) line(`  ${f.path} (${f.kind})`);
   const problems = await discoveryProblems(req, plan.folder);
-  if (problems.length === 0) line(`discovery accepts it; try: magi check, magi tools --json`);
-  else for (const p of problems) line(`warning: ${p}`);
+  const dirFlag = req.configured ? "" : ` --tools-dir ${req.toolsDir}`;
+  if (problems.length === 0) {
+    line(`discovery accepts it; try: magi check${dirFlag}, magi tools --json${dirFlag}`);
+  }
+  if (!req.configured) {
+    line(
+      `note: ${req.toolsDir} is not a configured tools_dir: add it to the config to keep the tool`,
+    );
+  } else for (const p of problems) line(`warning: ${p}`);
   return { plan, capture, generated, report };
 }
 

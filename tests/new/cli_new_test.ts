@@ -14,7 +14,8 @@ Deno.test("magi new, then magi call, magi check and magi tools --json see the to
   assert.equal(made.code, 0, made.stderr);
   assert.match(made.stdout, /read the help of "python3 \/.*\/greet\.py --help" \(argparse style/);
   assert.match(made.stdout, /-n, --times → times \(integer\)/);
-  assert.match(made.stdout, /discovery accepts it/);
+  assert.match(made.stdout, /discovery accepts it; try: magi check --tools-dir \S+/);
+  assert.match(made.stdout, /is not a configured tools_dir/);
 
   const called = await magi(
     ["call", "greet", '{"name": "bob", "shout": true}', "--tools-dir", tools],
@@ -87,6 +88,8 @@ Deno.test("magi new takes the tools folder from the config, and says so when the
   const made = await magi(["new", "count", "--from", "wc", "--config", config], { cwd: dir.path });
   assert.equal(made.code, 0, made.stderr);
   assert.ok(Deno.statSync(join(dir.path, "mine", "count", "count")).isFile);
+  assert.match(made.stdout, /discovery accepts it; try: magi check, magi tools --json\n/);
+  assert.doesNotMatch(made.stdout, /not a configured tools_dir/);
   const missing = await magi(["new", "x", "--from", "no-such-program-here", "--config", config]);
   assert.equal(missing.code, 2);
   assert.match(missing.stderr, /cannot find the program "no-such-program-here"/);
