@@ -223,3 +223,42 @@ Deno.test("a program whose help is 1 MB: read up to the limit, typed from what w
   const r = await m.call({ quiet: true, files: ["f"] });
   assert.equal(r.said, "huge: --quiet f\n");
 });
+
+Deno.test("every corpus program gives a tool that discovery accepts and whose selftest passes", async () => {
+  await using dir = await tempDir("magi-new-all-");
+  const corpus = join(TESTDATA, "new", "corpus");
+  const env = { ...Deno.env.toObject(), XDG_CACHE_HOME: join(dir.path, "cache") };
+  const toolsDir = join(dir.path, "tools");
+  const names: string[] = [];
+  for (const entry of [...Deno.readDirSync(corpus)].filter((e) => e.name.endsWith(".json"))) {
+    const expected = JSON.parse(Deno.readTextFileSync(join(corpus, entry.name)));
+    const words = (expected.from as string).split(" ")
+      .map((w) => w.startsWith("programs/") ? join(TESTDATA, "new", w) : w);
+    const name = entry.name.replace(/\.json$/, "");
+    const result = await makeTool({
+      name,
+      words,
+      toolsDir,
+      cwd: dir.path,
+      env,
+      generic: false,
+      force: false,
+      dryRun: false,
+    });
+    assert.equal(result.generated !== undefined, !expected.generic, name);
+    names.push(name);
+  }
+  await using t = await testRuntime({ toolsDirs: [toolsDir], config: { shipped_tools: false } });
+  const declared = new Set(t.rt.registry.declarations().map((d) => d.name));
+  assert.deepEqual(names.filter((n) => !declared.has(n)), []);
+  const failed: string[] = [];
+  for (const name of names) {
+    const out = await new Deno.Command("sh", {
+      args: [join(toolsDir, name, "selftest.sh")],
+      cwd: join(toolsDir, name),
+      stdin: "null",
+    }).output();
+    if (out.code !== 0) failed.push(`${name}: ${new TextDecoder().decode(out.stdout)}`);
+  }
+  assert.deepEqual(failed, []);
+});
