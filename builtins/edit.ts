@@ -81,21 +81,30 @@ async function editBuiltin(
   const crlf = text.includes("\r\n") && !/(^|[^\r])\n/.test(text);
   const work = crlf ? text.replaceAll("\r\n", "\n") : text;
   const lf = (s: unknown) => crlf ? String(s).replaceAll("\r\n", "\n") : String(s);
-  const oldString = lf(args.old_string);
-  const newString = lf(args.new_string);
+  let oldString = lf(args.old_string);
+  let newString = lf(args.new_string);
   if (oldString === "") return error("old_string is empty; to write a whole file, use write");
   if (oldString === newString) {
     return error("old_string and new_string are the same; nothing to do");
   }
 
-  const matches: number[] = [];
-  for (
-    let at = work.indexOf(oldString);
-    at !== -1;
-    at = work.indexOf(oldString, at + oldString.length)
-  ) {
-    matches.push(at);
-    if (!args.replace_all && matches.length > MAX_LISTED) break;
+  const find = (needle: string) => {
+    const found: number[] = [];
+    for (let at = work.indexOf(needle); at !== -1; at = work.indexOf(needle, at + needle.length)) {
+      found.push(at);
+      if (!args.replace_all && found.length > MAX_LISTED) break;
+    }
+    return found;
+  };
+  let matches = find(oldString);
+  // A file with mixed line endings: the model sends LF; try the lines as CRLF.
+  if (matches.length === 0 && !crlf && oldString.includes("\n") && work.includes("\r\n")) {
+    const asCrlf = find(oldString.replaceAll("\n", "\r\n"));
+    if (asCrlf.length > 0) {
+      matches = asCrlf;
+      oldString = oldString.replaceAll("\n", "\r\n");
+      newString = newString.replaceAll("\n", "\r\n");
+    }
   }
   if (matches.length === 0) return error(notFound(path, work, oldString));
   if (matches.length > 1 && args.replace_all !== true) {

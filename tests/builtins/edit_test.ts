@@ -144,3 +144,13 @@ Deno.test("edit killed mid-way leaves the old file or the new one, never a part"
   assert.equal((await spawnEdit().status).code, 0);
   assert.equal(await head(), "SECOND");
 });
+
+Deno.test("edit in a file of mixed line endings matches LF text against CRLF lines", async () => {
+  await using dir = await tempDir();
+  const path = join(dir.path, "mixed.txt");
+  await Deno.writeTextFile(path, "a\nb\r\nc\r\nd\n");
+  await using t = await builtinRuntime(dir.path);
+  const r = await call(t.rt, "edit", { path: "mixed.txt", old_string: "b\nc", new_string: "B\nC" });
+  assert.equal(r.is_error, false, r.said);
+  assert.equal(await Deno.readTextFile(path), "a\nB\r\nC\r\nd\n");
+});
