@@ -178,7 +178,7 @@ export async function makeTool(req: NewRequest): Promise<NewResult> {
   }
   const skipped = help?.model.skipped ?? [];
   if (generated && skipped.length > 0) {
-    line(`not typed (reachable through args):`);
+    line(`not typed (reachable through args), or typed with a caveat:`);
     for (const s of skipped) line(`  ${s.what}: ${s.why}`);
   }
   line(`the tool's --help starts with:`);

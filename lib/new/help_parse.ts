@@ -56,6 +56,8 @@ export interface HelpPositional {
 export interface Skipped {
   what: string;
   why: string;
+  /** The option names concerned, where there are some. */
+  names?: string[];
 }
 
 /** What a help text says about a program's command line. */
@@ -122,6 +124,11 @@ export function parseHelp(text: string, words: readonly string[]): HelpModel {
       what: `${forms.length - 1} other usage form${forms.length > 2 ? "s" : ""}`,
       why: "only the first form is typed; the others are reachable through args",
     });
+  }
+  for (const s of skipped) {
+    if (s.names?.every((n) => options.some((o) => o.names.includes(n)))) {
+      s.why = "each is typed from the option list, but they exclude each other: give one";
+    }
   }
   const helpOptions = options.filter(isHelpOption);
   if (helpOptions.length > 0) {

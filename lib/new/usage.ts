@@ -212,6 +212,20 @@ export function usageOptions(texts: string[], skipped: Skipped[]): HelpOption[] 
       }
       continue;
     }
+    const alternatives = inner.split(/\s*\|\s*/);
+    if (alternatives.length > 1 && alternatives.every((a) => /^-/.test(a))) {
+      // "[-a | -b]", "[--moored | --drifting]": one or the other, not two spellings of one
+      // ("[-a|--all]" pairs a short and a long name, and is one option).
+      const long = alternatives.filter((a) => a.startsWith("--")).length;
+      if (long !== 1 || alternatives.length !== 2) {
+        skipped.push({
+          what: `usage option "${part}"`,
+          why: "the options exclude each other",
+          names: alternatives.map((a) => a.split(" ")[0]),
+        });
+        continue;
+      }
+    }
     const spec = parseSpec(inner.replace(/ (?=[a-z][\w-]*$)/, " "));
     if (spec === null || typeof spec === "string" || spec.negation) {
       skipped.push({

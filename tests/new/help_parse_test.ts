@@ -251,3 +251,26 @@ Deno.test("an indented sentence right after the usage line is prose, not positio
   assert.deepEqual(model.positionals?.map((p) => p.name), ["FILE"]);
   assert.equal(model.summary, "Converts one file");
 });
+
+Deno.test("options that exclude each other in a synopsis are left to args", () => {
+  const model = parseHelp(
+    "usage: lamp [-q] [-on | -off] [--bright | --dim] [-v|--verbose] name\n",
+    [
+      "lamp",
+    ],
+  );
+  assert.deepEqual(model.options.map((o) => o.names), [["-q"], ["-v", "--verbose"]]);
+  assert.deepEqual(
+    model.skipped.filter((s) => /exclude each other/.test(s.why)).map((s) => s.what),
+    ['usage option "[-on | -off]"', 'usage option "[--bright | --dim]"'],
+  );
+  assert.deepEqual(model.positionals?.map((p) => p.name), ["name"]);
+});
+
+Deno.test("excluding options that the option list describes stay typed, with a caveat", () => {
+  const text =
+    "usage: lamp [-h] [--bright | --dim]\n\noptions:\n  --bright  more light\n  --dim     less light\n";
+  const model = parseHelp(text, ["lamp"]);
+  assert.deepEqual(model.options.map((o) => o.flag), ["--bright", "--dim"]);
+  assert.match(model.skipped.find((s) => s.what.includes("--bright"))?.why ?? "", /give one/);
+});
