@@ -92,6 +92,18 @@ function hookSignals(): void {
   }
 }
 
+/**
+ * Tracks a long-lived process group started elsewhere (an MCP server): it is killed, like
+ * every group spawnProcess starts, when magi gets SIGINT, SIGTERM or SIGHUP.
+ *
+ * @returns the function that stops tracking it (call it once the group has ended)
+ */
+export function trackGroup(pgid: number): () => void {
+  hookSignals();
+  liveGroups.add(pgid);
+  return () => void liveGroups.delete(pgid);
+}
+
 /** Sends a signal to a whole process group; a group that is gone is not an error. */
 export function killGroup(pgid: number, signal: Deno.Signal): void {
   try {

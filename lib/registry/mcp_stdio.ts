@@ -13,7 +13,7 @@ import { ReadBuffer, serializeMessage } from "@modelcontextprotocol/sdk/shared/s
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 // @ts-types="@modelcontextprotocol/sdk/types"
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
-import { killGroup } from "../process/spawn.ts";
+import { killGroup, trackGroup } from "../process/spawn.ts";
 
 /** The largest single message read from a server, in bytes. */
 export const MAX_MESSAGE_BYTES = 64 * 1024 * 1024;
@@ -21,7 +21,7 @@ const STDERR_TAIL_BYTES = 2048;
 /** Milliseconds between TERM and KILL when a server is closed. */
 const GRACE_MS = 1000;
 
-/** Process groups of servers still running, killed when magi exits. */
+/** Process groups of servers still running, killed when magi exits (or is signalled). */
 const liveGroups = new Set<number>();
 let unloadHooked = false;
 
@@ -80,11 +80,13 @@ export class ChildStdioTransport implements Transport {
     }
     const child = this.#child;
     liveGroups.add(child.pid);
+    const untrack = trackGroup(child.pid);
     this.#writer = child.stdin.getWriter();
     const reading = this.#readStdout(child.stdout);
     this.#readStderr(child.stderr);
     child.status.then(async (status) => {
       liveGroups.delete(child.pid);
+      untrack();
       killGroup(child.pid, "SIGKILL");
       // Messages the server wrote before it ended are still delivered.
       await reading;

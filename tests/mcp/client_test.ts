@@ -240,3 +240,55 @@ Deno.test("magi ends the servers it started when it exits", async () => {
   for (let i = 0; i < 100 && alive(pid); i++) await new Promise((r) => setTimeout(r, 50));
   assert.ok(!alive(pid), "the server is gone");
 });
+
+Deno.test("magi ends the servers it started when it is terminated", async () => {
+  await using home = await tempDir();
+  const config = await writeConfig(home.path, {
+    shipped_tools: false,
+    mcp_servers: { fixture: { ...FIXTURE, start: "eager", env: { FIXTURE_STAY: "1" } } },
+  });
+  const child = new Deno.Command(Deno.execPath(), {
+    args: ["run", "-A", "--quiet", "--config", join(REPO, "deno.json"), join(REPO, "main.ts")]
+      .concat(["mcp", "--config", config]),
+    cwd: home.path,
+    env: {
+      XDG_CONFIG_HOME: join(home.path, "config"),
+      XDG_CACHE_HOME: join(home.path, "cache"),
+      XDG_STATE_HOME: join(home.path, "state"),
+    },
+    stdin: "piped",
+    stdout: "piped",
+    stderr: "null",
+  }).spawn();
+  const writer = child.stdin.getWriter();
+  const send = (message: unknown) =>
+    writer.write(new TextEncoder().encode(JSON.stringify(message) + "\n"));
+  await send({
+    jsonrpc: "2.0",
+    id: 1,
+    method: "initialize",
+    params: {
+      protocolVersion: "2025-11-25",
+      capabilities: {},
+      clientInfo: { name: "t", version: "1" },
+    },
+  });
+  await send({ jsonrpc: "2.0", method: "notifications/initialized" });
+  await send({
+    jsonrpc: "2.0",
+    id: 2,
+    method: "tools/call",
+    params: { name: "fixture__pid", arguments: {} },
+  });
+  const lines = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
+  let seen = "";
+  while (!seen.includes('"id":2')) seen += (await lines.read()).value ?? "";
+  const pid = Number(seen.match(/"text":"(\d+)/)![1]);
+  assert.ok(alive(pid));
+  child.kill("SIGTERM");
+  await child.status;
+  await lines.cancel();
+  await writer.close().catch(() => {});
+  for (let i = 0; i < 100 && alive(pid); i++) await new Promise((r) => setTimeout(r, 50));
+  assert.ok(!alive(pid), "the server is gone");
+});

@@ -1,7 +1,8 @@
 /**
  * A small MCP server over stdio for magi's client tests: a 5 MB result, a crash mid-call,
  * an environment variable echoed back, its own pid, and content split by audience.
- * With FIXTURE_PID_FILE set, it writes its pid there when it starts.
+ * With FIXTURE_PID_FILE set, it writes its pid there when it starts; with FIXTURE_STAY set, it
+ * keeps running after its stdin ends (as a careless server would).
  */
 // @ts-types="@modelcontextprotocol/sdk/server/index"
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
@@ -59,3 +60,4 @@ server.setRequestHandler(CallToolRequestSchema, async (request) => {
   return { content: [{ type: "text", text: "unknown tool" }], isError: true };
 });
 await server.connect(new StdioServerTransport());
+if (Deno.env.get("FIXTURE_STAY")) setInterval(() => {}, 1000);
