@@ -8,8 +8,7 @@
  */
 import { dirname, join, resolve } from "node:path";
 import { parse, type ParseError, printParseErrorCode } from "jsonc-parser";
-import { Ajv2020 } from "ajv/dist/2020.js";
-import type { ValidateFunction } from "ajv";
+import { isValid } from "../registry/schema.ts";
 import { GROUPS, KEYS } from "./keys.ts";
 
 /** A config file or value that cannot be used; the message names the file and the key. */
@@ -35,9 +34,6 @@ export interface ConfigSources {
   /** `--config FILE`. */
   configFlag?: string;
 }
-
-const ajv = new Ajv2020({ strict: false });
-const validators = new Map<string, ValidateFunction>();
 
 function userConfigPath(env: Record<string, string>): string | undefined {
   const base = env.XDG_CONFIG_HOME || (env.HOME ? join(env.HOME, ".config") : undefined);
@@ -139,9 +135,7 @@ export function readConfigFile(file: string): Record<string, unknown> {
         const known = Object.keys(KEYS).filter((k) => k.startsWith(prefix)).join(", ");
         throw new ConfigError(`config ${file}: unknown key "${dotted}" (known keys: ${known})`);
       }
-      let validate = validators.get(dotted);
-      if (!validate) validators.set(dotted, validate = ajv.compile(spec.schema));
-      if (!validate(value)) {
+      if (!isValid(spec.schema, value)) {
         throw new ConfigError(
           `config ${file}: key "${dotted}": expected ${spec.expected}, got ${
             JSON.stringify(value)

@@ -5,8 +5,9 @@
  *
  * @module
  */
-import { Ajv2020 } from "ajv/dist/2020.js";
-import AjvDraft7 from "ajv";
+import { createRequire } from "node:module";
+import type { Ajv2020 } from "ajv/dist/2020.js";
+import type AjvDraft7 from "ajv";
 import type { ErrorObject, ValidateFunction } from "ajv";
 import type { JsonSchema } from "./types.ts";
 
@@ -14,12 +15,20 @@ const options = { strict: false, allErrors: false, validateFormats: false } as c
 let ajv2020: Ajv2020 | undefined;
 let ajv7: AjvDraft7.default | undefined;
 
+/**
+ * Ajv, loaded on first use: it takes about 100 ms to load, and a warm `magi tools` needs no
+ * validation at all. `require` keeps the callers synchronous.
+ */
+const load = createRequire(import.meta.url);
+
 function ajvFor(schema: JsonSchema): Ajv2020 | AjvDraft7.default {
   const dialect = typeof schema.$schema === "string" ? schema.$schema : "";
   if (/draft-0[4-7]/.test(dialect)) {
-    return ajv7 ??= new (AjvDraft7 as unknown as typeof AjvDraft7.default)(options);
+    const Ajv = load("ajv").default as typeof AjvDraft7.default;
+    return ajv7 ??= new Ajv(options);
   }
-  return ajv2020 ??= new Ajv2020(options);
+  const { Ajv2020: Ajv } = load("ajv/dist/2020.js") as { Ajv2020: typeof Ajv2020 };
+  return ajv2020 ??= new Ajv(options);
 }
 
 /**
@@ -46,6 +55,17 @@ export function schemaProblem(schema: unknown): string | null {
 }
 
 const compiled = new WeakMap<JsonSchema, ValidateFunction>();
+
+/**
+ * Whether a value is valid against a schema (compiled once per schema object).
+ *
+ * @throws Error when the schema itself cannot be compiled
+ */
+export function isValid(schema: JsonSchema, value: unknown): boolean {
+  let validate = compiled.get(schema);
+  if (!validate) compiled.set(schema, validate = ajvFor(schema).compile(schema));
+  return validate(value) === true;
+}
 
 /**
  * Validates arguments against a parameter schema (compiled once per schema object).
