@@ -16,6 +16,7 @@ import { effectiveRoots } from "./policy/roots.ts";
 import { builtinShim } from "./process/self_command.ts";
 import { defaultCachePath, DiscoveryCache } from "./registry/discovery_cache.ts";
 import { mcpTools } from "./registry/mcp.ts";
+import { declaredTools } from "./registry/lua/sources.ts";
 import { Registry } from "./registry/registry.ts";
 import { discover, type FoundTool, toolsDirTool } from "./registry/tools_dir.ts";
 import type { Tool, Warn } from "./registry/types.ts";
@@ -116,6 +117,15 @@ export async function createRuntime(opts: RuntimeOptions): Promise<Runtime> {
     cachePath: join(cacheDir(opts.env), "mcp-tools.json"),
     warn: opts.warn,
   });
+  const builtinTools = BUILTINS.map((b) => builtinTool(b, { roots }));
+  const declaredLoading = declaredTools({
+    config,
+    cwd: opts.cwd,
+    env: opts.env,
+    childEnv: helpEnv,
+    builtins: builtinTools,
+    warn: opts.warn,
+  });
   const cache = new DiscoveryCache(defaultCachePath(opts.env));
   const [fromDirs, fromShipped] = await Promise.all([
     discover({ dirs: configured, env: helpEnv, cache, warn: opts.warn }),
@@ -123,13 +133,15 @@ export async function createRuntime(opts: RuntimeOptions): Promise<Runtime> {
   ]);
   cache.save();
   const fromMcp = await mcpLoading;
+  const declared = await declaredLoading;
 
   const tools: Tool[] = [
-    ...BUILTINS.map((b) => builtinTool(b, { roots })),
+    ...builtinTools,
     ...fromDirs.map((f) => toolsDirTool(f, "tools_dir")),
     ...fromShipped.map((f) => toolsDirTool(f, "shipped")),
     ...fromMcp,
-  ];
+    ...declared.tools,
+  ].filter((t) => !declared.replaced.has(t));
   const registry = new Registry(tools, opts.warn);
 
   const links: LinkEntry[] = registry.list()

@@ -1,11 +1,13 @@
 /**
- * `magi call NAME [JSON|-] [--json]`: one tool call through the pipeline, made by a person.
- * Prints shown (or, with `--json`, `{name, said, shown, is_error, spill}`); exits 0 on
- * success, 1 when the result is an error.
+ * `magi call NAME [JSON|-] [--json] [--answer TEXT]…`: one tool call through the pipeline,
+ * made by a person. Prints shown (or, with `--json`, `{name, said, shown, is_error, spill}`);
+ * exits 0 on success, 1 when the result is an error. A tool's questions are answered from the
+ * `--answer` values in order, or, without any, asked on the terminal.
  *
  * @module
  */
 import { runTool } from "../pipeline/run_tool.ts";
+import { cliAnswers } from "./answers.ts";
 import { EXIT, parseCommand, runtimeFor, UsageError, write } from "./common.ts";
 
 async function readStdin(): Promise<string> {
@@ -14,7 +16,10 @@ async function readStdin(): Promise<string> {
 
 /** Runs `magi call`. */
 export async function callCommand(args: string[]): Promise<number> {
-  const { values, positionals } = parseCommand(args, { json: { type: "boolean" } });
+  const { values, positionals } = parseCommand(args, {
+    json: { type: "boolean" },
+    answer: { type: "string", multiple: true },
+  });
   const [name, json, ...extra] = positionals;
   if (!name) throw new UsageError("magi call needs a tool name: magi call NAME [JSON|-]");
   if (extra.length > 0) {
@@ -26,6 +31,7 @@ export async function callCommand(args: string[]): Promise<number> {
     name,
     args: json === "-" ? await readStdin() : json ?? {},
     signal: controller.signal,
+    answer: cliAnswers(values.answer ?? [], json !== "-" && Deno.stdin.isTerminal()),
   });
   if (values.json) {
     await write(JSON.stringify(result) + "\n");

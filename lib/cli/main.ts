@@ -20,7 +20,7 @@ const COMMANDS: Record<string, [() => Promise<Command>, string]> = {
   ],
   call: [
     async () => (await import("./call.ts")).callCommand,
-    "call NAME [JSON|-] [--json]    call one tool through the pipeline",
+    "call NAME [JSON|-] [--json] [--answer TEXT]…  call one tool through the pipeline",
   ],
   builtin: [
     async () => (await import("./builtin.ts")).builtinCommand,

@@ -51,6 +51,25 @@ export const KEYS: Record<string, KeySpec> = {
     expected: "a whole number of bytes, at least 1024",
     default: 65536,
   },
+  "limits.lua_memory_bytes": {
+    schema: { type: "integer", minimum: 1048576 },
+    expected: "a whole number of bytes, at least 1048576 (1 MiB)",
+    default: 64 * 1024 * 1024,
+  },
+  lua_dirs: {
+    schema: { anyOf: [{ type: "string" }, strings] },
+    expected: "a folder path or a list of folder paths (of *.lua declaration files)",
+    default: [],
+    paths: true,
+  },
+  peers: {
+    schema: {
+      type: "object",
+      propertyNames: { pattern: "^[a-zA-Z0-9_-]{1,32}$" },
+      additionalProperties: { type: "string", minLength: 1 },
+    },
+    expected: 'an object of peers by name, each a program: {"casper": "/usr/local/bin/casper"}',
+  },
   "secrets.env": {
     schema: strings,
     expected: "a list of environment variable names",

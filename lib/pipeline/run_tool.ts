@@ -7,6 +7,7 @@
  */
 import { isAbsolute, resolve } from "node:path";
 import { argumentsProblem } from "../registry/schema.ts";
+import { type AnswerProvider, invokeAsking } from "./ask.ts";
 import type { Outcome } from "../registry/types.ts";
 import { childEnv } from "../process/env.ts";
 import type { Runtime } from "../runtime.ts";
@@ -18,6 +19,8 @@ export interface ToolCall {
   /** The arguments: an object, or its JSON text. */
   args: unknown;
   signal?: AbortSignal;
+  /** Answers the tool's questions (SPEC S3.6); without it a question ends as an error result. */
+  answer?: AnswerProvider;
 }
 
 /** A tool result (SPEC S2.1), as `magi call --json` prints it. */
@@ -62,7 +65,9 @@ export async function runTool(rt: Runtime, call: ToolCall): Promise<ToolResult> 
     call.signal?.addEventListener("abort", onAbort);
     if (call.signal?.aborted) controller.abort();
     try {
-      outcome = await tool.invoke({
+      const check = (a: Record<string, unknown>) =>
+        argumentsProblem(tool.declaration.parameters, a);
+      outcome = await invokeAsking(tool, {
         args,
         cwd,
         timeoutMs,
@@ -80,7 +85,7 @@ export async function runTool(rt: Runtime, call: ToolCall): Promise<ToolResult> 
             return shown.push(chunk);
           },
         },
-      });
+      }, { answer: call.answer, check, mask: (text) => rt.masker.maskText(text) });
     } catch (error) {
       outcome = {
         isError: true,

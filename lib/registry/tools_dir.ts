@@ -7,7 +7,6 @@
  */
 import { join } from "node:path";
 import { spawnProcess } from "../process/spawn.ts";
-import { processOutcome } from "../process/outcome.ts";
 import {
   type ArgvMapping,
   buildGenericInput,
@@ -17,6 +16,7 @@ import {
 } from "./argv.ts";
 import { DiscoveryCache, type HelpVisit, stampOf } from "./discovery_cache.ts";
 import { contractLines, describeHelp, headerLines, type HelpLines, needsStdin } from "./help.ts";
+import { runProgramCall } from "./program_call.ts";
 import { schemaProblem, stripExtensions } from "./schema.ts";
 import type { Invocation, JsonSchema, Outcome, Tool, Warn } from "./types.ts";
 
@@ -227,41 +227,9 @@ export function toolsDirTool(found: FoundTool, source: string): Tool {
   };
 }
 
-async function invokeProgram(found: FoundTool, call: Invocation): Promise<Outcome> {
+function invokeProgram(found: FoundTool, call: Invocation): Promise<Outcome> {
   const input = found.typed
     ? buildInput(found.typed.mapping, call.args)
     : buildGenericInput(call.args);
-  const shownFile = await Deno.makeTempFile({ prefix: "magi-shown-" });
-  try {
-    const spawned = await spawnProcess({
-      program: found.bin,
-      args: input.args,
-      cwd: call.cwd,
-      env: { ...call.env, MAGI_SHOWN: shownFile },
-      stdin: input.stdin,
-      timeoutMs: call.timeoutMs,
-      signal: call.signal,
-      onStdout: (chunk) => call.emit.said(chunk),
-    });
-    await forwardShown(shownFile, call);
-    return processOutcome(spawned, call.timeoutMs);
-  } finally {
-    await Deno.remove(shownFile).catch(() => {});
-  }
-}
-
-/** Streams the `$MAGI_SHOWN` file, when the tool wrote one, into shown. */
-async function forwardShown(path: string, call: Invocation): Promise<void> {
-  let file: Deno.FsFile;
-  try {
-    if (Deno.statSync(path).size === 0) return;
-    file = await Deno.open(path);
-  } catch {
-    return;
-  }
-  try {
-    for await (const chunk of file.readable) await call.emit.shown(chunk);
-  } catch {
-    // A shown file that cannot be read only costs the person's rendering.
-  }
+  return runProgramCall(found.bin, input, call);
 }

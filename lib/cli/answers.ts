@@ -1,0 +1,59 @@
+/**
+ * Answering a tool's questions from the command line (SPEC S3.6): answers given with
+ * `--answer TEXT` are used in order; without any, on a terminal the person is asked.
+ *
+ * @module
+ */
+import type { AnswerProvider } from "../pipeline/ask.ts";
+import type { Question } from "../registry/types.ts";
+
+/**
+ * The answer provider for `magi call`.
+ *
+ * @param given the `--answer` values, used in order; when they run out there is no answer
+ * @param interactive whether a person can be asked on the terminal (used only when no
+ *   `--answer` was given)
+ * @returns undefined when there is no way to answer
+ */
+export function cliAnswers(
+  given: readonly string[],
+  interactive: boolean,
+): AnswerProvider | undefined {
+  if (given.length > 0) {
+    const queue = [...given];
+    return (_question) => Promise.resolve(queue.shift());
+  }
+  return interactive ? askOnTerminal : undefined;
+}
+
+const encoder = new TextEncoder();
+
+/** Asks on stderr and reads one line from stdin; a number picks a choice by position. */
+export async function askOnTerminal(question: Question): Promise<string | undefined> {
+  const lines = [`? ${question.question}`];
+  question.choices?.forEach((c, i) => lines.push(`  ${i + 1}) ${c}`));
+  lines.push("> ");
+  await Deno.stderr.write(encoder.encode(lines.join("\n")));
+  const line = await readLine();
+  if (line === undefined) return undefined;
+  const text = line.trim();
+  const choices = question.choices;
+  if (choices && /^\d+$/.test(text)) {
+    const i = Number(text) - 1;
+    if (i >= 0 && i < choices.length) return choices[i];
+  }
+  return text;
+}
+
+async function readLine(): Promise<string | undefined> {
+  const bytes: number[] = [];
+  const buf = new Uint8Array(1);
+  while (true) {
+    const n = await Deno.stdin.read(buf);
+    if (n === null) {
+      return bytes.length ? new TextDecoder().decode(new Uint8Array(bytes)) : undefined;
+    }
+    if (buf[0] === 0x0a) return new TextDecoder().decode(new Uint8Array(bytes));
+    bytes.push(buf[0]);
+  }
+}

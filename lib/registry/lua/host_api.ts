@@ -1,0 +1,179 @@
+/**
+ * The host side of the Lua API (SPEC S3.3): what `magi.exec`, `magi.cwd`, `magi.env`, `print`
+ * and the time-limit hook call into. Every process `magi.exec` starts goes through
+ * {@link spawnProcess} with the call's own environment (tool links first on PATH, the MAGI_*
+ * context), working directory, remaining time and cancellation.
+ *
+ * @module
+ */
+import { isAbsolute, resolve } from "node:path";
+import { spawnProcess } from "../../process/spawn.ts";
+
+/** What a running Lua call may reach: one entry per call (and per file being loaded). */
+export interface HostCall {
+  /** Absolute working directory. */
+  cwd: string;
+  /** Environment for child processes. */
+  env: Record<string, string>;
+  /** When the call's time runs out, in milliseconds since the epoch. */
+  deadline: number;
+  signal?: AbortSignal;
+}
+
+/** The calls in flight, by the id the Lua side knows them by. */
+export class HostCalls {
+  #next = 0;
+  readonly #calls = new Map<number, HostCall>();
+
+  /** Registers a call and returns its id. */
+  open(call: HostCall): number {
+    const id = ++this.#next;
+    this.#calls.set(id, call);
+    return id;
+  }
+
+  /** Forgets a call: from now on it counts as expired. */
+  close(id: number): void {
+    this.#calls.delete(id);
+  }
+
+  get(id: number): HostCall | undefined {
+    return this.#calls.get(id);
+  }
+
+  /** Whether the call's time is up or it was cancelled (or it is unknown). */
+  expired(id: number): boolean {
+    const call = this.#calls.get(id);
+    return !call || Date.now() > call.deadline || call.signal?.aborted === true;
+  }
+}
+
+/** Limits of `magi.exec`. */
+export interface ExecLimits {
+  /** stdout larger than this (bytes) ends the program and raises a Lua error. */
+  maxStdoutBytes: number;
+  /** stderr beyond this many bytes is dropped (its head is kept). */
+  maxStderrBytes: number;
+}
+
+interface ExecRequest {
+  program: string;
+  args: string[];
+  cwd?: string;
+  stdin?: string;
+  /** Seconds. */
+  timeout?: number;
+}
+
+/** Packs several values for Lua (wasmoon's `LuaMultiReturn.of`). */
+export type Pack = (...values: unknown[]) => unknown;
+
+/**
+ * Runs one `magi.exec` request for a call. Resolves (never rejects) to the values the Lua side
+ * unpacks: `true, stdout, status, stderr` (status is absent when a signal ended the program),
+ * or `false, message` when it could not start, ran past its time or printed too much.
+ */
+export async function execFor(
+  calls: HostCalls,
+  id: number,
+  requestJson: string,
+  limits: ExecLimits,
+  pack: Pack,
+): Promise<unknown> {
+  const fail = (message: string) => pack(false, message);
+  const call = calls.get(id);
+  if (!call) return fail("the call has ended");
+  let req: ExecRequest;
+  try {
+    req = JSON.parse(requestJson);
+  } catch (error) {
+    return fail(`bad request: ${(error as Error).message}`);
+  }
+  const remaining = call.deadline - Date.now();
+  if (remaining <= 0) return fail("the call's time limit is reached");
+  let timeoutMs = remaining;
+  if (req.timeout !== undefined) {
+    if (typeof req.timeout !== "number" || !(req.timeout > 0)) {
+      return fail("opts.timeout must be a number of seconds greater than 0");
+    }
+    timeoutMs = Math.min(req.timeout * 1000, remaining);
+  }
+  if (req.stdin !== undefined && typeof req.stdin !== "string") {
+    return fail("opts.stdin must be a string");
+  }
+  if (req.cwd !== undefined && typeof req.cwd !== "string") {
+    return fail("opts.cwd must be a string");
+  }
+  const cwd = req.cwd === undefined
+    ? call.cwd
+    : isAbsolute(req.cwd)
+    ? req.cwd
+    : resolve(call.cwd, req.cwd);
+  const out: Uint8Array[] = [];
+  const err: Uint8Array[] = [];
+  let errBytes = 0;
+  const spawned = await spawnProcess({
+    program: req.program,
+    args: req.args,
+    cwd,
+    env: call.env,
+    stdin: req.stdin,
+    timeoutMs,
+    signal: call.signal,
+    maxStdoutBytes: limits.maxStdoutBytes + 1,
+    onStdout: (chunk) => void out.push(chunk.slice()),
+    onStderr: (chunk) => {
+      const room = limits.maxStderrBytes - errBytes;
+      if (room <= 0) return;
+      const kept = chunk.subarray(0, room).slice();
+      errBytes += kept.length;
+      err.push(kept);
+    },
+  });
+  if (spawned.startError) return fail(spawned.startError);
+  if (spawned.capped) {
+    return fail(
+      `"${req.program}" printed more than ${limits.maxStdoutBytes} bytes; it was stopped`,
+    );
+  }
+  if (spawned.timedOut) {
+    return fail(`"${req.program}" did not finish within ${timeoutMs / 1000} s; it was stopped`);
+  }
+  if (spawned.cancelled) return fail(`"${req.program}" was cancelled`);
+  return pack(true, decode(out), spawned.code ?? undefined, decode(err));
+}
+
+function decode(chunks: Uint8Array[]): string {
+  const total = chunks.reduce((n, c) => n + c.length, 0);
+  const all = new Uint8Array(total);
+  let at = 0;
+  for (const c of chunks) {
+    all.set(c, at);
+    at += c.length;
+  }
+  return new TextDecoder().decode(all);
+}
+
+/**
+ * The functions the prelude reads from `__magi_host`.
+ *
+ * @param print receives each `print(…)` line (magi sends it to stderr, never to stdout)
+ * @param pack packs several return values for Lua
+ */
+export function hostFunctions(
+  calls: HostCalls,
+  limits: ExecLimits,
+  print: (line: string) => void,
+  pack: Pack,
+): Record<string, unknown> {
+  return {
+    expired: (id: number) => calls.expired(id),
+    exec: (id: number, request: string) => execFor(calls, id, request, limits, pack),
+    cwd: (id: number) => calls.get(id)?.cwd,
+    env: (id: number, name?: string) => {
+      const env = calls.get(id)?.env ?? {};
+      return name === undefined ? JSON.stringify(env) : env[name];
+    },
+    print: (line: string) => print(String(line)),
+  };
+}

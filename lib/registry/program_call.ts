@@ -1,0 +1,113 @@
+/**
+ * Running a program as one tool call — shared by tools_dir tools and Lua declarations with
+ * `transport = "command"`: stdout streams to said; a person-facing rendering written to the
+ * file named by `$MAGI_SHOWN` becomes shown; a question written to the file named by
+ * `$MAGI_ASK` turns the call into a question, and the answer comes back in `$MAGI_ANSWERED`
+ * when the call resumes (SPEC S3.6; the convention is in `tools/README.md`).
+ *
+ * @module
+ */
+import { processOutcome } from "../process/outcome.ts";
+import { spawnProcess } from "../process/spawn.ts";
+import type { ProgramInput } from "./argv.ts";
+import type { Invocation, Outcome, Question } from "./types.ts";
+
+/** A question file larger than this (bytes) is not read. */
+const ASK_MAX_BYTES = 64 * 1024;
+
+/**
+ * Runs `program` with the call's argv and stdin, in the call's folder, environment, time limit
+ * and cancellation.
+ *
+ * @param program a path, or a name looked up on the call's PATH
+ */
+export async function runProgramCall(
+  program: string,
+  input: ProgramInput,
+  call: Invocation,
+): Promise<Outcome> {
+  const shownFile = await Deno.makeTempFile({ prefix: "magi-shown-" });
+  const askFile = await Deno.makeTempFile({ prefix: "magi-ask-" });
+  try {
+    const spawned = await spawnProcess({
+      program,
+      args: input.args,
+      cwd: call.cwd,
+      env: { ...call.env, ...answerEnv(call.args), MAGI_SHOWN: shownFile, MAGI_ASK: askFile },
+      stdin: input.stdin,
+      timeoutMs: call.timeoutMs,
+      signal: call.signal,
+      onStdout: (chunk) => call.emit.said(chunk),
+    });
+    const outcome = processOutcome(spawned, call.timeoutMs);
+    if (!spawned.timedOut && !spawned.cancelled && !spawned.startError) {
+      const question = readQuestion(askFile);
+      if (question) return { isError: false, ask: question };
+    }
+    await forwardShown(shownFile, call);
+    return outcome;
+  } finally {
+    await Deno.remove(shownFile).catch(() => {});
+    await Deno.remove(askFile).catch(() => {});
+  }
+}
+
+/** `MAGI_ANSWERED`: the person's answer, when the call resumes after a question. */
+function answerEnv(args: Record<string, unknown>): Record<string, string> {
+  return typeof args.answered === "string" ? { MAGI_ANSWERED: args.answered } : {};
+}
+
+/**
+ * Reads a question file: JSON `{"ask": "…", "choices": ["…"]}`, or plain text that is the
+ * question itself. An empty or unreadable file is no question.
+ */
+export function readQuestion(path: string): Question | undefined {
+  let text: string;
+  try {
+    const info = Deno.statSync(path);
+    if (info.size === 0 || info.size > ASK_MAX_BYTES) return undefined;
+    text = Deno.readTextFileSync(path).trim();
+  } catch {
+    return undefined;
+  }
+  if (text === "") return undefined;
+  return parseQuestion(text) ?? { question: text };
+}
+
+/**
+ * Reads `{"ask": "…", "choices": [...]}` from JSON text.
+ *
+ * @returns the question, or undefined when the text is not such an object
+ */
+export function parseQuestion(text: string): Question | undefined {
+  let data: unknown;
+  try {
+    data = JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+  if (typeof data !== "object" || data === null || Array.isArray(data)) return undefined;
+  const record = data as Record<string, unknown>;
+  if (typeof record.ask !== "string" || record.ask === "") return undefined;
+  const question: Question = { question: record.ask };
+  if (Array.isArray(record.choices) && record.choices.length > 0) {
+    question.choices = record.choices.map(String);
+  }
+  return question;
+}
+
+/** Streams the `$MAGI_SHOWN` file, when the tool wrote one, into shown. */
+async function forwardShown(path: string, call: Invocation): Promise<void> {
+  let file: Deno.FsFile;
+  try {
+    if (Deno.statSync(path).size === 0) return;
+    file = await Deno.open(path);
+  } catch {
+    return;
+  }
+  try {
+    for await (const chunk of file.readable) await call.emit.shown(chunk);
+  } catch {
+    // A shown file that cannot be read only costs the person's rendering.
+  }
+}

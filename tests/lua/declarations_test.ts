@@ -1,0 +1,168 @@
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { runTool } from "../../lib/pipeline/run_tool.ts";
+import { TESTDATA, testRuntime } from "../helpers.ts";
+
+const LUA = join(TESTDATA, "lua");
+
+function luaRuntime(dirs: string[], extra: Record<string, unknown> = {}) {
+  return testRuntime({ config: { lua_dirs: dirs, shipped_tools: false, ...extra } });
+}
+
+Deno.test("a file with a syntax error beside a good file: one stderr line with file and line, the good file loads", async () => {
+  await using t = await luaRuntime([join(LUA, "basic")]);
+  const broken = t.warnings.filter((w) => w.includes("broken.lua"));
+  assert.equal(broken.length, 1, t.warnings.join("\n"));
+  assert.match(broken[0], /broken\.lua:2: unexpected symbol near '='/);
+  assert.equal(t.rt.registry.get("never_loaded"), undefined);
+  const echo = t.rt.registry.get("lua_echo");
+  assert.equal(echo?.origin.source, "lua");
+  assert.deepEqual(echo?.declaration, {
+    name: "lua_echo",
+    description: "Echo the arguments as JSON",
+    parameters: {
+      type: "object",
+      properties: { text: { type: "string" }, n: { type: "integer" } },
+      required: ["text"],
+    },
+  });
+  const r = await runTool(t.rt, { name: "lua_echo", args: { text: "héllo", n: 3 } });
+  assert.deepEqual(r, {
+    name: "lua_echo",
+    said: '{"n":3,"text":"héllo"}',
+    shown: "echo: héllo",
+    is_error: false,
+    spill: null,
+  });
+});
+
+Deno.test("bad declarations cost only themselves, each with one line naming file and line", async () => {
+  await using t = await luaRuntime([join(LUA, "decls")]);
+  const file = join(LUA, "decls", "decls.lua");
+  const lines = t.warnings.filter((w) => w.includes(file));
+  assert.match(
+    lines.find((l) => l.includes("no_description"))!,
+    /decls\.lua:1: .*description is required/,
+  );
+  assert.match(
+    lines.find((l) => l.includes("bad_schema"))!,
+    /decls\.lua:3: .*needs: the schema is not valid JSON Schema/,
+  );
+  assert.match(
+    lines.find((l) => l.includes("bad_transport"))!,
+    /decls\.lua:9: .*transport must be one of/,
+  );
+  const dup = lines.find((l) => l.includes('"dup"'))!;
+  assert.match(dup, /decls\.lua:13 left out: lua .*decls\.lua:11 has that name/);
+  assert.equal(lines.length, 4, lines.join("\n"));
+  assert.equal((await runTool(t.rt, { name: "dup", args: {} })).said, "first");
+  assert.equal((await runTool(t.rt, { name: "still_fine", args: {} })).said, "fine");
+});
+
+Deno.test("a Lua error is an error result carrying the message and file:line; the next call works", async () => {
+  await using t = await luaRuntime([join(LUA, "basic")]);
+  const r = await runTool(t.rt, { name: "lua_err", args: {} });
+  assert.equal(r.is_error, true);
+  assert.match(r.said, /Lua error: .*good\.lua:53: attempt to index a nil value \(local 't'\)/);
+  assert.equal((await runTool(t.rt, { name: "lua_echo", args: { text: "x" } })).is_error, false);
+});
+
+Deno.test("os.execute is unavailable: os, io, package, debug, load, dofile, require are gone", async () => {
+  await using t = await luaRuntime([join(LUA, "basic")]);
+  const r = await runTool(t.rt, { name: "lua_os", args: {} });
+  assert.equal(r.is_error, true);
+  assert.match(r.said, /attempt to index a nil value \(global 'os'\)/);
+  assert.ok(!r.said.includes("escaped"));
+  const globals = (await runTool(t.rt, { name: "lua_sandbox", args: {} })).said.split(" ");
+  for (const gone of ["os", "io", "package", "debug", "load", "loadfile", "dofile", "require"]) {
+    assert.ok(!globals.includes(gone), `${gone} is still there`);
+  }
+  for (const kept of ["magi", "string", "table", "math", "pcall", "print"]) {
+    assert.ok(globals.includes(kept), `${kept} is missing`);
+  }
+});
+
+Deno.test("magi.exec: stdout, status and stderr as data; check=true makes a failure an error", async () => {
+  await using t = await luaRuntime([join(LUA, "basic")]);
+  const ok = await runTool(t.rt, {
+    name: "lua_exec",
+    args: { line: "cat; echo; echo oops >&2; exit 3" },
+  });
+  assert.equal(ok.is_error, false, ok.said);
+  assert.equal(ok.said, "out=[from-stdin] status=3 err=[oops\n]");
+  const checked = await runTool(t.rt, { name: "lua_exec", args: { line: "exit 4", check: true } });
+  assert.equal(checked.is_error, true);
+  assert.match(checked.said, /magi\.exec: "sh" failed with exit status 4/);
+  const links = await runTool(t.rt, { name: "lua_exec", args: { line: 'echo "$MAGI_CWD"' } });
+  assert.equal(links.said, `out=[${t.rt.session.cwd}] status=0 err=[]`);
+});
+
+Deno.test("magi.json round-trips objects, lists, unicode and escapes", async () => {
+  await using t = await luaRuntime([join(LUA, "basic")]);
+  const text = '{"a":[1,2.5,"x\\ny",{"b":true}],"c":"\\u00e9\\ud83d\\ude00","d":[],"e":{}}';
+  const r = await runTool(t.rt, { name: "lua_json", args: { text } });
+  assert.equal(r.is_error, false, r.said);
+  assert.deepEqual(JSON.parse(r.said), JSON.parse(text));
+});
+
+Deno.test("print goes to stderr, never into the result", async () => {
+  await using t = await luaRuntime([join(LUA, "basic")]);
+  const r = await runTool(t.rt, { name: "lua_print", args: {} });
+  assert.equal(r.said, "printed");
+  assert.ok(t.warnings.includes("lua: hello from lua\t42"), t.warnings.join("\n"));
+});
+
+Deno.test("a runaway loop is stopped at the call's timeout_seconds; the next call on the engine works", async () => {
+  await using t = await luaRuntime([join(LUA, "limits")]);
+  for (const name of ["lua_loop", "lua_pcall_loop"]) {
+    const r = await runTool(t.rt, { name, args: { timeout_seconds: 0.3 } });
+    assert.equal(r.is_error, true);
+    assert.match(r.said, new RegExp(`Lua body of "${name}" ran past its time limit of 0.3 s`));
+    assert.equal((await runTool(t.rt, { name: "lua_ok", args: {} })).said, "ok");
+  }
+});
+
+Deno.test("a memory bomb hits the cap from config and is an error result; the next call works", async () => {
+  await using t = await luaRuntime([join(LUA, "limits")], {
+    limits: { lua_memory_bytes: 4 * 1024 * 1024 },
+  });
+  const r = await runTool(t.rt, { name: "lua_memory", args: {} });
+  assert.equal(r.is_error, true);
+  assert.match(r.said, /the Lua heap reached its cap of 4194304 bytes/);
+  assert.equal((await runTool(t.rt, { name: "lua_ok", args: {} })).said, "ok");
+});
+
+Deno.test("a Lua tool and a tools_dir tool with the same name: Lua wins, one line names both", async () => {
+  await using t = await testRuntime({
+    config: { lua_dirs: [join(LUA, "collide-lua")], shipped_tools: false },
+    toolsDirs: [join(LUA, "collide-dir")],
+  });
+  const tool = t.rt.registry.get("lua_twin");
+  assert.equal(tool?.origin.source, "lua");
+  const lines = t.warnings.filter((w) => w.includes("lua_twin") && w.includes("left out"));
+  assert.equal(lines.length, 1);
+  assert.match(
+    lines[0],
+    /tool "lua_twin" from tools_dir .*collide-dir.* left out: lua .*twin\.lua:1 has that name/,
+  );
+  assert.equal((await runTool(t.rt, { name: "lua_twin", args: {} })).said, "from lua");
+});
+
+Deno.test("a warm start reads declarations from the cache and starts the engine only at the first call", async () => {
+  await using first = await luaRuntime([join(LUA, "basic")]);
+  const { createRuntime } = await import("../../lib/runtime.ts");
+  const warnings: string[] = [];
+  const rt = await createRuntime({
+    cwd: first.home,
+    env: { ...first.rt.env },
+    configFlag: join(first.home, "config.jsonc"),
+    warn: (m) => void warnings.push(m),
+  });
+  assert.deepEqual(
+    rt.registry.get("lua_echo")?.declaration,
+    first.rt.registry.get("lua_echo")?.declaration,
+  );
+  assert.equal(warnings.filter((w) => w.includes("broken.lua")).length, 1);
+  const r = await runTool(rt, { name: "lua_echo", args: { text: "warm" } });
+  assert.equal(r.shown, "echo: warm");
+});
