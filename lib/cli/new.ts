@@ -185,8 +185,8 @@ export async function makeTool(req: NewRequest): Promise<NewResult> {
   line(`  ${plan.summary}`);
   line(`  ${plan.usage}`);
   if (req.dryRun) {
-    const exists = await Deno.lstat(plan.folder).then(() => true, () => false);
-    if (exists && !req.force) line(`note: "${plan.folder}" exists: writing needs --force`);
+    const exists = await Deno.lstat(plan.files[0].path).then(() => true, () => false);
+    if (exists && !req.force) line(`note: "${plan.files[0].path}" exists: writing needs --force`);
     line(`dry run: nothing written; the files would be:`);
     for (const f of plan.files) {
       line(`--- ${f.path} (${f.kind})`);

@@ -101,21 +101,20 @@ export function planTool(input: PlanInput): ToolPlan {
 }
 
 /**
- * Writes a plan. An existing tool folder is replaced only with `force`: its planned files are
- * removed first, other files in it are left alone.
+ * Writes a plan. A tool whose files already exist is replaced only with `force`: the planned
+ * files (and a schema.json the plan no longer has) are removed first; other files are left.
  *
  * @throws Error `Tool "NAME" already exists in "DIR"` without force, or a file system error
  */
 export async function writePlan(plan: ToolPlan, name: string, force: boolean): Promise<void> {
-  let exists = false;
-  try {
-    exists = (await Deno.lstat(plan.folder)) !== undefined;
-  } catch {
-    exists = false;
-  }
-  if (exists && !force) {
+  const taken = [...new Set([...plan.files.map((f) => f.path), join(plan.folder, "schema.json")])];
+  const existing = (await Promise.all(taken.map((p) => Deno.lstat(p).then(() => p, () => null))))
+    .filter((p) => p !== null);
+  if (existing.length > 0 && !force) {
     throw new Error(
-      `Tool "${name}" already exists in "${plan.folder}"; pass --force to replace it`,
+      `Tool "${name}" already exists in "${plan.folder}" (${
+        existing.map((p) => basename(p!)).join(", ")
+      }); pass --force to replace it`,
     );
   }
   await Deno.mkdir(plan.folder, { recursive: true });

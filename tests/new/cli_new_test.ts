@@ -38,7 +38,10 @@ Deno.test("magi new, then magi call, magi check and magi tools --json see the to
 
   const again = await magi(["new", "greet", "--from", "wc", "--tools-dir", tools], { home });
   assert.equal(again.code, 1);
-  assert.match(again.stderr, /Tool "greet" already exists .*--force/);
+  assert.match(
+    again.stderr,
+    /Tool "greet" already exists in "\S+" \(greet, schema\.json, selftest\.sh\); pass --force/,
+  );
   const forced = await magi(["new", "greet", "--from", "wc", "--tools-dir", tools, "--force"], {
     home,
   });
