@@ -274,3 +274,19 @@ Deno.test("excluding options that the option list describes stay typed, with a c
   assert.deepEqual(model.options.map((o) => o.flag), ["--bright", "--dim"]);
   assert.match(model.skipped.find((s) => s.what.includes("--bright"))?.why ?? "", /give one/);
 });
+
+Deno.test("parseHelp never throws on text that is not help", () => {
+  const texts = [
+    "",
+    "\n\n\n",
+    "Usage: p " + "[a ".repeat(2000),
+    "usage: p [[[-x]]] <<y>> {a,b} (c|d) ]]]",
+    "  --opt " + "[string] ".repeat(500),
+    "  -\n  --\n  ---x\n  -=\n  --=[\n",
+    new TextDecoder().decode(Uint8Array.from({ length: 4096 }, (_, i) => (i * 7919) % 256)),
+  ];
+  for (const text of texts) {
+    const model = parseHelp(text, ["p"]);
+    if (!genericReason(model)) assert.equal(schemaProblem(schemaFromModel(model).schema), null);
+  }
+});
