@@ -124,5 +124,5 @@ Deno.test("read through magi call refuses a path outside the roots", async () =>
   await using dir = await tempDir();
   const run = await magi(["call", "read", '{"path":"/etc/hostname"}'], { cwd: dir.path });
   assert.equal(run.code, 1);
-  assert.match(run.stdout, /^Cannot read "\/etc\/hostname": outside the allowed roots \(/);
+  assert.match(run.stdout, /outside the (allowed )?roots/);
 });
