@@ -6,6 +6,7 @@
  *
  * @module
  */
+import type { AnswerProvider } from "../pipeline/ask.ts";
 import { runTool, type ToolResult } from "../pipeline/run_tool.ts";
 import type { Runtime } from "../runtime.ts";
 import { type Provider, type ToolCallRequest, turnWithRetries, type Usage } from "./provider.ts";
@@ -41,6 +42,8 @@ export interface AgentOptions {
   /** Cancels the running model request or tool calls (Ctrl-C in `magi chat`). */
   signal?: AbortSignal;
   view: AgentView;
+  /** Answers a tool's question (SPEC S3.6); without it a question ends as an error result. */
+  answer?: AnswerProvider;
 }
 
 /** The said text of a call that never finished because magi ended first. */
@@ -106,7 +109,8 @@ export async function runAgent(opts: AgentOptions): Promise<EndReason> {
     // gives them back to the model in call order, and the person sees them in that order.
     const running = result.tool_calls.map((call) => {
       view.toolCall(call);
-      return runTool(rt, { name: call.name, args: call.arguments, signal }).then((done) => {
+      const toolCall = { name: call.name, args: call.arguments, signal, answer: opts.answer };
+      return runTool(rt, toolCall).then((done) => {
         session.append({
           type: "tool_result",
           id: call.id,

@@ -58,6 +58,11 @@ export class TerminalView implements AgentView {
     this.#o = options;
   }
 
+  /** Whether events are printed as JSON lines. */
+  get json(): boolean {
+    return this.#o.json;
+  }
+
   /** Emits one event (`--json` only). */
   event(event: Record<string, unknown>): void {
     if (this.#o.json) this.#o.out(JSON.stringify(event) + "\n");

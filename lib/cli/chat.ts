@@ -1,8 +1,9 @@
 /**
  * `magi chat`: an interactive session at a readline prompt. Each line is a request; the
- * model's answer and the tool calls it makes are shown as they happen. `/exit` (or
- * end of input) leaves; Ctrl-C cancels the running model response or tool calls — ending
- * their process groups — and returns to the prompt, not out of the session.
+ * model's answer and the tool calls it makes are shown as they happen. A tool's question is
+ * asked at the prompt. `/exit` (or end of input) leaves; Ctrl-C cancels the running model
+ * response or tool calls — ending their process groups — and returns to the prompt, not out
+ * of the session.
  *
  * @module
  */
@@ -10,6 +11,7 @@ import process from "node:process";
 import { createInterface } from "node:readline";
 import { runAgent } from "../agent/loop.ts";
 import { ProviderError } from "../agent/provider.ts";
+import type { AnswerProvider } from "../pipeline/ask.ts";
 import { ProviderConfigError } from "../agent/providers.ts";
 import { startAgent } from "../agent/start.ts";
 import { sinkOf, TerminalView } from "../agent/view.ts";
@@ -93,6 +95,17 @@ export async function chatCommand(args: string[]): Promise<number> {
     `magi chat — ${provider.name}/${provider.model} — ${verb} session ${session.id}\n` +
       "/exit to leave; Ctrl-C cancels a running answer or tool\n",
   );
+  // A tool's question is asked at the prompt, one at a time; end of input answers nothing.
+  let asking = Promise.resolve<string | undefined>(undefined);
+  const answer: AnswerProvider = (question) => {
+    asking = asking.then(async () => {
+      const choices = question.choices?.length ? ` [${question.choices.join(" / ")}]` : "";
+      view.note(`? ${question.question}${choices}`);
+      const line = await reader.read("answer> ");
+      return line === null ? undefined : line.trim();
+    });
+    return asking;
+  };
   let controller: AbortController | undefined;
   const interrupt = () => {
     if (controller && !controller.signal.aborted) controller.abort();
@@ -121,6 +134,7 @@ export async function chatCommand(args: string[]): Promise<number> {
           maxRetries: agent.maxRetries,
           signal: controller.signal,
           view,
+          answer,
         });
         if (reason === "cancelled") view.note("(cancelled)");
         if (reason === "max_turns") view.note(`(stopped after --max-turns ${maxTurns})`);

@@ -1,13 +1,14 @@
 /**
  * `magi run "task"`: one task, non-interactive. The model's answer streams to stdout; tool
  * calls and what they show go to stderr (or, with `--json`, every event is one JSON line on
- * stdout). Exit status: 0 when the model finished, 1 on a provider failure, 3 when
+ * stdout); a tool's question is answered from `--answer` values, in order. Exit status: 0 when the model finished, 1 on a provider failure, 3 when
  * `--max-turns` was hit, 130 when interrupted, 2 for a usage or config error.
  *
  * @module
  */
 import { runAgent } from "../agent/loop.ts";
 import { ProviderError } from "../agent/provider.ts";
+import type { AnswerProvider } from "../pipeline/ask.ts";
 import { ProviderConfigError } from "../agent/providers.ts";
 import type { Session } from "../agent/session.ts";
 import { startAgent } from "../agent/start.ts";
@@ -26,6 +27,23 @@ export const AGENT_OPTIONS = {
   "max-turns": { type: "string" },
   json: { type: "boolean" },
 } as const;
+
+/**
+ * Answers tools' questions from `--answer` values, in order; once they run out a question
+ * ends as an error result the model reads. Each question and its answer are shown.
+ */
+export function answersFrom(values: string[], view: TerminalView): AnswerProvider {
+  const left = [...values];
+  return (question) => {
+    const answer = left.shift();
+    view.event({ type: "question", ...question, answer: answer ?? null });
+    const choices = question.choices?.length ? ` [${question.choices.join(" / ")}]` : "";
+    if (!view.json) {
+      view.note(`? ${question.question}${choices} → ${answer ?? "(no --answer left)"}`);
+    }
+    return Promise.resolve(answer);
+  };
+}
 
 /** Parses `--max-turns` (default 50). */
 export function maxTurnsOf(value: string | undefined): number {
@@ -50,7 +68,10 @@ function finished(session: Session): boolean {
 
 /** Runs `magi run`. */
 export async function runCommand(args: string[]): Promise<number> {
-  const { values, positionals } = parseCommand(args, AGENT_OPTIONS);
+  const { values, positionals } = parseCommand(args, {
+    ...AGENT_OPTIONS,
+    answer: { type: "string", multiple: true },
+  });
   let task = positionals.join(" ");
   if (task === "-") task = await new Response(Deno.stdin.readable).text();
   if (task.trim() === "" && !values.resume) {
@@ -100,6 +121,7 @@ export async function runCommand(args: string[]): Promise<number> {
       maxRetries: agent.maxRetries,
       signal: controller.signal,
       view,
+      answer: answersFrom(values.answer ?? [], view),
     });
     status = reason === "done"
       ? EXIT.ok

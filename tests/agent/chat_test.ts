@@ -109,3 +109,23 @@ Deno.test("magi chat: Ctrl-C ends the running tool's process group, not the sess
   assert.equal(results[0].id, "call_nap");
   assert.ok(!results[0].content.includes("woke"));
 });
+
+Deno.test("magi chat asks a tool's question at the prompt", async () => {
+  await using dir = await tempDir();
+  const tools = await makeTools(dir.path);
+  await using server = scriptedServer("openai", [
+    reply("openai", "", [{ id: "call_a", name: "confirm", args: { target: "a" } }]),
+    reply("openai", "Kept a."),
+  ]);
+  const config = await agentConfig(dir.path, "openai", server.url);
+  const run = await magi(["chat", "--config", config, "--tools-dir", tools], {
+    cwd: dir.path,
+    env: ENV,
+    stdin: "delete a\nno\n/exit\n",
+  });
+  assert.equal(run.code, 0, run.stderr);
+  assert.match(run.stdout, /\? Delete a\? \[yes \/ no\]/);
+  assert.match(run.stdout, /Kept a\./);
+  const [a] = toolResultsIn("openai", server.requests[1]);
+  assert.equal(a.content, "answer for a: no\n");
+});

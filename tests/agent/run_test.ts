@@ -233,3 +233,25 @@ Deno.test("magi run --resume continues a session killed with SIGKILL mid-turn", 
   assert.equal(again.code, 2);
   assert.match(again.stderr, /is finished; give a task to go on/);
 });
+
+Deno.test("magi run --answer answers a tool's question; with none left it is an error result", async () => {
+  await using dir = await tempDir();
+  const tools = await makeTools(dir.path);
+  await using server = scriptedServer("openai", [
+    reply("openai", "", [{ id: "call_a", name: "confirm", args: { target: "a" } }]),
+    reply("openai", "", [{ id: "call_b", name: "confirm", args: { target: "b" } }]),
+    reply("openai", "Deleted a, not b."),
+  ]);
+  const config = await agentConfig(dir.path, "openai", server.url);
+  const run = await magi(
+    ["run", "delete a and b", "--answer", "yes", "--config", config, "--tools-dir", tools],
+    { cwd: dir.path, env: ENV },
+  );
+  assert.equal(run.code, 0, run.stderr);
+  assert.match(run.stderr, /\? Delete a\? \[yes \/ no\] → yes/);
+  const [a] = toolResultsIn("openai", server.requests[1]);
+  assert.equal(a.content, "answer for a: yes\n");
+  const [, b] = toolResultsIn("openai", server.requests[2]);
+  assert.match(b.content, /Delete b\?/);
+  assert.match(b.content, /no answer was given/);
+});

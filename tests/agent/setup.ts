@@ -79,6 +79,24 @@ echo "saw $1"`,
       'echo "$MAGI_SESSION|$MAGI_SESSIONS_DIR|$MAGI_CONTEXT_PATH|$MAGI_ATTACH_DIR"; cat "$MAGI_CONTEXT_PATH"',
     ),
   );
+  await makeTool(
+    tools,
+    "confirm",
+    script(
+      "confirm — ask before acting on a target",
+      "confirm <target> [--answer TEXT]",
+      `if [ "$2" != "--answer" ]; then
+  printf '{"ask":"Delete %s?","choices":["yes","no"]}' "$1" > "$MAGI_ASK"; exit 0
+fi
+echo "answer for $1: $3"`,
+    ),
+    {
+      type: "object",
+      properties: { target: { type: "string" }, answered: { type: "string" } },
+      required: ["target"],
+      "x-magi": { argv: [{ field: "target" }, { flag: "--answer", field: "answered" }] },
+    },
+  );
   return tools;
 }
 
