@@ -7,6 +7,27 @@
 import { join } from "node:path";
 import { fromByteString } from "./bytes.ts";
 
+/** Spill files older than this (milliseconds) are removed when a new one is made. */
+export const SPILL_KEEP_MS = 7 * 24 * 3600 * 1000;
+const pruned = new Set<string>();
+
+/** Removes spill files (`*.out`) older than {@link SPILL_KEEP_MS} from a folder, once per process. */
+async function pruneOld(dir: string): Promise<void> {
+  if (pruned.has(dir)) return;
+  pruned.add(dir);
+  const before = Date.now() - SPILL_KEEP_MS;
+  try {
+    for await (const entry of Deno.readDir(dir)) {
+      if (!entry.isFile || !entry.name.endsWith(".out")) continue;
+      const path = join(dir, entry.name);
+      const info = await Deno.stat(path);
+      if ((info.mtime?.getTime() ?? Date.now()) < before) await Deno.remove(path);
+    }
+  } catch {
+    // Pruning is housekeeping: a folder that cannot be read only keeps its old files.
+  }
+}
+
 /**
  * Collects a stream in memory up to `thresholdBytes`; past that, writes everything to a new
  * file in `dir` (created with mode 0700; the file gets 0600) and keeps writing there.
@@ -48,6 +69,7 @@ export class Spill {
       const safe = this.label.replace(/[^A-Za-z0-9_-]/g, "_");
       this.#path = join(this.dir, `${stamp}-${safe}-${random}.out`);
       this.#file = await Deno.open(this.#path, { write: true, createNew: true, mode: 0o600 });
+      await pruneOld(this.dir);
       const pending = this.#pending;
       this.#pending = [];
       this.#pendingBytes = 0;

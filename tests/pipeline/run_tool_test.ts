@@ -207,3 +207,17 @@ Deno.test("the spill file and stderr's tail are masked too", async () => {
   assert.ok(!r.said.includes(SECRET) && !r.shown.includes(SECRET));
   assert.match(r.said, /\[stderr\]\nthe key is \$MY_SECRET_TOKEN\n$/);
 });
+
+Deno.test("making a spill file removes spill files older than a week", async () => {
+  await using t = await testRuntime({ toolsDirs: [TOOLS] });
+  await Deno.mkdir(t.rt.spillDir, { recursive: true });
+  const old = join(t.rt.spillDir, "2020-01-01-old-abc.out");
+  const recent = join(t.rt.spillDir, "recent-abc.out");
+  await Deno.writeTextFile(old, "old");
+  await Deno.writeTextFile(recent, "recent");
+  await Deno.utime(old, new Date("2020-01-01"), new Date("2020-01-01"));
+  const r = await runTool(t.rt, { name: "flood", args: { args: ["5000"] } });
+  assert.ok(r.spill);
+  assert.ok(await Deno.stat(recent));
+  await assert.rejects(() => Deno.stat(old), Deno.errors.NotFound);
+});
