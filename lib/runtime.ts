@@ -13,6 +13,7 @@ import { type CallContext, childEnv } from "./process/env.ts";
 import { type LinkEntry, prepareLinks } from "./process/links.ts";
 import { builtinTool } from "./registry/builtins.ts";
 import { effectiveRoots } from "./policy/roots.ts";
+import { loadPolicy, type Policy, type PolicyConfig } from "./policy/decide.ts";
 import { builtinShim } from "./process/self_command.ts";
 import { defaultCachePath, DiscoveryCache } from "./registry/discovery_cache.ts";
 import { mcpTools } from "./registry/mcp.ts";
@@ -45,6 +46,8 @@ export interface Runtime {
   found: FoundTool[];
   /** The allowed roots of the file builtins (real absolute paths; config `roots`). */
   roots: string[];
+  /** What may run (config `policy`; SPEC S8). */
+  policy: Policy;
   warn: Warn;
 }
 
@@ -143,6 +146,13 @@ export async function createRuntime(opts: RuntimeOptions): Promise<Runtime> {
     ...declared.tools,
   ].filter((t) => !declared.replaced.has(t));
   const registry = new Registry(tools, opts.warn);
+  const policy = loadPolicy(
+    v.policy as PolicyConfig | undefined,
+    config.origins.policy ?? "default",
+    roots,
+    opts.env,
+    (name) => registry.get(name)?.origin.source,
+  );
 
   const links: LinkEntry[] = registry.list()
     .filter((t) => t.origin.source === "tools_dir" || t.origin.source === "shipped")
@@ -179,6 +189,7 @@ export async function createRuntime(opts: RuntimeOptions): Promise<Runtime> {
     },
     found: [...fromDirs, ...fromShipped],
     roots,
+    policy,
     warn: opts.warn,
   };
 }

@@ -55,7 +55,8 @@ export async function builtinCommand(argv: string[]): Promise<number> {
     throw error;
   }
   const rt = await runtimeFor(common);
-  const result = await runTool(rt, { name, args });
+  // A shell line's call (a person's, or a `run` line the policy already judged).
+  const result = await runTool(rt, { name, args, caller: "person" });
   if (result.shown !== "") {
     await write(result.shown.endsWith("\n") ? result.shown : result.shown + "\n");
   }

@@ -19,6 +19,7 @@ export async function callCommand(args: string[]): Promise<number> {
   const { values, positionals } = parseCommand(args, {
     json: { type: "boolean" },
     answer: { type: "string", multiple: true },
+    "as-model": { type: "boolean" },
   });
   const [name, json, ...extra] = positionals;
   if (!name) throw new UsageError("magi call needs a tool name: magi call NAME [JSON|-]");
@@ -31,6 +32,9 @@ export async function callCommand(args: string[]): Promise<number> {
     name,
     args: json === "-" ? await readStdin() : json ?? {},
     signal: controller.signal,
+    // A person's own call: the policy's `ask` counts as approved (SPEC S8.1), unless
+    // --as-model judges it as a model's call, with no one to ask.
+    caller: values["as-model"] ? "model" : "person",
     answer: cliAnswers(values.answer ?? [], json !== "-" && Deno.stdin.isTerminal()),
   });
   if (values.json) {

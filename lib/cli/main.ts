@@ -55,6 +55,10 @@ const COMMANDS: Record<string, [() => Promise<Command>, string]> = {
     async () => (await import("./config.ts")).configCommand,
     "config [--json]                print the effective config and its origins",
   ],
+  policy: [
+    async () => (await import("./policy.ts")).policyCommand,
+    "policy explain TOOL [JSON]     the policy's decision on a call, and the rule",
+  ],
 };
 
 const USAGE =

@@ -6,6 +6,7 @@
  */
 import type { JsonSchema } from "../registry/types.ts";
 import { PROVIDERS_SCHEMA } from "../agent/provider_config.ts";
+import { RULE_SCHEMA } from "../policy/rules.ts";
 
 /** One known key. */
 export interface KeySpec {
@@ -103,6 +104,19 @@ export const KEYS: Record<string, KeySpec> = {
     schema: { type: "string", minLength: 1 },
     expected: "a folder path",
     paths: true,
+  },
+  policy: {
+    schema: {
+      type: "object",
+      additionalProperties: false,
+      properties: {
+        rules: { type: "array", items: RULE_SCHEMA },
+        disable: { type: "array", items: { type: "string" } },
+        sandbox: { type: "boolean" },
+      },
+    },
+    expected: 'an object {rules?: [{tool, decision: "allow" | "ask" | "deny", id?, source?, ' +
+      "command?, fields?, where?, reason?, examples?}], disable?: [default rule ids], sandbox?}",
   },
   mcp_servers: {
     schema: {

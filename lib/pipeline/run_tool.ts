@@ -10,6 +10,7 @@ import { argumentsProblem } from "../registry/schema.ts";
 import { type AnswerProvider, invokeAsking } from "./ask.ts";
 import type { Outcome } from "../registry/types.ts";
 import { childEnv } from "../process/env.ts";
+import { type Approver, type Caller, guardedFor } from "../policy/gate.ts";
 import type { Runtime } from "../runtime.ts";
 import { Channel } from "./channel.ts";
 
@@ -19,6 +20,13 @@ export interface ToolCall {
   /** The arguments: an object, or its JSON text. */
   args: unknown;
   signal?: AbortSignal;
+  /**
+   * Who makes the call (SPEC S8.1): "person" (`magi call`; the policy's `ask` counts as
+   * approved) or "model" (the default; `ask` needs `approve`, else it is a denial).
+   */
+  caller?: Caller;
+  /** Asks the person about a model's call the policy asks about (a terminal is at hand). */
+  approve?: Approver;
   /** Answers the tool's questions (SPEC S3.6); without it a question ends as an error result. */
   answer?: AnswerProvider;
 }
@@ -59,7 +67,9 @@ export async function runTool(rt: Runtime, call: ToolCall): Promise<ToolResult> 
   if (typeof prepared === "string") {
     outcome = { isError: true, note: prepared };
   } else {
-    const { tool, args, cwd, timeoutMs } = prepared;
+    const { tool: bare, args, cwd, timeoutMs } = prepared;
+    // The policy decides here, for this invocation and each one resumed with an answer.
+    const tool = guardedFor(rt, call, bare);
     const controller = new AbortController();
     const onAbort = () => controller.abort();
     call.signal?.addEventListener("abort", onAbort);

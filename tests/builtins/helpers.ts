@@ -23,5 +23,6 @@ export function call(
   name: string,
   args: Record<string, unknown>,
 ): Promise<ToolResult> {
-  return runTool(rt, { name, args });
+  // The builtins' own behaviour, as a person's call: the policy's `ask` does not stop it.
+  return runTool(rt, { name, args, caller: "person" });
 }

@@ -1,0 +1,48 @@
+/**
+ * `magi policy explain TOOL [JSON] [--json] [--cwd DIR]`: the policy's decision on a call and
+ * the rule that made it (SPEC S8.1), without running anything. `ask` is what a model's call
+ * meets; a person's own `magi call` counts it as approved.
+ *
+ * @module
+ */
+import { decide, verdictLine } from "../policy/decide.ts";
+import { EXIT, parseCommand, runtimeFor, UsageError, write } from "./common.ts";
+
+/** Runs `magi policy`. */
+export async function policyCommand(args: string[]): Promise<number> {
+  const { values, positionals } = parseCommand(args, {
+    json: { type: "boolean" },
+    cwd: { type: "string" },
+  });
+  const [sub, name, json, ...extra] = positionals;
+  if (sub !== "explain") {
+    throw new UsageError("magi policy takes one subcommand: magi policy explain TOOL [JSON]");
+  }
+  if (!name) throw new UsageError("magi policy explain needs a tool name");
+  if (extra.length > 0) throw new UsageError("magi policy explain takes one JSON argument");
+  let callArgs: Record<string, unknown> = {};
+  if (json !== undefined) {
+    try {
+      callArgs = JSON.parse(json);
+    } catch (error) {
+      throw new UsageError(`the arguments are not JSON: ${(error as Error).message}`);
+    }
+    if (typeof callArgs !== "object" || callArgs === null || Array.isArray(callArgs)) {
+      throw new UsageError("the arguments must be a JSON object");
+    }
+  }
+  const rt = await runtimeFor(values);
+  const tool = rt.registry.get(name);
+  if (!tool) throw new UsageError(`unknown tool "${name}"; \`magi tools\` lists the tools`);
+  const cwd = values.cwd ?? rt.session.cwd;
+  const verdict = decide(rt.policy, {
+    tool: name,
+    source: tool.origin.source,
+    args: callArgs,
+    cwd,
+    path: [rt.linksDir, rt.env.PATH].filter(Boolean).join(":"),
+  });
+  if (values.json) await write(JSON.stringify(verdict) + "\n");
+  else await write(verdictLine(verdict) + "\n");
+  return EXIT.ok;
+}

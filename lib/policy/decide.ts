@@ -1,0 +1,329 @@
+/**
+ * The decision (SPEC S8.1): one call → `allow`, `ask` or `deny`, and the rule that made it.
+ * The strictest matching rule wins (deny > ask > allow), so the order of rules cannot open a
+ * hole. A `run` line is judged command by command (see `shell.ts`); the line gets the
+ * strictest of its commands. A call no rule matches is asked about.
+ *
+ * @module
+ */
+import { delimiter, isAbsolute, join, resolve } from "node:path";
+import { ConfigError } from "../config/load.ts";
+import { DEFAULT_RULES } from "./defaults.ts";
+import { isInside, realPathLenient } from "./roots.ts";
+import {
+  compileRule,
+  type Decision,
+  type Rule,
+  type RuleConfig,
+  ruleMatches,
+  STRICTNESS,
+  type Subject,
+} from "./rules.ts";
+import { type PathUse, readLine, type SimpleCommand } from "./shell.ts";
+
+/** The loaded policy. */
+export interface Policy {
+  rules: Rule[];
+  /** Real absolute paths. */
+  roots: readonly string[];
+  /** magi's own environment: HOME for `~`, PATH for the programs it trusts. */
+  env: Record<string, string>;
+  /** Run `run` and tools_dir tools inside bwrap (config `policy.sandbox`). */
+  sandbox: boolean;
+}
+
+/** The decision on one call. */
+export interface Verdict {
+  decision: Decision;
+  /** The rule that made it; null when no rule matched or the line could not be judged. */
+  rule: { id: string; origin: string; decision: Decision } | null;
+  /** Why, in a few words, naming the command or path concerned. */
+  reason: string;
+}
+
+/** What is decided: a call after its arguments were checked. */
+export interface CallFacts {
+  tool: string;
+  /** The tool's source: "builtin", "tools_dir", "shipped", "lua", "mcp". */
+  source: string;
+  args: Record<string, unknown>;
+  /** The call's working directory (absolute). */
+  cwd: string;
+  /** PATH the tool's children get. */
+  path?: string;
+}
+
+/** Config key `policy`. */
+export interface PolicyConfig {
+  rules?: RuleConfig[];
+  disable?: string[];
+  sandbox?: boolean;
+}
+
+/** Shell builtins: bash runs its own, whatever PATH holds. */
+const SHELL_BUILTINS = new Set(["cd", "pwd", "echo", "true", "false", "test", "["]);
+
+/**
+ * Builds the policy from config: the default rules (less those in `disable`), then the
+ * config's, each rule's `examples` checked.
+ *
+ * @throws ConfigError for a rule that does not compile or an example that fails
+ */
+export function loadPolicy(
+  config: PolicyConfig | undefined,
+  origin: string,
+  roots: readonly string[],
+  env: Record<string, string>,
+  sourceOf: (tool: string) => string | undefined = () => undefined,
+): Policy {
+  const disabled = new Set(config?.disable ?? []);
+  const unknown = [...disabled].filter((id) => !DEFAULT_RULES.some((r) => r.id === id));
+  if (unknown.length > 0) {
+    throw new ConfigError(
+      `config ${origin}: key "policy.disable": no default rule ${
+        unknown.map((u) => `"${u}"`).join(", ")
+      } (default rules: ${DEFAULT_RULES.map((r) => r.id).join(", ")})`,
+    );
+  }
+  const rules: Rule[] = [];
+  for (const r of DEFAULT_RULES) {
+    if (!disabled.has(r.id!)) rules.push(compileRule(r, r.id!, "default"));
+  }
+  const policy: Policy = { rules, roots, env, sandbox: config?.sandbox === true };
+  (config?.rules ?? []).forEach((r, i) => {
+    const id = r.id ?? `rule ${i + 1}`;
+    let rule: Rule;
+    try {
+      rule = compileRule(r, id, origin);
+    } catch (error) {
+      throw new ConfigError(
+        `config ${origin}: key "policy.rules", rule "${id}": ${(error as Error).message}`,
+      );
+    }
+    rules.push(rule);
+    const problem = exampleProblem(policy, rule, sourceOf);
+    if (problem) {
+      throw new ConfigError(`config ${origin}: key "policy.rules", rule "${id}": ${problem}`);
+    }
+  });
+  return policy;
+}
+
+/** Checks a rule's examples; returns what failed, or undefined. */
+function exampleProblem(
+  policy: Policy,
+  rule: Rule,
+  sourceOf: (tool: string) => string | undefined,
+): string | undefined {
+  const literalTool = /^[a-zA-Z0-9_-]+$/.test(rule.tool) ? rule.tool : undefined;
+  for (const [kind, want] of [["match", true], ["no_match", false]] as const) {
+    for (const example of rule.examples?.[kind] ?? []) {
+      const e = example as Record<string, unknown>;
+      const explicit = Object.keys(e).length === 2 && typeof e.tool === "string" &&
+        typeof e.args === "object";
+      const tool = explicit ? e.tool as string : literalTool;
+      if (!tool) {
+        return `the rule's tool is a glob, so each example must be {"tool": NAME, "args": {…}}`;
+      }
+      const args = (explicit ? e.args : e) as Record<string, unknown>;
+      const source = sourceOf(tool) ?? (rule.source ? [rule.source].flat()[0] : "builtin");
+      const subjects = subjectsOf(policy, {
+        tool,
+        source,
+        args,
+        cwd: policy.roots[0] ?? "/",
+      });
+      const got = subjects.subjects.some((s) => ruleMatches(rule, s));
+      if (got !== want) {
+        return `example ${JSON.stringify(example)} ${
+          want ? "does not match the rule" : "matches the rule"
+        } (examples.${kind})`;
+      }
+    }
+  }
+  return undefined;
+}
+
+interface Subjects {
+  subjects: Subject[];
+  /** Reasons to ask whatever the rules say, per subject index (or -1 for the whole line). */
+  floors: { index: number; reason: string }[];
+}
+
+/** The paths a builtin call names. */
+function callPaths(facts: CallFacts): PathUse[] {
+  const out: PathUse[] = [];
+  const { args } = facts;
+  if (typeof args.path === "string") out.push({ path: args.path, access: "read" });
+  if (Array.isArray(args.paths)) {
+    for (const p of args.paths) if (typeof p === "string") out.push({ path: p, access: "read" });
+  }
+  if (facts.tool === "grep" && out.length === 0) out.push({ path: ".", access: "read" });
+  return out;
+}
+
+function resolvePath(use: PathUse, cwd: string, home: string | undefined): string {
+  let p = use.path;
+  if (p === "~" || p.startsWith("~/")) p = (home ?? "/nonexistent-home") + p.slice(1);
+  const base = use.base ? resolve(cwd, use.base) : cwd;
+  return realPathLenient(resolve(base, p));
+}
+
+function allInside(policy: Policy, uses: PathUse[], bases: string[]): boolean | undefined {
+  if (uses.length === 0) return undefined;
+  return uses.every((u) =>
+    bases.every((b) => {
+      const real = resolvePath(u, b, policy.env.HOME);
+      return policy.roots.some((r) => isInside(real, r));
+    })
+  );
+}
+
+/** Splits a call into the subjects rules are matched against. */
+function subjectsOf(policy: Policy, facts: CallFacts): Subjects {
+  const base = { tool: facts.tool, source: facts.source, args: facts.args };
+  const isRun = facts.tool === "run" && facts.source === "builtin" &&
+    typeof facts.args.command === "string";
+  if (!isRun) {
+    const paths = facts.source === "builtin" ? callPaths(facts) : [];
+    return {
+      subjects: [{ ...base, inside: allInside(policy, paths, [facts.cwd]) }],
+      floors: [],
+    };
+  }
+  let cwd = facts.cwd;
+  const extra: PathUse[] = [];
+  if (typeof facts.args.cwd === "string" && facts.args.cwd !== "") {
+    cwd = isAbsolute(facts.args.cwd) ? facts.args.cwd : resolve(facts.cwd, facts.args.cwd);
+    extra.push({ path: cwd, access: "read" });
+  }
+  const line = readLine(facts.args.command as string);
+  // A `cd` earlier in the line moves later commands: check relative paths from every folder
+  // the line may reach.
+  const bases = [cwd];
+  for (const c of line.commands) {
+    if (c.program === "cd" && c.words[0] !== undefined) {
+      bases.push(resolvePath({ path: c.words[0], access: "read" }, cwd, policy.env.HOME));
+    }
+  }
+  const floors = line.problems.map((reason) => ({ index: -1, reason }));
+  const subjects: Subject[] = [];
+  if (extra.length > 0) {
+    subjects.push({ ...base, inside: allInside(policy, extra, [facts.cwd]) });
+  }
+  for (const c of line.commands) {
+    const index = subjects.length;
+    subjects.push({ ...base, command: c, inside: allInside(policy, c.paths, bases) });
+    const floor = commandFloor(policy, c, cwd, facts.path);
+    if (floor) floors.push({ index, reason: floor });
+  }
+  return { subjects, floors };
+}
+
+/** Why a command cannot be allowed whatever the rules say, or undefined. */
+function commandFloor(
+  policy: Policy,
+  c: SimpleCommand,
+  cwd: string,
+  path: string | undefined,
+): string | undefined {
+  if (c.program === "") return `\`${c.text}\`: the program is only known when bash runs it`;
+  if (c.dynamic) return `\`${c.text}\`: words only known when bash runs it`;
+  if (c.assigns.length > 0) return `\`${c.text}\` sets ${c.assigns.join(", ")}`;
+  if (c.program === ">" || c.program === "<") return undefined;
+  if (!c.program.includes("/") && SHELL_BUILTINS.has(c.program)) return undefined;
+  const trusted = trustedProgram(policy, basename(c.program));
+  const actual = c.program.includes("/")
+    ? realPathLenient(resolve(cwd, c.program))
+    : findOnPath(c.program, path ?? policy.env.PATH ?? "", cwd);
+  if (trusted === undefined || actual !== trusted) {
+    return `\`${c.program}\` resolves to ${actual ? `"${actual}"` : "nothing"}, not ${
+      trusted ? `"${trusted}"` : "a program on magi's own PATH outside the roots"
+    }`;
+  }
+  return undefined;
+}
+
+function basename(p: string): string {
+  return p.slice(p.lastIndexOf("/") + 1);
+}
+
+/** The real path of the first executable `name` on PATH, or undefined. */
+function findOnPath(name: string, path: string, cwd: string, skip?: (dir: string) => boolean) {
+  for (const entry of path.split(delimiter)) {
+    const dir = resolve(cwd, entry === "" ? "." : entry);
+    if (skip?.(dir) || (skip && !isAbsolute(entry))) continue;
+    const candidate = join(dir, name);
+    try {
+      const info = Deno.statSync(candidate);
+      if (info.isFile && ((info.mode ?? 0o755) & 0o111) !== 0) {
+        return Deno.realPathSync(candidate);
+      }
+    } catch {
+      // not here
+    }
+  }
+  return undefined;
+}
+
+const trustedCache = new WeakMap<Policy, Map<string, string | undefined>>();
+
+/** The program `name` as magi's own PATH finds it, skipping folders inside the roots. */
+function trustedProgram(policy: Policy, name: string): string | undefined {
+  let cache = trustedCache.get(policy);
+  if (!cache) trustedCache.set(policy, cache = new Map());
+  if (!cache.has(name)) {
+    const inRoots = (dir: string) => {
+      const real = realPathLenient(dir);
+      return policy.roots.some((r) => isInside(real, r));
+    };
+    cache.set(name, findOnPath(name, policy.env.PATH ?? "", "/", inRoots));
+  }
+  return cache.get(name);
+}
+
+/**
+ * Decides one call.
+ *
+ * @returns the decision, the rule that made it and why
+ */
+export function decide(policy: Policy, facts: CallFacts): Verdict {
+  const { subjects, floors } = subjectsOf(policy, facts);
+  let best: Verdict | undefined;
+  const consider = (v: Verdict) => {
+    if (!best || STRICTNESS[v.decision] > STRICTNESS[best.decision]) best = v;
+  };
+  subjects.forEach((s, i) => {
+    let verdict: Verdict | undefined;
+    for (const rule of policy.rules) {
+      if (!ruleMatches(rule, s)) continue;
+      if (!verdict || STRICTNESS[rule.decision] > STRICTNESS[verdict.decision]) {
+        verdict = {
+          decision: rule.decision,
+          rule: { id: rule.id, origin: rule.origin, decision: rule.decision },
+          reason: describe(rule.reason ?? `rule "${rule.id}"`, s),
+        };
+      }
+    }
+    verdict ??= { decision: "ask", rule: null, reason: describe("no rule allows it", s) };
+    if (verdict.decision === "allow") {
+      const floor = floors.find((f) => f.index === i);
+      if (floor) verdict = { decision: "ask", rule: null, reason: floor.reason };
+    }
+    consider(verdict);
+  });
+  for (const f of floors.filter((f) => f.index === -1)) {
+    consider({ decision: "ask", rule: null, reason: f.reason });
+  }
+  return best ?? { decision: "allow", rule: null, reason: "the line runs nothing" };
+}
+
+function describe(reason: string, s: Subject): string {
+  return s.command ? `${reason}: \`${s.command.text}\`` : reason;
+}
+
+/** One line for a person or a model, such as `deny by rule "outside-roots" (default): …`. */
+export function verdictLine(v: Verdict): string {
+  const by = v.rule ? `rule "${v.rule.id}" (${v.rule.origin})` : "no rule";
+  return `${v.decision} by ${by}: ${v.reason}`;
+}

@@ -1,0 +1,106 @@
+/**
+ * The default policy (SPEC S8.1), as rules like those a person writes. README.md lists
+ * them; `policy.disable` removes one by its id. A call no rule matches is asked about.
+ *
+ * @module
+ */
+import type { RuleConfig } from "./rules.ts";
+
+/**
+ * Read-only commands `run` may start without asking (their paths inside the roots, no
+ * dynamic words, the program the one magi found on its own PATH).
+ */
+export const READ_ONLY_COMMANDS = [
+  "ls *",
+  "pwd",
+  "cd *",
+  "echo *",
+  "cat *",
+  "head *",
+  "tail *",
+  "wc *",
+  "stat *",
+  "du *",
+  "df *",
+  "which *",
+  "whoami",
+  "uname *",
+  "true",
+  "false",
+  "grep *",
+  "find *",
+  "tree *",
+  "git status *",
+  "git diff *",
+  "git log *",
+  "git show *",
+  "git branch",
+  "git rev-parse *",
+];
+
+/** Options of those commands that write files or start other programs. */
+export const READ_ONLY_EXCEPTIONS = [
+  "git --o* *",
+  "git --ext* *",
+  "git --te* *",
+  "git -c *",
+  "git --exec-path* *",
+  "find -exec* *",
+  "find -ok* *",
+  "find -delete *",
+  "find -fprint* *",
+  "find -fls *",
+  "tree -o *",
+  "tree --o* *",
+];
+
+/** Every default rule, by id. */
+export const DEFAULT_RULES: RuleConfig[] = [
+  {
+    id: "read-inside-roots",
+    tool: "{read,grep}",
+    source: "builtin",
+    where: "inside_roots",
+    decision: "allow",
+    reason: "reading inside the roots",
+  },
+  {
+    id: "write-inside-roots",
+    tool: "{write,edit}",
+    source: "builtin",
+    where: "inside_roots",
+    decision: "ask",
+    reason: "changing a file",
+  },
+  {
+    id: "outside-roots",
+    tool: "{read,grep,write,edit,run}",
+    source: "builtin",
+    where: "outside_roots",
+    decision: "deny",
+    reason: "a path outside the roots",
+  },
+  {
+    id: "run-read-only",
+    tool: "run",
+    source: "builtin",
+    command: READ_ONLY_COMMANDS,
+    decision: "allow",
+    reason: "a read-only command",
+  },
+  {
+    id: "run-read-only-exceptions",
+    tool: "run",
+    source: "builtin",
+    command: READ_ONLY_EXCEPTIONS,
+    decision: "ask",
+    reason: "an option that writes files or starts programs",
+  },
+  {
+    id: "installed-tools",
+    tool: "*",
+    source: ["tools_dir", "shipped", "lua"],
+    decision: "allow",
+    reason: "a tool the person installed",
+  },
+];

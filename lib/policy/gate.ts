@@ -1,0 +1,105 @@
+/**
+ * The gate at the pipeline's entry (SPEC S8.1): `runTool` wraps the tool it is about to
+ * invoke with {@link guarded}, so every invocation — the first, and each one resumed with
+ * a question's answer (S3.6) — is decided with the arguments it actually carries. `ask` is
+ * approved for a person's own call (`magi call`), put to the person when a model made the
+ * call and an approver is at hand, and a denial otherwise. A denial is an error result that
+ * names the rule.
+ *
+ * @module
+ */
+import type { Invocation, Outcome, Tool } from "../registry/types.ts";
+import { decide, type Policy, type Verdict, verdictLine } from "./decide.ts";
+
+/** Who makes a call: a person by hand (`magi call`), or a model (the agent, MCP clients). */
+export type Caller = "person" | "model";
+
+/** A person's answer to a policy question; undefined when no person can answer. */
+export type ApprovalAnswer = "yes" | "no" | "always" | undefined;
+
+/** Asks the person whether a call may run. */
+export type Approver = (request: { tool: string; verdict: Verdict }) => Promise<ApprovalAnswer>;
+
+/** What the gate needs from the runtime and the call. */
+export interface GateContext {
+  policy: Policy;
+  caller: Caller;
+  approve?: Approver;
+  /** Calls approved with "always" in this session: tool name + JSON arguments. */
+  always: Set<string>;
+  /** Records each decision (for the session log), if set. */
+  record?: (entry: { tool: string; verdict: Verdict; outcome: string }) => void;
+}
+
+/**
+ * Decides one invocation.
+ *
+ * @returns undefined when the call may run, or the error outcome that ends it
+ */
+export async function gate(
+  ctx: GateContext,
+  tool: Tool,
+  inv: Pick<Invocation, "args" | "cwd" | "env">,
+): Promise<Outcome | undefined> {
+  const name = tool.declaration.name;
+  const verdict = decide(ctx.policy, {
+    tool: name,
+    source: tool.origin.source,
+    args: inv.args,
+    cwd: inv.cwd,
+    path: inv.env.PATH,
+  });
+  const note = (what: string) => ({
+    isError: true,
+    note: `[magi: ${what} by the policy — ${verdictLine(verdict)}]`,
+  });
+  const done = (outcome: string, result: Outcome | undefined) => {
+    ctx.record?.({ tool: name, verdict, outcome });
+    return result;
+  };
+  if (verdict.decision === "allow") return done("allowed", undefined);
+  if (verdict.decision === "deny") return done("denied", note("denied"));
+  if (ctx.caller === "person") return done("approved: the person's own call", undefined);
+  const key = name + " " + JSON.stringify(inv.args);
+  if (ctx.always.has(key)) return done("approved: always, earlier in this session", undefined);
+  const answer = ctx.approve ? await ctx.approve({ tool: name, verdict }) : undefined;
+  if (answer === "yes") return done("approved by the person", undefined);
+  if (answer === "always") {
+    ctx.always.add(key);
+    return done("approved by the person for this session", undefined);
+  }
+  if (answer === "no") return done("refused by the person", note("refused by the person, asked"));
+  return done(
+    "denied: no person to ask",
+    note("denied (no person to approve it: a non-interactive ask is a denial)"),
+  );
+}
+
+/** The tool with every invocation passing the gate first. */
+export function guarded(ctx: GateContext, tool: Tool): Tool {
+  return {
+    ...tool,
+    invoke: async (inv) => (await gate(ctx, tool, inv)) ?? await tool.invoke(inv),
+  };
+}
+
+const alwaysByPolicy = new WeakMap<Policy, Set<string>>();
+
+/**
+ * The gated tool for one call of `runTool`: the runtime's policy, the call's caller
+ * (default "model") and approver, and the session's "always" approvals.
+ */
+export function guardedFor(
+  rt: { policy: Policy },
+  call: { caller?: Caller; approve?: Approver },
+  tool: Tool,
+): Tool {
+  let always = alwaysByPolicy.get(rt.policy);
+  if (!always) alwaysByPolicy.set(rt.policy, always = new Set());
+  return guarded({
+    policy: rt.policy,
+    caller: call.caller ?? "model",
+    approve: call.approve,
+    always,
+  }, tool);
+}

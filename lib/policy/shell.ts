@@ -1,0 +1,510 @@
+/**
+ * Reading a `run` line the way bash will (SPEC S8.1): the line is parsed with mvdan/sh's
+ * parser (npm `mvdan-sh`, the project's own JavaScript build) and every simple command is
+ * collected — in pipelines, lists, subshells, blocks, loops, `$(…)`, backticks and process
+ * substitutions. Wrappers (`timeout`, `nice`, `env`, `nohup`, `stdbuf`, `time`, `command`,
+ * `exec`, `builtin`, `xargs`, `sh -c '…'` / `bash -c '…'`, recursively) are unwrapped to
+ * the command they start; combined short flags are split (`-rf` → `-r -f`); `git -C DIR` and
+ * `--` are understood. Words that bash would expand (`$X`, `$(…)`, `{a,b}`, `~user`, globs
+ * that can reach dot folders) are marked dynamic: such a command can be asked about, never
+ * allowed. Anything this module cannot read with certainty becomes a problem (a reason to ask).
+ *
+ * Pure: no file system, no processes.
+ *
+ * @module
+ */
+import { createRequire } from "node:module";
+
+/** How a command uses a path: reads it, or writes it (an output redirect, `time -o`). */
+export interface PathUse {
+  /** The word as bash would see it after quote removal (`~` not expanded). */
+  path: string;
+  access: "read" | "write";
+  /** Relative paths resolve against this folder (from `git -C` or `env -C`), if set. */
+  base?: string;
+}
+
+/** One simple command, after unwrapping. */
+export interface SimpleCommand {
+  /** The program as written (`git`, `./x`, `/usr/bin/ls`); "" when it is dynamic. */
+  program: string;
+  /** Flags, normalised: combined short flags split, in the order written. */
+  flags: string[];
+  /** The other words after the program (positionals, including flag values), in order. */
+  words: string[];
+  /** Some word (or the program) is only known when bash runs it. */
+  dynamic: boolean;
+  /** Path-like words and redirections. */
+  paths: PathUse[];
+  /** Variables assigned for this command (`FOO=1 cmd`, `env FOO=1 cmd`). */
+  assigns: string[];
+  /** Wrappers removed to reach it, outermost first (`timeout`, `sh -c`). */
+  via: string[];
+  /** The command as one line, for messages. */
+  text: string;
+}
+
+/** What a line holds. */
+export interface Line {
+  commands: SimpleCommand[];
+  /** Reasons the line cannot be judged with certainty (each makes it at least `ask`). */
+  problems: string[];
+}
+
+// deno-lint-ignore no-explicit-any
+type Node = any;
+/**
+ * mvdan/sh's `syntax` package, loaded on the first line read: the 1.5 MB script takes about
+ * 100 ms to load, and most commands read no `run` line. `require` keeps readers synchronous.
+ */
+const syntax: Node = new Proxy({}, {
+  get: (_, key) => (loaded ??= createRequire(import.meta.url)("mvdan-sh").syntax)[key],
+});
+let loaded: Node;
+
+const MAX_DEPTH = 8;
+/** Programs whose options are single-dash words (`find -name`): never split. */
+const LONG_SINGLE_DASH = new Set(["find", "java", "gcc", "cc", "clang", "go", "tcpdump"]);
+const SHELLS = new Set(["sh", "bash", "dash", "zsh", "ksh", "mksh", "ash", "busybox"]);
+const DEV_FILES = new Set(["/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty"]);
+
+// mvdan/sh redirection tokens (syntax/tokens.go): > >> < <> <& >& >| << <<- <<< &> &>>
+const RDR_WRITE = new Set([54, 55, 57, 60, 64, 65]);
+const RDR_READ = new Set([56]);
+const RDR_DUP = new Set([58, 59]);
+
+/**
+ * Parses a command line and collects its simple commands.
+ *
+ * @param line the `run` tool's `command` field
+ * @returns the commands and the problems; a line that does not parse gives one problem
+ */
+export function readLine(line: string): Line {
+  const out: Line = { commands: [], problems: [] };
+  collect(line, [], out, 0);
+  return out;
+}
+
+function collect(line: string, via: string[], out: Line, depth: number): void {
+  if (depth > MAX_DEPTH) {
+    out.problems.push(`commands nested deeper than ${MAX_DEPTH} levels`);
+    return;
+  }
+  let file: Node;
+  try {
+    file = syntax.NewParser().Parse(line, "");
+  } catch (error) {
+    // deno-lint-ignore no-explicit-any
+    const message = typeof (error as any)?.Error === "function"
+      // deno-lint-ignore no-explicit-any
+      ? (error as any).Error()
+      : String(error);
+    out.problems.push(`the line does not parse: ${message}`);
+    return;
+  }
+  syntax.Walk(file, (node: Node) => {
+    if (node === null || node === undefined) return true;
+    switch (syntax.NodeType(node)) {
+      case "CallExpr":
+        simple(node, via, out, depth);
+        return true;
+      case "Redirect":
+        redirect(node, out);
+        return true;
+      case "FuncDecl":
+        out.problems.push("the line defines a function");
+        return true;
+      case "CoprocClause":
+        out.problems.push("the line starts a coprocess");
+        return true;
+      case "DeclClause": {
+        const variant = node.Variant?.Value ?? "declare";
+        out.commands.push(command(variant, [], [], false, [], [], via, `${variant} …`));
+        return true;
+      }
+      case "LetClause":
+      case "ArithmCmd":
+        return true;
+      default:
+        return true;
+    }
+  });
+}
+
+/** Redirections belong to the statement; the path is judged on its own. */
+function redirect(node: Node, out: Line): void {
+  const op = node.Op as number;
+  if (RDR_DUP.has(op) || !node.Word) return;
+  const w = word(node.Word);
+  if (!RDR_WRITE.has(op) && !RDR_READ.has(op)) return; // here-docs and here-strings
+  if (w.dynamic) {
+    out.problems.push(`a redirection to a dynamic path (${w.text})`);
+    return;
+  }
+  if (DEV_FILES.has(w.text)) return;
+  out.commands.push(
+    command(
+      RDR_WRITE.has(op) ? ">" : "<",
+      [],
+      [w.text],
+      false,
+      [{ path: w.text, access: RDR_WRITE.has(op) ? "write" : "read" }],
+      [],
+      [],
+      `${RDR_WRITE.has(op) ? ">" : "<"} ${w.text}`,
+    ),
+  );
+}
+
+interface WordText {
+  text: string;
+  dynamic: boolean;
+}
+
+/** A word's text after quote removal, and whether bash would expand it. */
+function word(w: Node): WordText {
+  let text = "";
+  let dynamic = false;
+  const parts: Node[] = w.Parts ?? [];
+  parts.forEach((part: Node, i: number) => {
+    switch (syntax.NodeType(part)) {
+      case "Lit": {
+        const raw = part.Value as string;
+        if (/[{}]/.test(raw) && /[{][^}]*(,|\.\.)[^}]*[}]/.test(raw)) dynamic = true;
+        if (i === 0 && /^~[^/]/.test(raw)) dynamic = true; // ~user, ~+, ~-
+        if (/(^|\/)\.?[*?[]/.test(raw) && /(^|\/)\.[*?[]|(^|\/)\.\./.test(raw)) dynamic = true;
+        text += raw.replace(/\\(.)/gs, "$1");
+        break;
+      }
+      case "SglQuoted":
+        if (part.Dollar) dynamic = true; // $'…' escapes
+        text += part.Value;
+        break;
+      case "DblQuoted":
+        for (const inner of part.Parts ?? []) {
+          if (syntax.NodeType(inner) === "Lit") {
+            text += (inner.Value as string).replace(/\\([$`"\\\n])/g, "$1");
+          } else {
+            dynamic = true;
+            text += "$…";
+          }
+        }
+        break;
+      default:
+        dynamic = true;
+        text += "$…";
+    }
+  });
+  return { text, dynamic };
+}
+
+function command(
+  program: string,
+  flags: string[],
+  words: string[],
+  dynamic: boolean,
+  paths: PathUse[],
+  assigns: string[],
+  via: string[],
+  text: string,
+): SimpleCommand {
+  return { program, flags, words, dynamic, paths, assigns, via, text };
+}
+
+function simple(node: Node, via: string[], out: Line, depth: number): void {
+  const assigns: string[] = (node.Assigns ?? []).map((a: Node) => a.Name?.Value ?? "");
+  const argv: WordText[] = (node.Args ?? []).map(word);
+  if (argv.length === 0) {
+    if (assigns.length > 0) {
+      out.commands.push(command("", [], [], false, [], assigns, via, `${assigns.join(" ")}=…`));
+    }
+    return;
+  }
+  judgeArgv(argv, assigns, via, out, depth);
+}
+
+/** Unwraps wrappers, then records the command itself. */
+function judgeArgv(
+  argv: WordText[],
+  assigns: string[],
+  via: string[],
+  out: Line,
+  depth: number,
+  extraPaths: PathUse[] = [],
+  forcedDynamic = false,
+): void {
+  const [head, ...rest] = argv;
+  const name = head.dynamic ? "" : basename(head.text);
+  const unwrapped = head.dynamic ? undefined : unwrap(name, rest);
+  if (unwrapped) {
+    const nextVia = [...via, unwrapped.label];
+    if (unwrapped.problem) out.problems.push(unwrapped.problem);
+    if (unwrapped.script !== undefined) {
+      if (unwrapped.script.dynamic) {
+        out.problems.push(`${unwrapped.label} runs a dynamic script`);
+      } else collect(unwrapped.script.text, nextVia, out, depth + 1);
+      return;
+    }
+    const inner = unwrapped.rest;
+    const paths = [...extraPaths, ...unwrapped.paths];
+    const moreAssigns = [...assigns, ...unwrapped.assigns];
+    if (inner.length === 0) {
+      // `env` or `command -v` alone: record the wrapper itself.
+      record(head, rest, moreAssigns, via, out, paths, forcedDynamic);
+      return;
+    }
+    judgeArgv(inner, moreAssigns, nextVia, out, depth, paths, forcedDynamic || unwrapped.dynamic);
+    return;
+  }
+  record(head, rest, assigns, via, out, extraPaths, forcedDynamic);
+}
+
+function record(
+  head: WordText,
+  rest: WordText[],
+  assigns: string[],
+  via: string[],
+  out: Line,
+  extraPaths: PathUse[],
+  forcedDynamic: boolean,
+): void {
+  const program = head.dynamic ? "" : head.text;
+  let args = rest;
+  const paths = [...extraPaths];
+  let base: string | undefined;
+  if (basename(program) === "git") {
+    // Global options before the subcommand: -C DIR moves git; the others are kept.
+    const kept: WordText[] = [];
+    for (let i = 0; i < args.length; i++) {
+      if (args[i].text === "-C" && i + 1 < args.length) {
+        const dir = args[++i];
+        if (dir.dynamic) forcedDynamic = true;
+        paths.push({ path: dir.text, access: "read", base });
+        base = base === undefined ? dir.text : joinPath(base, dir.text);
+        continue;
+      }
+      kept.push(...args.slice(i));
+      break;
+    }
+    args = kept;
+  }
+  const split = !LONG_SINGLE_DASH.has(basename(program));
+  const { flags, words } = normaliseArgs(args.map((a) => a.text), split);
+  for (const w of [...flags, ...words]) {
+    const candidate = pathCandidate(w);
+    if (candidate !== undefined) paths.push({ path: candidate, access: "read", base });
+  }
+  if (program === "cd" && words.length === 0) paths.push({ path: "~", access: "read" });
+  const dynamic = forcedDynamic || head.dynamic || rest.some((a) => a.dynamic);
+  const text = [head, ...rest].map((w) => quoteForMessage(w.text)).join(" ");
+  out.commands.push(command(program, flags, words, dynamic, paths, assigns, via, text));
+}
+
+function joinPath(base: string, dir: string): string {
+  return dir.startsWith("/") ? dir : `${base.replace(/\/$/, "")}/${dir}`;
+}
+
+function quoteForMessage(w: string): string {
+  return /^[\w@%+=:,./-]+$/.test(w) ? w : `'${w.replaceAll("'", `'\\''`)}'`;
+}
+
+/** A word that names a path: it holds a `/`, starts with `~`, or is `.`/`..`. */
+export function pathCandidate(w: string): string | undefined {
+  let value = w;
+  if (w.startsWith("-")) {
+    const eq = w.indexOf("=");
+    if (eq < 0) return undefined;
+    value = w.slice(eq + 1);
+  }
+  if (value.includes("/") || value.startsWith("~") || value === "." || value === "..") {
+    if (/^[a-z][a-z0-9+.-]*:\/\//i.test(value)) return undefined; // a URL
+    return value;
+  }
+  return undefined;
+}
+
+/**
+ * Splits arguments into flags and other words: `-abc` becomes `-a -b -c` (unless the
+ * program takes single-dash long options), `--x=v` stays one flag, and after `--` every
+ * word is a positional.
+ */
+export function normaliseArgs(
+  args: string[],
+  splitShort = true,
+): { flags: string[]; words: string[] } {
+  const flags: string[] = [];
+  const words: string[] = [];
+  let ended = false;
+  for (const a of args) {
+    if (ended || a === "-" || !a.startsWith("-")) {
+      words.push(a);
+    } else if (a === "--") {
+      ended = true;
+    } else if (!a.startsWith("--") && splitShort && /^-[A-Za-z0-9]{2,}$/.test(a)) {
+      for (const c of a.slice(1)) flags.push(`-${c}`);
+    } else {
+      flags.push(a);
+    }
+  }
+  return { flags, words };
+}
+
+function basename(p: string): string {
+  const i = p.lastIndexOf("/");
+  return i < 0 ? p : p.slice(i + 1);
+}
+
+interface Unwrapped {
+  label: string;
+  rest: WordText[];
+  paths: PathUse[];
+  assigns: string[];
+  /** The extra arguments of the inner command are unknown (xargs). */
+  dynamic: boolean;
+  /** `sh -c SCRIPT`: the script to read instead of `rest`. */
+  script?: WordText;
+  problem?: string;
+}
+
+/**
+ * Options of each wrapper: those that take a value (as the next word, or attached), and
+ * how many operands come before the command.
+ */
+const WRAPPERS: Record<string, { valued: string[]; operands: number }> = {
+  timeout: { valued: ["-s", "--signal", "-k", "--kill-after"], operands: 1 },
+  nice: { valued: ["-n", "--adjustment"], operands: 0 },
+  nohup: { valued: [], operands: 0 },
+  stdbuf: { valued: ["-i", "-o", "-e", "--input", "--output", "--error"], operands: 0 },
+  time: { valued: ["-f", "--format", "-o", "--output"], operands: 0 },
+  command: { valued: [], operands: 0 },
+  builtin: { valued: [], operands: 0 },
+  exec: { valued: ["-a"], operands: 0 },
+  env: { valued: ["-u", "--unset", "-C", "--chdir", "-S", "--split-string"], operands: 0 },
+  xargs: {
+    valued: [
+      "-a",
+      "--arg-file",
+      "-d",
+      "--delimiter",
+      "-E",
+      "-I",
+      "-L",
+      "--max-lines",
+      "-n",
+      "--max-args",
+      "-P",
+      "--max-procs",
+      "-s",
+      "--max-chars",
+      "--process-slot-var",
+      "--eof",
+      "--replace",
+    ],
+    operands: 0,
+  },
+};
+
+function unwrap(name: string, args: WordText[]): Unwrapped | undefined {
+  if (SHELLS.has(name)) return unwrapShell(name, args);
+  const spec = WRAPPERS[name];
+  if (!spec) return undefined;
+  const result: Unwrapped = { label: name, rest: [], paths: [], assigns: [], dynamic: false };
+  let i = 0;
+  let operands = spec.operands;
+  while (i < args.length) {
+    const a = args[i];
+    if (a.dynamic) {
+      result.problem = `${name} has a dynamic option or operand (${a.text})`;
+      return { ...result, rest: args.slice(i), dynamic: true };
+    }
+    const t = a.text;
+    if (t === "--") {
+      i++;
+      break;
+    }
+    if (t.startsWith("-") && t !== "-" && !(name === "nice" && /^-\d+$/.test(t))) {
+      const eq = t.indexOf("=");
+      const key = eq > 0 ? t.slice(0, eq) : t;
+      let value: string | undefined;
+      if (spec.valued.includes(key)) {
+        value = eq > 0 ? t.slice(eq + 1) : args[i + 1]?.text;
+        if (eq < 0) i++;
+      } else {
+        const attached = spec.valued.find((v) => !v.startsWith("--") && t.startsWith(v));
+        if (attached) value = t.slice(attached.length);
+      }
+      if (value !== undefined) optionValue(name, key, value, result);
+      i++;
+      continue;
+    }
+    if (name === "nice" && /^-\d+$/.test(t)) {
+      i++;
+      continue;
+    }
+    if (name === "env" && /^[A-Za-z_][A-Za-z0-9_]*=/.test(t)) {
+      result.assigns.push(t.slice(0, t.indexOf("=")));
+      i++;
+      continue;
+    }
+    if (operands > 0) {
+      operands--;
+      i++;
+      continue;
+    }
+    break;
+  }
+  result.rest = args.slice(i);
+  if (name === "xargs") {
+    result.dynamic = true;
+    if (result.rest.length === 0) result.rest = [{ text: "echo", dynamic: false }];
+  }
+  return result;
+}
+
+function optionValue(name: string, key: string, value: string, result: Unwrapped): void {
+  if (name === "time" && (key === "-o" || key === "--output")) {
+    result.paths.push({ path: value, access: "write" });
+  } else if (name === "xargs" && (key === "-a" || key === "--arg-file")) {
+    result.paths.push({ path: value, access: "read" });
+  } else if (name === "env" && (key === "-C" || key === "--chdir")) {
+    result.paths.push({ path: value, access: "read" });
+    result.problem = `env -C changes the folder the command runs in ("${value}")`;
+  } else if (name === "env" && (key === "-S" || key === "--split-string")) {
+    result.problem = "env -S splits a string into a command";
+  }
+}
+
+/** `sh -c SCRIPT`, `bash -lc SCRIPT`, `busybox sh -c SCRIPT`. */
+function unwrapShell(name: string, args: WordText[]): Unwrapped | undefined {
+  let list = args;
+  let label = name;
+  if (name === "busybox") {
+    if (list.length === 0 || list[0].dynamic || !SHELLS.has(list[0].text)) return undefined;
+    label = `busybox ${list[0].text}`;
+    list = list.slice(1);
+  }
+  let hasC = false;
+  let i = 0;
+  for (; i < list.length; i++) {
+    const t = list[i].text;
+    if (list[i].dynamic) break;
+    if (t === "--") {
+      i++;
+      break;
+    }
+    if (t === "-o" || t === "+o" || t === "-O" || t === "+O") {
+      i++;
+      continue;
+    }
+    if (/^[-+][A-Za-z]+$/.test(t)) {
+      if (t.startsWith("-") && t.includes("c")) hasC = true;
+      continue;
+    }
+    if (t.startsWith("--")) continue;
+    break;
+  }
+  if (!hasC) return undefined; // a script file or stdin: judged as the shell program itself
+  const base = { label: `${label} -c`, rest: [], paths: [], assigns: [], dynamic: false };
+  if (i >= list.length) return { ...base, problem: `${label} -c has no script` };
+  return { ...base, script: list[i] };
+}
