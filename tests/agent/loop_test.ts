@@ -164,7 +164,7 @@ Deno.test("loop: the model reads said and the transcript holds it; shown is only
       description: "Apply a patch",
       parameters: { type: "object", properties: {} },
     },
-    origin: { source: "builtin", where: "test" },
+    origin: { source: "tools_dir", where: "test" },
     async invoke(call) {
       await call.emit.said("patched 3 files");
       await call.emit.shown("--- a/x\n+++ b/x\n@@ the whole diff @@\n");
