@@ -7,6 +7,7 @@
  * @module
  */
 import type { AnswerProvider } from "../pipeline/ask.ts";
+import type { Approver } from "../policy/gate.ts";
 import { runTool, type ToolResult } from "../pipeline/run_tool.ts";
 import type { Runtime } from "../runtime.ts";
 import { type Provider, type ToolCallRequest, turnWithRetries, type Usage } from "./provider.ts";
@@ -44,6 +45,8 @@ export interface AgentOptions {
   view: AgentView;
   /** Answers a tool's question (SPEC S3.6); without it a question ends as an error result. */
   answer?: AnswerProvider;
+  /** Asks the person about a call the policy asks about; without it `ask` is a denial. */
+  approve?: Approver;
 }
 
 /** The said text of a call that never finished because magi ended first. */
@@ -109,7 +112,13 @@ export async function runAgent(opts: AgentOptions): Promise<EndReason> {
     // gives them back to the model in call order, and the person sees them in that order.
     const running = result.tool_calls.map((call) => {
       view.toolCall(call);
-      const toolCall = { name: call.name, args: call.arguments, signal, answer: opts.answer };
+      const toolCall = {
+        name: call.name,
+        args: call.arguments,
+        signal,
+        answer: opts.answer,
+        approve: opts.approve,
+      };
       return runTool(rt, toolCall).then((done) => {
         session.append({
           type: "tool_result",

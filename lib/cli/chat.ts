@@ -1,7 +1,7 @@
 /**
  * `magi chat`: an interactive session at a readline prompt. Each line is a request; the
- * model's answer and the tool calls it makes are shown as they happen. A tool's question is
- * asked at the prompt. `/exit` (or end of input) leaves; Ctrl-C cancels the running model
+ * model's answer and the tool calls it makes are shown as they happen. A tool's question,
+ * and the policy's question whether a call may run, are asked at the prompt. `/exit` (or end of input) leaves; Ctrl-C cancels the running model
  * response or tool calls — ending their process groups — and returns to the prompt, not out
  * of the session.
  *
@@ -12,6 +12,7 @@ import { createInterface } from "node:readline";
 import { runAgent } from "../agent/loop.ts";
 import { ProviderError } from "../agent/provider.ts";
 import type { AnswerProvider } from "../pipeline/ask.ts";
+import type { Approver } from "../policy/gate.ts";
 import { ProviderConfigError } from "../agent/providers.ts";
 import { startAgent } from "../agent/start.ts";
 import { sinkOf, TerminalView } from "../agent/view.ts";
@@ -95,16 +96,34 @@ export async function chatCommand(args: string[]): Promise<number> {
     `magi chat — ${provider.name}/${provider.model} — ${verb} session ${session.id}\n` +
       "/exit to leave; Ctrl-C cancels a running answer or tool\n",
   );
-  // A tool's question is asked at the prompt, one at a time; end of input answers nothing.
-  let asking = Promise.resolve<string | undefined>(undefined);
-  const answer: AnswerProvider = (question) => {
-    asking = asking.then(async () => {
-      const choices = question.choices?.length ? ` [${question.choices.join(" / ")}]` : "";
-      view.note(`? ${question.question}${choices}`);
-      const line = await reader.read("answer> ");
+  // Questions — a tool's (S3.6) and the policy's (S8.1) — are asked at the prompt one at a
+  // time; end of input answers nothing.
+  let asking: Promise<unknown> = Promise.resolve();
+  const ask = (text: string, prompt: string): Promise<string | undefined> => {
+    const next = asking.then(async () => {
+      view.note(text);
+      const line = await reader.read(prompt);
       return line === null ? undefined : line.trim();
     });
-    return asking;
+    asking = next;
+    return next;
+  };
+  const answer: AnswerProvider = (question) => {
+    const choices = question.choices?.length ? ` [${question.choices.join(" / ")}]` : "";
+    return ask(`? ${question.question}${choices}`, "answer> ");
+  };
+  const approve: Approver = async ({ tool, verdict }) => {
+    const line = await ask(
+      `? allow ${tool}: ${verdict.reason}? [y]es / [n]o / [a]lways`,
+      "allow> ",
+    );
+    if (line === undefined) return undefined;
+    const word = line.toLowerCase();
+    return word === "y" || word === "yes"
+      ? "yes"
+      : word === "a" || word === "always"
+      ? "always"
+      : "no";
   };
   let controller: AbortController | undefined;
   const interrupt = () => {
@@ -135,6 +154,7 @@ export async function chatCommand(args: string[]): Promise<number> {
           signal: controller.signal,
           view,
           answer,
+          approve,
         });
         if (reason === "cancelled") view.note("(cancelled)");
         if (reason === "max_turns") view.note(`(stopped after --max-turns ${maxTurns})`);

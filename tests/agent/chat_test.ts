@@ -129,3 +129,26 @@ Deno.test("magi chat asks a tool's question at the prompt", async () => {
   const [a] = toolResultsIn("openai", server.requests[1]);
   assert.equal(a.content, "answer for a: no\n");
 });
+
+Deno.test("magi chat asks whether a call the policy asks about may run", async () => {
+  await using dir = await tempDir();
+  const tools = await makeTools(dir.path);
+  await using server = scriptedServer("openai", [
+    reply("openai", "", [{ id: "call_1", name: "write", args: { path: "yes.txt", content: "y" } }]),
+    reply("openai", "", [{ id: "call_2", name: "write", args: { path: "no.txt", content: "n" } }]),
+    reply("openai", "One written, one refused."),
+  ]);
+  const config = await agentConfig(dir.path, "openai", server.url);
+  const run = await magi(["chat", "--config", config, "--tools-dir", tools], {
+    cwd: dir.path,
+    env: ENV,
+    stdin: "write two files\ny\nn\n/exit\n",
+  });
+  assert.equal(run.code, 0, run.stderr);
+  assert.match(run.stdout, /\? allow write: .*\? \[y\]es \/ \[n\]o \/ \[a\]lways/);
+  assert.equal(await Deno.readTextFile(join(dir.path, "yes.txt")), "y");
+  await assert.rejects(() => Deno.stat(join(dir.path, "no.txt")));
+  const [, refused] = toolResultsIn("openai", server.requests[2]);
+  assert.equal(refused.id, "call_2");
+  assert.match(refused.content, /refused by the person/);
+});
