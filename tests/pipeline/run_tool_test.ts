@@ -221,3 +221,46 @@ Deno.test("making a spill file removes spill files older than a week", async () 
   assert.ok(await Deno.stat(recent));
   await assert.rejects(() => Deno.stat(old), Deno.errors.NotFound);
 });
+
+Deno.test("stdin mode field gives the raw value of one field", async () => {
+  await using t = await testRuntime({ toolsDirs: [TOOLS] });
+  const r = await runTool(t.rt, {
+    name: "field-stdin",
+    args: { name: "a.txt", content: 'say "hi"\n\\ok' },
+  });
+  assert.equal(r.said, 'a.txt: 12 bytes\nsay "hi"\n\\ok\n');
+});
+
+Deno.test("a tool killed by a signal is an error result naming the signal", async () => {
+  await using t = await testRuntime({ toolsDirs: [TOOLS] });
+  const r = await runTool(t.rt, { name: "self-kill", args: {} });
+  assert.equal(r.is_error, true);
+  assert.equal(r.said, "about to crash\n[magi: killed by signal SIGSEGV]\n");
+});
+
+Deno.test("a tool that ignores TERM is killed after the grace period, with its children", async () => {
+  await using t = await testRuntime({ toolsDirs: [TOOLS] });
+  const marker = `magi-stubborn-${crypto.randomUUID()}`;
+  const r = await runTool(t.rt, {
+    name: "stubborn",
+    args: { args: [marker], timeout_seconds: 0.5 },
+  });
+  assert.equal(r.is_error, true);
+  assert.equal(
+    r.said,
+    "ignoring TERM\n[magi: timed out after 0.5 s; its process group was ended]\n",
+  );
+  assert.deepEqual(processesWith(marker), []);
+});
+
+Deno.test("config limits bound said and shown", async () => {
+  await using t = await testRuntime({
+    toolsDirs: [TOOLS],
+    config: { limits: { said_bytes: 2048, shown_bytes: 4096 } },
+  });
+  const r = await runTool(t.rt, { name: "flood", args: { args: ["3000"] } });
+  assert.ok(new TextEncoder().encode(r.said).length <= 2048, `${r.said.length}`);
+  assert.ok(new TextEncoder().encode(r.shown).length <= 4096);
+  assert.ok(r.shown.length > r.said.length);
+  assert.match(r.said, /\[magi: \d+ bytes \(\d+ lines\) dropped/);
+});
