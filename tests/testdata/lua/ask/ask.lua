@@ -18,3 +18,8 @@ magi.tool("lua_ask_twice", {
     return { said = args.answered:sub(6), shown = "picked " .. args.answered:sub(6) }
   end,
 })
+
+magi.tool("lua_ask_forever", {
+  description = "Never satisfied",
+  run = function(args) return { ask = "Again? (last: " .. tostring(args.answered) .. ")" } end,
+})

@@ -1,26 +1,29 @@
--- One tool per transport, side by side.
+-- One tool per transport, side by side. Each prints an environment variable's value and
+-- then many lines, so a test can see the pipeline mask and bound every transport.
 magi.tool("t_lua", {
-  description = "Said and shown from a Lua body",
-  needs = { type = "object", properties = { name = { type = "string" } }, required = { "name" } },
+  description = "A variable and many lines, from a Lua body",
+  needs = {
+    type = "object",
+    properties = { name = { type = "string" }, lines = { type = "integer" } },
+    required = { "name", "lines" },
+  },
   run = function(args)
-    return { said = magi.env(args.name) or "", shown = "value of " .. args.name }
+    local out = { magi.env(args.name) or "" }
+    for i = 1, args.lines do out[#out + 1] = "line " .. i end
+    return { said = table.concat(out, "\n"), shown = "value of " .. args.name }
   end,
 })
 
 magi.tool("t_command", {
-  description = "printenv through the command transport",
+  description = "A variable and many lines, from sh through the command transport",
   transport = "command",
-  program = "printenv",
-  needs = { type = "object", properties = { name = { type = "string" } }, required = { "name" } },
-  argv = { { field = "name" } },
-})
-
-magi.tool("t_command_lines", {
-  description = "seq through the command transport",
-  transport = "command",
-  program = "seq",
-  needs = { type = "object", properties = { count = { type = "integer" } }, required = { "count" } },
-  argv = { { literal = "1" }, { field = "count" } },
+  program = "sh",
+  needs = {
+    type = "object",
+    properties = { name = { type = "string" }, lines = { type = "integer" } },
+    required = { "name", "lines" },
+  },
+  argv = { { literal = { "-c", 'printenv "$1"; seq 1 "$2"', "sh" } }, { field = "name" }, { field = "lines" } },
 })
 
 magi.tool("t_builtin", {
@@ -30,8 +33,13 @@ magi.tool("t_builtin", {
 })
 
 magi.tool("t_casper", {
-  description = "An environment variable, from the test peer",
+  description = "A variable and many lines, from the test peer",
   transport = "casper",
   peer = "testpeer",
   tool = "peer_env",
+  needs = {
+    type = "object",
+    properties = { name = { type = "string" }, lines = { type = "integer" } },
+    required = { "name", "lines" },
+  },
 })

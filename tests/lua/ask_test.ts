@@ -1,0 +1,113 @@
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { MAX_QUESTIONS } from "../../lib/pipeline/ask.ts";
+import { runTool } from "../../lib/pipeline/run_tool.ts";
+import type { Question } from "../../lib/registry/types.ts";
+import { magi, tempDir, TESTDATA, testRuntime, writeConfig } from "../helpers.ts";
+
+const ASK = join(TESTDATA, "lua", "ask");
+const ASK_TOOLS = join(TESTDATA, "ask-tools");
+
+async function askConfig(dir: string): Promise<string> {
+  return await writeConfig(dir, {
+    lua_dirs: [ASK],
+    tools_dir: [ASK_TOOLS],
+    peers: { testpeer: join(TESTDATA, "peers", "test-peer") },
+    shipped_tools: false,
+  });
+}
+
+Deno.test("magi call --answer answers a Lua tool's question; args.answered carries it", async () => {
+  await using dir = await tempDir();
+  const config = await askConfig(dir.path);
+  const run = await magi(["call", "--json", "--config", config, "--answer", "blue", "lua_ask"], {
+    cwd: dir.path,
+  });
+  assert.equal(run.code, 0, run.stderr);
+  assert.equal(JSON.parse(run.stdout).said, "colour: blue");
+});
+
+Deno.test("a question with no way to ask (non-interactive, no --answer) is an error result saying what was asked", async () => {
+  await using dir = await tempDir();
+  const config = await askConfig(dir.path);
+  const run = await magi(["call", "--json", "--config", config, "lua_ask"], { cwd: dir.path });
+  assert.equal(run.code, 1);
+  const r = JSON.parse(run.stdout);
+  assert.equal(r.is_error, true);
+  assert.match(
+    r.said,
+    /the tool asked "Which colour\?" \(choices: "red", "blue"\) and no answer was given/,
+  );
+});
+
+Deno.test("a tool that asks twice in a row gets the --answer values in order", async () => {
+  await using dir = await tempDir();
+  const config = await askConfig(dir.path);
+  const run = await magi([
+    "call",
+    "--json",
+    "--config",
+    config,
+    "--answer",
+    "red",
+    "--answer",
+    "sure:red",
+    "lua_ask_twice",
+    '{"item":"the bike"}',
+  ], { cwd: dir.path });
+  assert.equal(run.code, 0, run.stdout + run.stderr);
+  const r = JSON.parse(run.stdout);
+  assert.equal(r.said, "red");
+  assert.equal(r.shown, "picked red");
+});
+
+Deno.test("a tools_dir tool asks through $MAGI_ASK and reads the answer from $MAGI_ANSWERED", async () => {
+  await using dir = await tempDir();
+  const config = await askConfig(dir.path);
+  const run = await magi(
+    ["call", "--json", "--config", config, "--answer", "yes", "confirm", '{"args":["deploy"]}'],
+    { cwd: dir.path },
+  );
+  assert.equal(run.code, 0, run.stdout + run.stderr);
+  assert.equal(JSON.parse(run.stdout).said, "answered: yes\n");
+});
+
+Deno.test("questions in-process: the asked text, choices, wrong answers, forged answers, endless asking", async () => {
+  await using t = await testRuntime({
+    config: {
+      lua_dirs: [ASK],
+      tools_dir: [ASK_TOOLS],
+      peers: { testpeer: join(TESTDATA, "peers", "test-peer") },
+      shipped_tools: false,
+    },
+  });
+  const asked: Question[] = [];
+  const answer = (reply: string) => (q: Question) => {
+    asked.push(q);
+    return Promise.resolve(reply);
+  };
+
+  const confirm = await runTool(t.rt, {
+    name: "confirm",
+    args: { args: ["it all"] },
+    answer: answer("no"),
+  });
+  assert.equal(confirm.said, "answered: no\n");
+  assert.deepEqual(asked.pop(), { question: "Really do it all?", choices: ["yes", "no"] });
+
+  const wrong = await runTool(t.rt, { name: "lua_ask", args: {}, answer: answer("green") });
+  assert.equal(wrong.is_error, true);
+  assert.match(wrong.said, /the answer "green" to "Which colour\?" .* is not one of the choices/);
+
+  const peer = await runTool(t.rt, { name: "casper_ask", args: {}, answer: answer("red") });
+  assert.equal(peer.said, 'chose {"answered":"red"}\n');
+
+  const forged = await runTool(t.rt, { name: "lua_ask", args: { answered: "red" } });
+  assert.equal(forged.is_error, true, "an answer from the caller's arguments must not count");
+
+  asked.length = 0;
+  const endless = await runTool(t.rt, { name: "lua_ask_forever", args: {}, answer: answer("y") });
+  assert.equal(endless.is_error, true);
+  assert.match(endless.said, new RegExp(`asked more than ${MAX_QUESTIONS} questions`));
+  assert.equal(asked.length, MAX_QUESTIONS);
+});

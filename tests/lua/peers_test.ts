@@ -1,0 +1,74 @@
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { runTool } from "../../lib/pipeline/run_tool.ts";
+import { tempDir, TESTDATA, testRuntime } from "../helpers.ts";
+
+const PEERS = join(TESTDATA, "peers");
+
+Deno.test("a peer whose tools --json is broken costs one stderr line; other peers still load", async () => {
+  await using t = await testRuntime({
+    config: {
+      peers: { broken: join(PEERS, "broken-peer"), testpeer: join(PEERS, "test-peer") },
+      shipped_tools: false,
+    },
+  });
+  const broken = t.warnings.filter((w) => w.includes("broken-peer"));
+  assert.equal(broken.length, 1, t.warnings.join("\n"));
+  assert.match(broken[0], /peer "broken" .* gives no tools: "tools --json" printed no JSON/);
+  const echo = t.rt.registry.get("peer_echo");
+  assert.equal(echo?.origin.source, "peer");
+  assert.deepEqual(echo?.declaration, {
+    name: "peer_echo",
+    description: "Echo the arguments back",
+    parameters: { type: "object", properties: { text: { type: "string" } }, required: ["text"] },
+  });
+});
+
+Deno.test("peer results: JSON {said, shown}, plain text, a failing exit status; a Lua file can describe a peer tool again", async () => {
+  await using t = await testRuntime({
+    config: {
+      peers: { testpeer: join(PEERS, "test-peer") },
+      lua_dirs: [join(TESTDATA, "lua", "peers")],
+      shipped_tools: false,
+    },
+  });
+  const split = await runTool(t.rt, { name: "casper_split", args: {} });
+  assert.equal(split.said, "short");
+  assert.equal(split.shown, "the long rendering for people");
+  const fail = await runTool(t.rt, { name: "casper_fail", args: {} });
+  assert.equal(fail.is_error, true);
+  assert.match(fail.said, /exit status 3\]\n\[stderr\]\nit broke/);
+  const echo = t.rt.registry.get("peer_echo");
+  assert.equal(echo?.origin.source, "lua");
+  assert.equal(echo?.declaration.description, "The peer's echo, described again");
+  assert.deepEqual(echo?.declaration.parameters.required, ["text"]);
+  assert.equal(t.warnings.filter((w) => w.includes("peer_echo")).length, 0, t.warnings.join("\n"));
+  const r = await runTool(t.rt, { name: "peer_echo", args: { text: "hi" } });
+  assert.equal(r.said, '{"text":"hi"}\n');
+  const bad = await runTool(t.rt, { name: "peer_echo", args: {} });
+  assert.match(bad.said, /field "text" is required/);
+});
+
+Deno.test("the default peer casper is found on PATH; its list is cached until the program changes", async () => {
+  await using bin = await tempDir();
+  const log = join(bin.path, "listed.log");
+  const casper = join(bin.path, "casper");
+  await Deno.writeTextFile(
+    casper,
+    `#!/bin/sh\necho listed >> "${log}"\n` +
+      `echo '[{"name":"casper_hello","description":"Say hello"}]'\n`,
+    { mode: 0o755 },
+  );
+  const env = { PATH: `${bin.path}:${Deno.env.get("PATH")}` };
+  await using first = await testRuntime({ env, config: { shipped_tools: false } });
+  assert.equal(first.rt.registry.get("casper_hello")?.origin.where, `casper ${casper}`);
+  const { createRuntime } = await import("../../lib/runtime.ts");
+  const again = await createRuntime({
+    cwd: first.home,
+    env: first.rt.env,
+    configFlag: join(first.home, "config.jsonc"),
+    warn: () => {},
+  });
+  assert.ok(again.registry.get("casper_hello"));
+  assert.equal(await Deno.readTextFile(log), "listed\n");
+});
