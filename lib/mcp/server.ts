@@ -2,7 +2,9 @@
  * Serving the registry over MCP (SPEC S9): `tools/list` gives every registry tool as the
  * model sees it, `tools/call` goes through {@link runTool} — the one pipeline — and a tool
  * result becomes MCP content with said for the model and shown for the person
- * (`annotations.audience`). Follows MCP revision 2025-11-25 through the official SDK.
+ * (`annotations.audience`). A tool's question (SPEC S3.6) becomes `elicitation/create` when
+ * the client declared elicitation; otherwise the call ends as an error result saying what was
+ * asked. Follows MCP revision 2025-11-25 through the official SDK.
  *
  * @module
  */
@@ -19,7 +21,9 @@ import {
   type Tool as McpTool,
   type ToolAnnotations,
 } from "@modelcontextprotocol/sdk/types.js";
+import type { AnswerProvider } from "../pipeline/ask.ts";
 import { runTool, type ToolResult } from "../pipeline/run_tool.ts";
+import type { Question } from "../registry/types.ts";
 import type { Runtime } from "../runtime.ts";
 import { VERSION } from "../version.ts";
 
@@ -105,6 +109,9 @@ export function createMcpServer(current: RuntimeGetter): Server {
         name,
         args: request.params.arguments ?? {},
         signal: extra.signal,
+        answer: server.getClientCapabilities()?.elicitation
+          ? elicitor(server, extra.signal)
+          : undefined,
       });
       return callResult(result);
     } finally {
@@ -112,4 +119,32 @@ export function createMcpServer(current: RuntimeGetter): Server {
     }
   });
   return server;
+}
+
+/**
+ * Asks the client's person a tool's question with `elicitation/create`: a form of one string
+ * field `answer` (an enum when the question has choices). Accepted content gives the answer
+ * (`answer`, else the only field, else the content as JSON).
+ *
+ * @throws Error when the person declines or cancels, so the call ends as an error result
+ */
+export function elicitor(server: Server, signal: AbortSignal): AnswerProvider {
+  return async (question: Question) => {
+    const answer = question.choices?.length
+      ? { type: "string" as const, title: "Answer", enum: question.choices }
+      : { type: "string" as const, title: "Answer" };
+    const result = await server.elicitInput({
+      mode: "form",
+      message: question.question,
+      requestedSchema: { type: "object", properties: { answer } },
+    }, { signal });
+    if (result.action !== "accept") {
+      const how = result.action === "decline" ? "declined" : "cancelled";
+      throw new Error(`the person ${how} the question ${JSON.stringify(question.question)}`);
+    }
+    const content = result.content ?? {};
+    if (typeof content.answer === "string") return content.answer;
+    const values = Object.values(content);
+    return values.length === 1 ? String(values[0]) : JSON.stringify(content);
+  };
 }

@@ -177,6 +177,9 @@ Deno.test({
     assert.ok((progress.progressCount as number) >= 3);
     assert.match(JSON.stringify(progress.result), /Progress test completed/);
     check("json-schema-2020-12", "json-schema-2020-12-$defs");
+    const asked = check("tools-call-elicitation", "tools-call-elicitation");
+    assert.equal(asked.elicitationRequested, true);
+    assert.match(JSON.stringify(asked.result), /Received: .*testuser/);
     check("dns-rebinding-protection", "localhost-host-rebinding-rejected");
 
     assert.equal(run.code, 0, `the suite's own baseline check failed:\n${log}`);

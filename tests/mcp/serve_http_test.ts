@@ -16,7 +16,11 @@ import { startHttp } from "./_serve.ts";
 Deno.test("magi mcp --http serves the registry on loopback", async (t) => {
   await using home = await tempDir();
   await Deno.writeTextFile(join(home.path, "notes.txt"), "over http\n");
-  const config = await writeConfig(home.path, { shipped_tools: false });
+  const config = await writeConfig(home.path, {
+    shipped_tools: false,
+    // An MCP client's call is a model's: the policy must allow the slow command below.
+    policy: { rules: [{ tool: "run", command: "sleep *", decision: "allow" }] },
+  });
   const server = await startHttp(home.path, ["--config", config]);
   try {
     assert.match(server.url, /^http:\/\/127\.0\.0\.1:\d+\/mcp$/);

@@ -11,6 +11,7 @@ import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 // @ts-types="@modelcontextprotocol/sdk/types"
 import {
   type CallToolResult,
+  ElicitRequestSchema,
   McpError,
   ToolListChangedNotificationSchema,
 } from "@modelcontextprotocol/sdk/types.js";
@@ -32,6 +33,14 @@ async function makeTools(dir: string): Promise<void> {
     "fail",
     "#!/bin/sh\n" + help("Always fails", "Usage: fail") +
       'echo "half of it"\necho "something broke" >&2\nexit 3\n',
+  );
+  await makeTool(
+    dir,
+    "asker",
+    "#!/bin/sh\n" + help("Asks for a colour", "Usage: asker") +
+      'if [ -z "${MAGI_ANSWERED+x}" ]; then\n' +
+      '  echo \'{"ask": "Which colour?", "choices": ["red", "blue"]}\' >"$MAGI_ASK"; exit 0\n' +
+      'fi\necho "colour: $MAGI_ANSWERED"\n',
   );
   await makeTool(
     dir,
@@ -67,7 +76,9 @@ async function connect(home: string, tools: string, config: string): Promise<Cli
     },
     stderr: "pipe",
   });
-  const client = new Client({ name: "magi-test", version: "1.0.0" });
+  const client = new Client({ name: "magi-test", version: "1.0.0" }, {
+    capabilities: { elicitation: {} },
+  });
   await client.connect(transport);
   return client;
 }
@@ -103,7 +114,9 @@ Deno.test("magi mcp serves the registry to the SDK client over stdio", async (t)
     await t.step("tools/list gives declarations and annotations", async () => {
       const { tools: listed } = await client.listTools();
       const names = listed.map((tool) => tool.name);
-      for (const name of ["big", "fail", "read", "slow"]) assert.ok(names.includes(name), name);
+      for (const name of ["asker", "big", "fail", "read", "slow"]) {
+        assert.ok(names.includes(name), name);
+      }
       const read = listed.find((tool) => tool.name === "read")!;
       assert.equal(read.annotations?.readOnlyHint, true);
       assert.equal(read.inputSchema.type, "object");
@@ -187,6 +200,31 @@ Deno.test("magi mcp serves the registry to the SDK client over stdio", async (t)
       await assert.rejects(call);
       for (let i = 0; i < 200 && alive(pid); i++) await new Promise((r) => setTimeout(r, 50));
       assert.ok(!alive(pid), "the tool's process is gone");
+    });
+
+    await t.step("a tool's question becomes elicitation/create", async () => {
+      const asked: unknown[] = [];
+      client.setRequestHandler(ElicitRequestSchema, (request) => {
+        asked.push(request.params);
+        return { action: "accept", content: { answer: "blue" } };
+      });
+      const result = await client.callTool({ name: "asker", arguments: {} }) as CallToolResult;
+      assert.notEqual(result.isError, true);
+      assert.match(texts(result)[0].text, /colour: blue/);
+      assert.equal(asked.length, 1);
+      const params = asked[0] as { message: string; requestedSchema: Record<string, unknown> };
+      assert.equal(params.message, "Which colour?");
+      assert.deepEqual(
+        (params.requestedSchema.properties as Record<string, { enum?: string[] }>).answer.enum,
+        ["red", "blue"],
+      );
+    });
+
+    await t.step("a declined question ends the call as an error result", async () => {
+      client.setRequestHandler(ElicitRequestSchema, () => ({ action: "decline" }));
+      const result = await client.callTool({ name: "asker", arguments: {} }) as CallToolResult;
+      assert.equal(result.isError, true);
+      assert.match(texts(result)[0].text, /declined the question "Which colour\?"/);
     });
 
     await t.step("a new tool in tools_dir is announced with list_changed", async () => {
