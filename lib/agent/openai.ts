@@ -111,12 +111,14 @@ export class OpenAIProvider implements Provider {
   readonly name: string;
   readonly model: string;
   readonly #idleMs: number;
+  readonly #parallel: boolean | undefined;
   readonly #client: OpenAI;
 
   constructor(settings: ProviderSettings) {
     this.name = settings.name;
     this.model = settings.model;
     this.#idleMs = settings.timeoutMs;
+    this.#parallel = settings.parallelToolCalls;
     this.#client = new OpenAI({
       apiKey: settings.apiKey || "no-key",
       baseURL: settings.baseURL ?? "https://api.openai.com/v1",
@@ -146,7 +148,10 @@ export class OpenAIProvider implements Provider {
         ),
         stream: true,
         stream_options: { include_usage: true },
-        ...(tools.length > 0 ? { tools, parallel_tool_calls: true } : {}),
+        ...(tools.length > 0 ? { tools } : {}),
+        ...(tools.length > 0 && this.#parallel !== undefined
+          ? { parallel_tool_calls: this.#parallel }
+          : {}),
       }, { signal: watch.signal });
     } catch (error) {
       watch.stop();

@@ -94,6 +94,11 @@ export interface ProviderConfig {
   max_retries?: number;
   /** The longest answer in tokens (Anthropic requires one; default 8192). */
   max_tokens?: number;
+  /**
+   * Send `parallel_tool_calls` (OpenAI-compatible only): llama.cpp makes several calls in one
+   * answer only when asked; some OpenAI models refuse the field. Not sent by default.
+   */
+  parallel_tool_calls?: boolean;
 }
 
 /** Everything a provider file needs to build its client. */
@@ -106,6 +111,8 @@ export interface ProviderSettings {
   timeoutMs: number;
   maxRetries: number;
   maxTokens: number;
+  /** The `parallel_tool_calls` field to send, if any. */
+  parallelToolCalls?: boolean;
 }
 
 /**

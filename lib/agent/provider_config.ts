@@ -15,7 +15,12 @@ export const PRESETS: Record<string, ProviderConfig> = {
     api_key_env: "ANTHROPIC_API_KEY",
   },
   ollama: { kind: "openai", base_url: "http://localhost:11434/v1" },
-  llamacpp: { kind: "openai", base_url: "http://localhost:8080/v1", model: "default" },
+  llamacpp: {
+    kind: "openai",
+    base_url: "http://localhost:8080/v1",
+    model: "default",
+    parallel_tool_calls: true,
+  },
 };
 
 /** The JSON Schema of config `providers`. */
@@ -34,6 +39,7 @@ export const PROVIDERS_SCHEMA = {
       timeout_seconds: { type: "number", exclusiveMinimum: 0 },
       max_retries: { type: "integer", minimum: 0, maximum: 10 },
       max_tokens: { type: "integer", minimum: 1 },
+      parallel_tool_calls: { type: "boolean" },
     },
   },
 };

@@ -70,6 +70,7 @@ export function chooseProvider(
     timeoutMs: (config.timeout_seconds ?? 600) * 1000,
     maxRetries,
     maxTokens: config.max_tokens ?? 8192,
+    parallelToolCalls: config.parallel_tool_calls,
   };
   const provider = config.kind === "anthropic"
     ? new AnthropicProvider(settings)

@@ -94,7 +94,8 @@ export const KEYS: Record<string, KeySpec> = {
   providers: {
     schema: PROVIDERS_SCHEMA,
     expected:
-      'an object of providers: {"NAME": {"kind": "openai" | "anthropic", "base_url", "model", "api_key_env", "timeout_seconds", "max_retries", "max_tokens"}}',
+      'an object of providers: {"NAME": {"kind": "openai" | "anthropic", "base_url", "model", ' +
+      '"api_key_env", "timeout_seconds", "max_retries", "max_tokens", "parallel_tool_calls"}}',
   },
   provider: {
     schema: { type: "string", minLength: 1 },

@@ -62,6 +62,7 @@ Deno.test("openai: a reference stream gives text and tool calls in order", async
   assert.deepEqual((body.messages as unknown[])[0], { role: "system", content: "sys" });
   assert.equal(server.requests[0].headers.authorization, "Bearer sk-test-key-123456");
   assert.ok(!("strict" in (body.tools as { function: object }[])[0].function));
+  assert.ok(!("parallel_tool_calls" in body), "not sent unless configured");
 });
 
 Deno.test("openai quirk: the whole call, arguments complete, in the first chunk", async () => {
