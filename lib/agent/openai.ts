@@ -66,12 +66,15 @@ export class ToolCallAccumulator {
     else if (typeof args === "object" && args !== null) call.args = JSON.stringify(args);
   }
 
-  /** The calls so far, in the order they started; ids are generated where missing. */
+  /**
+   * The calls so far, in the order they started; ids are generated where missing, and empty
+   * arguments become `{}` (servers refuse an empty string when it is sent back).
+   */
   calls(): { id: string; name: string; arguments: string }[] {
     return this.#calls.map((c, i) => ({
       id: c.id || `call_${i + 1}`,
       name: c.name,
-      arguments: c.args,
+      arguments: c.args.trim() === "" ? "{}" : c.args,
     }));
   }
 }

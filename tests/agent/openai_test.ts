@@ -213,3 +213,10 @@ Deno.test("openai: a stream that stalls past the time limit is cut and sent agai
   assert.equal(server.requests.length, 2);
   assert.deepEqual(retries, ['provider "fake": no data for 0.3 s; retrying (2/3)']);
 });
+
+Deno.test("openai quirk: no id, no index and no arguments still make one call", async () => {
+  const result = await turnWith({
+    sse: [oaChunk({ tool_calls: [{ function: { name: "echo" } }] }), oaChunk({}, "tool_calls")],
+  });
+  assert.deepEqual(result.tool_calls, [{ id: "call_1", name: "echo", arguments: "{}" }]);
+});
