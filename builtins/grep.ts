@@ -83,12 +83,6 @@ class Search {
    */
   readonly bytewise: boolean;
   readonly risky: boolean;
-  /**
-   * Literal strings one of which every match contains (the pattern is plain text or an
-   * alternation of plain texts, matched case-sensitively): a file holding none of them is
-   * skipped with a native byte search, without making a string of it.
-   */
-  literals: Buffer[] | undefined;
 
   constructor(
     readonly re: RegExp,
@@ -128,7 +122,6 @@ async function grepBuiltin(
     typeof args.context === "number" ? args.context : 0,
     glob,
   );
-  search.literals = args.ignore_case === true ? undefined : literalsOf(String(args.pattern));
   const paths = Array.isArray(args.paths) && args.paths.length > 0 ? args.paths.map(String) : ["."];
   for (const path of paths) {
     const checked = checkPath(path, ctx.cwd, ctx.roots, "search");
@@ -321,10 +314,6 @@ function searchBytes(
     return;
   }
   if (bytes.length === 0 || looksBinary(bytes)) return;
-  if (search.literals) {
-    const view = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-    if (!search.literals.some((l) => view.indexOf(l) !== -1)) return;
-  }
   let text: string;
   let bytewise = false;
   if (search.bytewise) {
@@ -401,14 +390,6 @@ function searchBytes(
     m = re.exec(text);
   }
   if (C > 0 && prevEnd >= 0) flushAfter(Infinity);
-}
-
-/** The alternatives of a pattern made of plain text only (`TODO|FIXME`), as UTF-8 bytes. */
-function literalsOf(pattern: string): Buffer[] | undefined {
-  if (pattern === "" || /[\\^$.?*+()[\]{}]/.test(pattern)) return undefined;
-  const parts = pattern.split("|");
-  if (parts.some((p) => p === "")) return undefined;
-  return parts.map((p) => Buffer.from(p, "utf8"));
 }
 
 function lineEnd(text: string, from: number): number {
