@@ -1,5 +1,6 @@
 /**
- * magi as an MCP client: the reference servers from npm (`server-everything`,
+ * magi as an MCP client (calls made as a person's, like `magi call`, so the policy's default
+ * "ask" for MCP tools lets them run): the reference servers from npm (`server-everything`,
  * `server-filesystem`, pinned in deno.json and run with `deno run npm:…`, so they work
  * offline after `deno install`) and a fixture server, all reached through `runTool`.
  */
@@ -50,6 +51,7 @@ Deno.test("magi uses server-everything's tools through the pipeline", async (t) 
 
     await t.step("a call is mapped back to the server's own name", async () => {
       const result = await runTool(rt, {
+        caller: "person",
         name: "everything__echo",
         args: { message: "hello there" },
       });
@@ -59,6 +61,7 @@ Deno.test("magi uses server-everything's tools through the pipeline", async (t) 
 
     await t.step("a secret echoed by the server is masked", async () => {
       const result = await runTool(rt, {
+        caller: "person",
         name: "everything__echo",
         args: { message: `the token is ${SECRET}` },
       });
@@ -69,6 +72,7 @@ Deno.test("magi uses server-everything's tools through the pipeline", async (t) 
 
     await t.step("structured content reaches the model", async () => {
       const result = await runTool(rt, {
+        caller: "person",
         name: "everything__get-structured-content",
         args: { location: "Chicago" },
       });
@@ -77,7 +81,11 @@ Deno.test("magi uses server-everything's tools through the pipeline", async (t) 
     });
 
     await t.step("an image is described, its bytes kept in a file", async () => {
-      const result = await runTool(rt, { name: "everything__get-tiny-image", args: {} });
+      const result = await runTool(rt, {
+        caller: "person",
+        name: "everything__get-tiny-image",
+        args: {},
+      });
       assert.equal(result.is_error, false);
       const m = result.said.match(/\[image image\/png, (\d+) bytes, saved to (\S+)\]/);
       assert.ok(m, result.said);
@@ -90,6 +98,7 @@ Deno.test("magi uses server-everything's tools through the pipeline", async (t) 
     await t.step("a long-running tool is cancelled", async () => {
       const controller = new AbortController();
       const call = runTool(rt, {
+        caller: "person",
         name: "everything__trigger-long-running-operation",
         args: { duration: 60, steps: 60 },
         signal: controller.signal,
@@ -98,7 +107,11 @@ Deno.test("magi uses server-everything's tools through the pipeline", async (t) 
       const result = await call;
       assert.equal(result.is_error, true);
       assert.match(result.said, /cancelled/);
-      const after = await runTool(rt, { name: "everything__echo", args: { message: "still" } });
+      const after = await runTool(rt, {
+        caller: "person",
+        name: "everything__echo",
+        args: { message: "still" },
+      });
       assert.match(after.said, /Echo: still/);
     });
   } finally {
@@ -119,12 +132,14 @@ Deno.test("magi uses server-filesystem's tools", async () => {
   });
   try {
     const result = await runTool(tr.rt, {
+      caller: "person",
       name: "fs__read_text_file",
       args: { path: join(dir.path, "notes.txt") },
     });
     assert.equal(result.is_error, false, result.said);
     assert.match(result.said, /a line in a file/);
     const outside = await runTool(tr.rt, {
+      caller: "person",
       name: "fs__read_text_file",
       args: { path: "/etc/hostname" },
     });
@@ -141,7 +156,7 @@ Deno.test("an MCP server's results are bounded, split, and survive its crash", a
   const { rt } = tr;
   try {
     await t.step("a 5 MB result is bounded and spilled", async () => {
-      const result = await runTool(rt, { name: "fixture__big", args: {} });
+      const result = await runTool(rt, { caller: "person", name: "fixture__big", args: {} });
       assert.equal(result.is_error, false);
       assert.ok(new TextEncoder().encode(result.said).length <= rt.limits.saidBytes + 512);
       assert.match(result.said, /the very end/);
@@ -151,7 +166,7 @@ Deno.test("an MCP server's results are bounded, split, and survive its crash", a
     });
 
     await t.step("content for the user only goes to shown", async () => {
-      const result = await runTool(rt, { name: "fixture__split", args: {} });
+      const result = await runTool(rt, { caller: "person", name: "fixture__split", args: {} });
       assert.match(result.said, /for the model/);
       assert.match(result.said, /for both/);
       assert.ok(!result.said.includes("for the person"));
@@ -161,20 +176,24 @@ Deno.test("an MCP server's results are bounded, split, and survive its crash", a
     });
 
     await t.step("a name the registry cannot take is mapped, and mapped back", async () => {
-      const result = await runTool(rt, { name: "fixture__weird_name_x", args: {} });
+      const result = await runTool(rt, {
+        caller: "person",
+        name: "fixture__weird_name_x",
+        args: {},
+      });
       assert.match(result.said, /mapped back/);
     });
 
     await t.step(
       "a server dying mid-call is an error result; the next call restarts it",
       async () => {
-        const before = await runTool(rt, { name: "fixture__pid", args: {} });
-        const result = await runTool(rt, { name: "fixture__crash", args: {} });
+        const before = await runTool(rt, { caller: "person", name: "fixture__pid", args: {} });
+        const result = await runTool(rt, { caller: "person", name: "fixture__crash", args: {} });
         assert.equal(result.is_error, true);
         assert.match(result.said, /ended during the call/);
         assert.match(result.said, /exit status 7/);
         assert.match(result.said, /crashing on purpose/);
-        const after = await runTool(rt, { name: "fixture__pid", args: {} });
+        const after = await runTool(rt, { caller: "person", name: "fixture__pid", args: {} });
         assert.equal(after.is_error, false);
         assert.notEqual(after.said.trim(), before.said.trim());
       },
@@ -219,7 +238,7 @@ Deno.test("a lazy server starts on its first call once its tools are cached", as
   try {
     assert.ok(second.rt.registry.get("fixture__pid"));
     assert.equal(await starts(), 1, "cached: not started yet");
-    const result = await runTool(second.rt, { name: "fixture__pid", args: {} });
+    const result = await runTool(second.rt, { caller: "person", name: "fixture__pid", args: {} });
     assert.equal(result.is_error, false);
     assert.equal(await starts(), 2);
   } finally {
@@ -246,6 +265,8 @@ Deno.test("magi ends the servers it started when it is terminated", async () => 
   const config = await writeConfig(home.path, {
     shipped_tools: false,
     mcp_servers: { fixture: { ...FIXTURE, start: "eager", env: { FIXTURE_STAY: "1" } } },
+    // An MCP client's call is a model's; the default policy asks about MCP tools.
+    policy: { rules: [{ tool: "*", source: "mcp", decision: "allow" }] },
   });
   const child = new Deno.Command(Deno.execPath(), {
     args: ["run", "-A", "--quiet", "--config", join(REPO, "deno.json"), join(REPO, "main.ts")]
