@@ -14,6 +14,7 @@ import { type LinkEntry, prepareLinks } from "./process/links.ts";
 import { builtinTool } from "./registry/builtins.ts";
 import { effectiveRoots } from "./policy/roots.ts";
 import { loadPolicy, type Policy, type PolicyConfig } from "./policy/decide.ts";
+import { serveApprovals } from "./policy/approvals.ts";
 import { builtinShim } from "./process/self_command.ts";
 import { defaultCachePath, DiscoveryCache } from "./registry/discovery_cache.ts";
 import { mcpTools } from "./registry/mcp.ts";
@@ -179,7 +180,7 @@ export async function createRuntime(opts: RuntimeOptions): Promise<Runtime> {
     masker,
     session: { cwd: opts.cwd },
     env: opts.env,
-    context,
+    context: { ...context, MAGI_APPROVAL_SOCK: approvalSocket(policy, opts.warn) },
     linksDir,
     spillDir,
     timeoutSeconds: v.timeout_seconds as number,
@@ -203,5 +204,14 @@ function realPath(path: string): string {
     return Deno.realPathSync(path);
   } catch {
     return path;
+  }
+}
+
+function approvalSocket(policy: Policy, warn: Warn): string | undefined {
+  try {
+    return serveApprovals(policy);
+  } catch (error) {
+    warn(`cannot open the approvals socket: ${(error as Error).message}; tools cannot ask`);
+    return undefined;
   }
 }

@@ -301,7 +301,7 @@ export function decide(policy: Policy, facts: CallFacts): Verdict {
         verdict = {
           decision: rule.decision,
           rule: { id: rule.id, origin: rule.origin, decision: rule.decision },
-          reason: describe(rule.reason ?? `rule "${rule.id}"`, s),
+          reason: describe(rule.reason ?? "the call matches it", s),
         };
       }
     }

@@ -9,6 +9,7 @@
  * @module
  */
 import type { Invocation, Outcome, Tool } from "../registry/types.ts";
+import { lendApprover } from "./approvals.ts";
 import { decide, type Policy, type Verdict, verdictLine } from "./decide.ts";
 
 /** Who makes a call: a person by hand (`magi call`), or a model (the agent, MCP clients). */
@@ -96,10 +97,22 @@ export function guardedFor(
 ): Tool {
   let always = alwaysByPolicy.get(rt.policy);
   if (!always) alwaysByPolicy.set(rt.policy, always = new Set());
-  return guarded({
+  const gated = guarded({
     policy: rt.policy,
     caller: call.caller ?? "model",
     approve: call.approve,
     always,
   }, tool);
+  // While the call runs, the approvals socket may ask its person.
+  return {
+    ...gated,
+    invoke: async (inv) => {
+      const release = lendApprover(rt.policy, call.approve);
+      try {
+        return await gated.invoke(inv);
+      } finally {
+        release();
+      }
+    },
+  };
 }

@@ -1,0 +1,162 @@
+/**
+ * The approvals socket (SPEC S5.2 `MAGI_APPROVAL_SOCK`, S8.1): a Unix socket per runtime
+ * where a running tool asks the person to approve something. Newline-delimited JSON: the
+ * tool writes `{"ask": "…"}` (and may add `"tool": NAME`), magi answers
+ * `{"approved": true|false}` (with `"reason"` when it is refused), one answer per request,
+ * in order, on the same connection.
+ *
+ * The policy answers first: the request is judged as a call of the pseudo-tool `approval`
+ * with the fields `ask` and `tool`, so a rule such as
+ * `{"tool": "approval", "fields": {"ask": "Deploy to staging*"}, "decision": "allow"}`
+ * approves it. When the policy says `ask`, the person is asked if a call running now has an
+ * approver (a terminal); otherwise — non-interactive — the answer is no. Every request and
+ * answer is given to the listeners added with {@link onApproval} (the session records them).
+ *
+ * @module
+ */
+import { join } from "node:path";
+import { decide, type Policy, verdictLine } from "./decide.ts";
+import type { Approver } from "./gate.ts";
+
+/** One request and its answer. */
+export interface ApprovalRecord {
+  ask: string;
+  tool?: string;
+  approved: boolean;
+  /** Who answered: "policy", "person" or "no person". */
+  by: string;
+  reason: string;
+}
+
+interface Server {
+  path: string;
+  approvers: Set<Approver>;
+  listeners: ((r: ApprovalRecord) => void)[];
+}
+
+const servers = new WeakMap<Policy, Server>();
+
+/**
+ * Starts the approvals socket of a runtime (once per policy) and returns its path. The
+ * listener does not keep magi alive; the socket's folder is removed when magi exits.
+ */
+export function serveApprovals(policy: Policy): string {
+  const found = servers.get(policy);
+  if (found) return found.path;
+  const dir = Deno.makeTempDirSync({ prefix: "magi-approve-" });
+  const path = join(dir, "approve.sock");
+  const listener = Deno.listen({ transport: "unix", path });
+  listener.unref();
+  const server: Server = { path, approvers: new Set(), listeners: [] };
+  servers.set(policy, server);
+  globalThis.addEventListener("unload", () => {
+    try {
+      Deno.removeSync(dir, { recursive: true });
+    } catch {
+      // already gone
+    }
+  });
+  (async () => {
+    for await (const conn of listener) serveConnection(policy, server, conn).catch(() => {});
+  })().catch(() => {});
+  return path;
+}
+
+/** Adds a listener told of every request and answer. */
+export function onApproval(policy: Policy, listener: (r: ApprovalRecord) => void): void {
+  servers.get(policy)?.listeners.push(listener);
+}
+
+/**
+ * Makes an approver available to the socket while a call runs; returns the function that
+ * takes it away again.
+ */
+export function lendApprover(policy: Policy, approver: Approver | undefined): () => void {
+  const server = servers.get(policy);
+  if (!server || !approver) return () => {};
+  server.approvers.add(approver);
+  return () => server.approvers.delete(approver);
+}
+
+async function serveConnection(policy: Policy, server: Server, conn: Deno.Conn): Promise<void> {
+  const encoder = new TextEncoder();
+  let buffered = "";
+  try {
+    for await (const chunk of conn.readable.pipeThrough(new TextDecoderStream())) {
+      buffered += chunk;
+      let nl: number;
+      while ((nl = buffered.indexOf("\n")) >= 0) {
+        const line = buffered.slice(0, nl).trim();
+        buffered = buffered.slice(nl + 1);
+        if (line === "") continue;
+        const answer = await answerLine(policy, server, line);
+        await writeAll(conn, encoder.encode(JSON.stringify(answer) + "\n"));
+      }
+    }
+  } finally {
+    try {
+      conn.close();
+    } catch {
+      // closed by the peer
+    }
+  }
+}
+
+async function writeAll(conn: Deno.Conn, bytes: Uint8Array): Promise<void> {
+  let at = 0;
+  while (at < bytes.length) at += await conn.write(bytes.subarray(at));
+}
+
+async function answerLine(
+  policy: Policy,
+  server: Server,
+  line: string,
+): Promise<{ approved: boolean; reason?: string }> {
+  let request: { ask?: unknown; tool?: unknown };
+  try {
+    request = JSON.parse(line);
+  } catch {
+    return { approved: false, reason: "the request is not JSON" };
+  }
+  if (typeof request?.ask !== "string" || request.ask === "") {
+    return { approved: false, reason: 'the request needs "ask": a non-empty string' };
+  }
+  const ask = request.ask;
+  const tool = typeof request.tool === "string" ? request.tool : undefined;
+  const verdict = decide(policy, {
+    tool: "approval",
+    source: "magi",
+    args: tool ? { ask, tool } : { ask },
+    cwd: policy.roots[0] ?? "/",
+  });
+  let approved: boolean;
+  let by = "policy";
+  let reason = verdictLine(verdict);
+  if (verdict.decision !== "ask") {
+    approved = verdict.decision === "allow";
+  } else {
+    const approver = [...server.approvers].at(-1);
+    if (approver) {
+      const answer = await approver({
+        tool: tool ?? "approval",
+        verdict: { ...verdict, reason: ask },
+      });
+      approved = answer === "yes" || answer === "always";
+      by = "person";
+      reason = approved ? "approved by the person" : "refused by the person";
+    } else {
+      approved = false;
+      by = "no person";
+      reason = "no person to ask (non-interactive): refused";
+    }
+  }
+  const record: ApprovalRecord = { ask, ...(tool ? { tool } : {}), approved, by, reason };
+  for (const listener of server.listeners) {
+    try {
+      listener(record);
+    } catch {
+      // a listener's failure does not change the answer
+    }
+  }
+  return approved ? { approved } : { approved, reason };
+}

@@ -1,0 +1,174 @@
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { runTool } from "../../lib/pipeline/run_tool.ts";
+import { decide } from "../../lib/policy/decide.ts";
+import { commandPattern, matchCommand } from "../../lib/policy/rules.ts";
+import { readLine } from "../../lib/policy/shell.ts";
+import { magi, tempDir, TESTDATA, testRuntime, writeConfig } from "../helpers.ts";
+
+const one = (line: string) => readLine(line).commands[0];
+
+Deno.test("commandPattern() matches flags in any order and spelling, words in order", () => {
+  const rmr = commandPattern("rm -r *");
+  for (const line of ["rm -rf x", "rm -fr x", "rm -r -f x", "rm x -r", "/bin/rm -R -r y"]) {
+    assert.ok(matchCommand(rmr, one(line)), line);
+  }
+  assert.ok(!matchCommand(rmr, one("rm -f x")));
+  const status = commandPattern("git status");
+  assert.ok(matchCommand(status, one("git status")));
+  assert.ok(matchCommand(status, one("git -C sub status")));
+  assert.ok(!matchCommand(status, one("git status --porcelain")));
+  assert.ok(matchCommand(commandPattern("git status *"), one("git status --porcelain")));
+  assert.ok(matchCommand(commandPattern("npm test *"), one("timeout 60 npm test -- --watch")));
+});
+
+Deno.test("the strictest rule wins whatever the order; disable drops a default rule", async () => {
+  await using dir = await tempDir();
+  const allowFirst = {
+    shipped_tools: false,
+    roots: [dir.path],
+    policy: {
+      rules: [
+        { tool: "run", command: "npm *", decision: "allow" },
+        { id: "no-publish", tool: "run", command: "npm publish *", decision: "deny" },
+      ],
+    },
+  };
+  await using t = await testRuntime({ cwd: dir.path, config: allowFirst });
+  const judge = (command: string) =>
+    decide(t.rt.policy, { tool: "run", source: "builtin", args: { command }, cwd: dir.path });
+  assert.equal(judge("npm test").decision, "allow");
+  const v = judge("npm test && npm publish --tag x");
+  assert.equal(v.decision, "deny");
+  assert.equal(v.rule?.id, "no-publish");
+  await using loose = await testRuntime({
+    cwd: dir.path,
+    config: {
+      shipped_tools: false,
+      roots: [dir.path],
+      policy: {
+        disable: ["write-inside-roots"],
+        rules: [{ tool: "write", where: "inside_roots", decision: "allow" }],
+      },
+    },
+  });
+  const w = decide(loose.rt.policy, {
+    tool: "write",
+    source: "builtin",
+    args: { path: "a.txt", content: "" },
+    cwd: dir.path,
+  });
+  assert.equal(w.decision, "allow");
+});
+
+Deno.test("a rule's examples are checked when the config loads; a failing one is a config error", async () => {
+  await using dir = await tempDir();
+  const good = await writeConfig(dir.path, {
+    shipped_tools: false,
+    policy: {
+      rules: [{
+        tool: "run",
+        command: "git push *",
+        decision: "deny",
+        examples: {
+          match: [{ command: "git push origin main" }],
+          no_match: [{ command: "git pull" }],
+        },
+      }],
+    },
+  });
+  const ok = await magi(
+    ["policy", "explain", "run", '{"command":"git push -f"}', "--config", good],
+    {
+      cwd: dir.path,
+    },
+  );
+  assert.equal(ok.code, 0, ok.stderr);
+  assert.equal(
+    ok.stdout,
+    'deny by rule "rule 1" (' + good + "): the call matches it: `git push -f`\n",
+  );
+  const bad = await writeConfig(dir.path, {
+    shipped_tools: false,
+    policy: {
+      rules: [{
+        id: "pushes",
+        tool: "run",
+        command: "git push",
+        decision: "deny",
+        examples: { match: [{ command: "git push origin main" }] },
+      }],
+    },
+  });
+  const failed = await magi(["tools", "--config", bad], { cwd: dir.path });
+  assert.equal(failed.code, 2);
+  assert.match(
+    failed.stderr,
+    /rule "pushes": example \{"command":"git push origin main"\} does not match the rule \(examples\.match\)/,
+  );
+});
+
+Deno.test("magi policy explain prints the decision and the rule", async () => {
+  await using dir = await tempDir();
+  const run = await magi(["policy", "explain", "read", '{"path":"/etc/hostname"}'], {
+    cwd: dir.path,
+  });
+  assert.equal(run.code, 0, run.stderr);
+  assert.equal(run.stdout, 'deny by rule "outside-roots" (default): a path outside the roots\n');
+  const json = await magi(["policy", "explain", "run", '{"command":"rm -rf x"}', "--json"], {
+    cwd: dir.path,
+  });
+  assert.deepEqual(JSON.parse(json.stdout), {
+    decision: "ask",
+    rule: null,
+    reason: "no rule allows it: `rm -rf x`",
+  });
+});
+
+Deno.test("magi call counts ask as approved; --as-model denies it, naming the rule; deny holds for both", async () => {
+  await using dir = await tempDir();
+  const byHand = await magi(["call", "write", '{"path":"a.txt","content":"x"}'], { cwd: dir.path });
+  assert.equal(byHand.code, 0, byHand.stdout + byHand.stderr);
+  const asModel = await magi(
+    ["call", "--as-model", "--json", "write", '{"path":"b.txt","content":"x"}'],
+    { cwd: dir.path },
+  );
+  assert.equal(asModel.code, 1);
+  assert.match(
+    JSON.parse(asModel.stdout).said,
+    /denied .*non-interactive.* rule "write-inside-roots"/,
+  );
+  await assert.rejects(Deno.stat(join(dir.path, "b.txt")));
+  const denied = await magi(["call", "read", '{"path":"/etc/hostname"}'], { cwd: dir.path });
+  assert.equal(denied.code, 1);
+  assert.match(denied.stdout, /denied by the policy — deny by rule "outside-roots"/);
+});
+
+Deno.test("a question's resumed call is judged again with the answer merged in", async () => {
+  await using dir = await tempDir();
+  await using t = await testRuntime({
+    cwd: dir.path,
+    config: {
+      shipped_tools: false,
+      lua_dirs: [join(TESTDATA, "lua", "ask")],
+      policy: {
+        rules: [{
+          id: "no-red",
+          tool: "lua_ask",
+          fields: { answered: "red" },
+          decision: "deny",
+          examples: { match: [{ answered: "red" }], no_match: [{}] },
+        }],
+      },
+    },
+  });
+  const answer = (text: string) => () => Promise.resolve(text);
+  const blue = await runTool(t.rt, { name: "lua_ask", args: {}, answer: answer("blue") });
+  assert.equal(blue.is_error, false, blue.said);
+  assert.equal(blue.said, "colour: blue");
+  for (const caller of ["model", "person"] as const) {
+    const red = await runTool(t.rt, { name: "lua_ask", args: {}, answer: answer("red"), caller });
+    assert.equal(red.is_error, true);
+    assert.match(red.said, /denied by the policy — deny by rule "no-red"/);
+  }
+});
