@@ -65,3 +65,27 @@ Deno.test("anthropic: text and tool_use blocks with input_json_delta fragments a
     content: [{ type: "tool_result", tool_use_id: "toolu_0", content: "no path", is_error: true }],
   });
 });
+
+Deno.test("anthropic: a 429 and a 529 are retried and the turn then succeeds", async () => {
+  await using server = scriptedServer("anthropic", [
+    {
+      status: 429,
+      headers: { "retry-after-ms": "10" },
+      json: { type: "error", error: { type: "rate_limit_error", message: "slow down" } },
+    },
+    {
+      status: 529,
+      headers: { "retry-after-ms": "10" },
+      json: { type: "error", error: { type: "overloaded_error", message: "overloaded" } },
+    },
+    anthropicReply("third time lucky"),
+  ]);
+  const result = await provider(server.url).turn({
+    system: "",
+    messages: [{ role: "user", text: "hi" }],
+    tools: [],
+  });
+  assert.equal(result.text, "third time lucky");
+  assert.equal(server.requests.length, 3);
+  assert.ok(!("tools" in server.requests[2].json));
+});
