@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { magi, REPO, tempDir } from "../helpers.ts";
-import { reply, scriptedServer, toolResultsIn } from "./fake_provider.ts";
+import { oaChunk, reply, scriptedServer, toolResultsIn } from "./fake_provider.ts";
 import { agentConfig, makeTools, onlySession } from "./setup.ts";
 
 const ENV = { FAKE_PROVIDER_KEY: "fake-provider-key-0001" };
@@ -151,4 +151,46 @@ Deno.test("magi chat asks whether a call the policy asks about may run", async (
   const [, refused] = toolResultsIn("openai", server.requests[2]);
   assert.equal(refused.id, "call_2");
   assert.match(refused.content, /refused by the person/);
+});
+
+Deno.test("magi chat: Ctrl-C cancels a model response that is still streaming", async () => {
+  await using dir = await tempDir();
+  await using server = scriptedServer("openai", [
+    { sse: [oaChunk({ content: "Let me think" })], stall: true },
+    reply("openai", "Short answer."),
+  ]);
+  const config = await agentConfig(dir.path, "openai", server.url);
+  const home = join(dir.path, "home");
+  const child = new Deno.Command("deno", {
+    args: ["run", "-A", "--quiet", "--config", join(REPO, "deno.json"), join(REPO, "main.ts")]
+      .concat(["chat", "--config", config]),
+    cwd: dir.path,
+    env: {
+      ...ENV,
+      NO_COLOR: "1",
+      XDG_CONFIG_HOME: join(home, "config"),
+      XDG_CACHE_HOME: join(home, "cache"),
+      XDG_STATE_HOME: join(home, "state"),
+    },
+    stdin: "piped",
+    stdout: "piped",
+    stderr: "piped",
+  }).spawn();
+  const stdin = child.stdin.getWriter();
+  await stdin.write(new TextEncoder().encode("think hard\n"));
+  for (let i = 0; i < 400 && server.requests.length === 0; i++) {
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  assert.equal(server.requests.length, 1, "the model was never asked");
+  await new Promise((r) => setTimeout(r, 200));
+  child.kill("SIGINT");
+  await stdin.write(new TextEncoder().encode("answer briefly\n/exit\n"));
+  await stdin.close();
+  const out = await child.output();
+  const stdout = new TextDecoder().decode(out.stdout);
+  assert.equal(out.code, 0, new TextDecoder().decode(out.stderr));
+  assert.match(stdout, /Let me think\n\(cancelled\)\n/);
+  assert.match(stdout, /Short answer\./);
+  const roles = (server.requests[1].json.messages as { role: string }[]).map((m) => m.role);
+  assert.deepEqual(roles, ["system", "user", "user"]);
 });
