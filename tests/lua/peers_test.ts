@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { runTool } from "../../lib/pipeline/run_tool.ts";
-import { tempDir, TESTDATA, testRuntime } from "../helpers.ts";
+import { REPO, tempDir, TESTDATA, testRuntime } from "../helpers.ts";
 
 const PEERS = join(TESTDATA, "peers");
 
@@ -71,4 +71,36 @@ Deno.test("the default peer casper is found on PATH; its list is cached until th
   });
   assert.ok(again.registry.get("casper_hello"));
   assert.equal(await Deno.readTextFile(log), "listed\n");
+});
+
+Deno.test("the example peer in tools/ answers disk_free (said one line, shown the table) and load_average", async () => {
+  await using t = await testRuntime({
+    config: {
+      peers: { sysinfo: join(REPO, "tools", "sysinfo-peer") },
+      shipped_tools: false,
+      policy: { rules: [{ tool: "*", source: "peer", decision: "allow" }] },
+    },
+  });
+  assert.deepEqual(t.warnings, []);
+  const disk = await runTool(t.rt, { name: "disk_free", args: { path: t.home } });
+  assert.equal(disk.is_error, false, disk.said);
+  assert.match(disk.said, /^\d+% used, \S+ free on \/\S*$/);
+  assert.match(disk.shown, /^Filesystem +Size +Used +Avail +Use% +Mounted on\n/);
+  const load = await runTool(t.rt, { name: "load_average", args: {} });
+  assert.match(load.said, /^load [\d.]+ [\d.]+ [\d.]+ on \d+ CPUs\n$/);
+});
+
+Deno.test("a peer's own tool is bounded and spilled by the pipeline like any other", async () => {
+  await using t = await testRuntime({
+    config: {
+      peers: { testpeer: join(PEERS, "test-peer") },
+      shipped_tools: false,
+      limits: { said_bytes: 2048 },
+      policy: { rules: [{ tool: "*", source: "peer", decision: "allow" }] },
+    },
+  });
+  const r = await runTool(t.rt, { name: "peer_big", args: {} });
+  assert.equal(r.is_error, false, r.said);
+  assert.ok(r.said.length < 2600 && r.spill !== null && r.said.includes(r.spill));
+  assert.ok((await Deno.readTextFile(r.spill)).endsWith("\n20000\n"));
 });

@@ -1,0 +1,93 @@
+/**
+ * What Lua declarations cost at start-up: `magi tools --json` with no Lua files, with the
+ * shipped declarations on a cold cache (the engine starts to read them), and on a warm cache
+ * (it does not); then `magi call branch` warm (the engine starts at the call). Each figure is
+ * the median of several runs of the real CLI, in milliseconds, with the ratio to the first.
+ *
+ * Run: `deno run -A scripts/bench_lua.ts [--runs N]`.
+ *
+ * @module
+ */
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+
+const REPO = fileURLToPath(new URL("..", import.meta.url));
+const at = Deno.args.indexOf("--runs");
+const RUNS = at >= 0 ? Number(Deno.args[at + 1]) : 7;
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)];
+}
+
+async function magi(args: string[], cwd: string, home: string): Promise<number> {
+  const start = performance.now();
+  const out = await new Deno.Command("deno", {
+    args: ["run", "-A", "--quiet", join(REPO, "main.ts"), ...args],
+    cwd,
+    env: {
+      XDG_CONFIG_HOME: join(home, "config"),
+      XDG_CACHE_HOME: join(home, "cache"),
+      XDG_STATE_HOME: join(home, "state"),
+    },
+    stdout: "null",
+    stderr: "piped",
+  }).output();
+  const ms = performance.now() - start;
+  if (out.code !== 0) throw new Error(new TextDecoder().decode(out.stderr));
+  return ms;
+}
+
+/** Milliseconds `LuaHost.start` takes in a fresh process (what the first Lua call adds). */
+async function engineAlone(): Promise<number> {
+  const code = `const t = performance.now();
+const { LuaHost } = await import(${JSON.stringify(join(REPO, "lib/registry/lua/engine.ts"))});
+await LuaHost.start({ memoryBytes: 64 << 20, print: () => {} });
+console.log(performance.now() - t);`;
+  const out = await new Deno.Command("deno", {
+    args: ["eval", "--config", join(REPO, "deno.json"), code],
+    cwd: REPO,
+    stderr: "inherit",
+  }).output();
+  return Number(new TextDecoder().decode(out.stdout));
+}
+
+const work = await Deno.makeTempDir({ prefix: "magi-bench-lua-" });
+try {
+  await new Deno.Command("git", { args: ["init", "-q", "-b", "main"], cwd: work }).output();
+  const noLua = join(work, "no-lua.jsonc");
+  await Deno.writeTextFile(noLua, JSON.stringify({ shipped_tools: false }));
+  const warm = join(work, "warm");
+  const warmNoLua = join(work, "warm-no-lua");
+  await magi(["tools", "--json"], work, warm);
+  await magi(["tools", "--json", "--config", noLua], work, warmNoLua);
+  const rows: [string, number[]][] = [
+    ["tools --json, no Lua files, warm cache", []],
+    ["tools --json, shipped Lua, warm cache (no engine)", []],
+    ["tools --json, no Lua files, cold cache", []],
+    ["tools --json, shipped Lua, cold cache (engine starts)", []],
+    ["call branch, warm cache (engine starts at the call)", []],
+    ["engine alone: import wasmoon, wasm, state, prelude", []],
+  ];
+  for (let i = 0; i < RUNS; i++) {
+    rows[0][1].push(await magi(["tools", "--json", "--config", noLua], work, warmNoLua));
+    rows[1][1].push(await magi(["tools", "--json"], work, warm));
+    rows[2][1].push(await magi(["tools", "--json", "--config", noLua], work, join(work, `n${i}`)));
+    rows[3][1].push(await magi(["tools", "--json"], work, join(work, `c${i}`)));
+    rows[4][1].push(await magi(["call", "branch"], work, warm));
+    rows[5][1].push(await engineAlone());
+  }
+  const base = median(rows[0][1]);
+  console.log("| start-up | median ms | min–max ms | ratio |");
+  console.log("|---|---:|---:|---:|");
+  for (const [what, values] of rows) {
+    const m = median(values);
+    console.log(
+      `| ${what} | ${m.toFixed(0)} | ${Math.min(...values).toFixed(0)}–${
+        Math.max(...values).toFixed(0)
+      } | ${(m / base).toFixed(2)} |`,
+    );
+  }
+} finally {
+  await Deno.remove(work, { recursive: true });
+}
