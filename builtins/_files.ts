@@ -5,9 +5,13 @@
  * @module
  */
 import { basename, dirname, join } from "node:path";
-import { formatPatch, structuredPatch } from "diff";
+import type * as Diff from "diff";
 import { checkPath } from "../lib/policy/roots.ts";
 import type { BuiltinContext, BuiltinResult } from "../lib/registry/builtins.ts";
+import { lazyRequire } from "../lib/lazy_require.ts";
+
+/** The `diff` package, loaded on the first diff rather than at start-up. */
+export const diffPackage = lazyRequire<typeof Diff>("diff");
 
 /** Resolves a path given in a call and checks it against the roots. */
 export function allowed(
@@ -121,6 +125,7 @@ export function unifiedDiff(
   after: string,
   created = false,
 ): { text: string; added: number; removed: number } {
+  const { formatPatch, structuredPatch } = diffPackage();
   const patch = structuredPatch(created ? "/dev/null" : name, name, before, after, "", "", {
     context: 3,
   });

@@ -7,9 +7,16 @@
  *
  * @module
  */
-import { formatPatch, structuredPatch } from "diff";
 import type { Builtin, BuiltinContext, BuiltinResult } from "../lib/registry/builtins.ts";
-import { allowed, atomicWrite, countLines, failure, looksBinary, refused } from "./_files.ts";
+import {
+  allowed,
+  atomicWrite,
+  countLines,
+  diffPackage,
+  failure,
+  looksBinary,
+  refused,
+} from "./_files.ts";
 
 /** Lines of context around each change in shown. */
 const CONTEXT = 3;
@@ -196,6 +203,7 @@ function windowDiff(
     const text = "(the change is too large to show as a diff)\n";
     return { text, added: countLines(newPart), removed: countLines(oldPart) };
   }
+  const { formatPatch, structuredPatch } = diffPackage();
   const patch = structuredPatch(name, name, oldPart, newPart, "", "", { context: CONTEXT });
   const offset = lineOf(before, start) - 1;
   let added = 0;

@@ -8,12 +8,18 @@
  * @module
  */
 import { dirname, isAbsolute, join, relative, sep } from "node:path";
-import ignore, { type Ignore } from "ignore";
+import type ignoreFactory from "ignore";
+import type { Ignore } from "ignore";
 import { Buffer } from "node:buffer";
-import picomatch from "picomatch";
+import type picomatchFn from "picomatch";
 import type { Builtin, BuiltinContext, BuiltinResult } from "../lib/registry/builtins.ts";
 import { checkPath } from "../lib/policy/roots.ts";
 import { describeError, looksBinary, safeText } from "./_files.ts";
+import { lazyRequire } from "../lib/lazy_require.ts";
+
+// Loaded on the first search, not at start-up.
+const ignore = lazyRequire<typeof ignoreFactory>("ignore");
+const picomatch = lazyRequire<typeof picomatchFn>("picomatch");
 
 /** Matching lines shown when the call gives no limit. */
 const DEFAULT_LIMIT = 100;
@@ -114,7 +120,7 @@ async function grepBuiltin(
     };
   }
   const glob = typeof args.glob === "string" && args.glob !== ""
-    ? picomatch(args.glob, { basename: true, dot: true })
+    ? picomatch()(args.glob, { basename: true, dot: true })
     : undefined;
   const search = new Search(
     re,
@@ -209,7 +215,7 @@ function loadIgnore(dir: string): Ignore | undefined {
   } catch {
     return undefined;
   }
-  return ignore().add(text);
+  return ignore()().add(text);
 }
 
 function ignored(levels: readonly IgnoreLevel[], path: string, isDir: boolean): boolean {

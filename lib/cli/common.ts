@@ -7,6 +7,8 @@
 import { parseArgs, type ParseArgsConfig } from "node:util";
 import { ConfigError } from "../config/load.ts";
 import { createRuntime, type Runtime } from "../runtime.ts";
+import { saveCheckCache, useCheckCache } from "../registry/schema.ts";
+import { stampCachePath } from "../registry/stamp_cache.ts";
 
 /** A command line that cannot be understood: exit status 2. */
 export class UsageError extends Error {
@@ -54,14 +56,20 @@ export async function write(text: string): Promise<void> {
 }
 
 /** Builds the runtime from the common options. */
-export function runtimeFor(values: { config?: string; "tools-dir"?: string[] }): Promise<Runtime> {
-  return createRuntime({
+export async function runtimeFor(
+  values: { config?: string; "tools-dir"?: string[] },
+): Promise<Runtime> {
+  const env = Deno.env.toObject();
+  useCheckCache(stampCachePath(env, "schema-checks"));
+  const rt = await createRuntime({
     cwd: Deno.cwd(),
-    env: Deno.env.toObject(),
+    env,
     configFlag: values.config,
     toolsDirs: values["tools-dir"],
     warn,
   });
+  saveCheckCache();
+  return rt;
 }
 
 /** Whether an error is one the command line reports as a usage or config error (exit 2). */

@@ -7,9 +7,14 @@
  * @module
  */
 import { dirname, join, resolve } from "node:path";
-import { parse, type ParseError, printParseErrorCode } from "jsonc-parser";
+import type * as Jsonc from "jsonc-parser";
+import type { ParseError } from "jsonc-parser";
+import { lazyRequire } from "../lazy_require.ts";
 import { isValid } from "../registry/schema.ts";
 import { GROUPS, KEYS } from "./keys.ts";
+
+/** The JSONC parser, loaded when a config file exists rather than at every start. */
+const jsonc = lazyRequire<typeof Jsonc>("jsonc-parser");
 
 /** A config file or value that cannot be used; the message names the file and the key. */
 export class ConfigError extends Error {
@@ -106,6 +111,7 @@ export function readConfigFile(file: string): Record<string, unknown> {
     throw new ConfigError(`config ${file}: cannot read it: ${(error as Error).message}`);
   }
   const errors: ParseError[] = [];
+  const { parse, printParseErrorCode } = jsonc();
   const data = parse(text, errors, { allowTrailingComma: true, disallowComments: false });
   if (errors.length > 0) {
     const { error, offset } = errors[0];

@@ -14,25 +14,57 @@
  */
 import { dirname, isAbsolute, resolve } from "node:path";
 // @ts-types="@modelcontextprotocol/sdk/client/index"
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 // @ts-types="@modelcontextprotocol/sdk/client/streamableHttp"
-import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import type { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 // @ts-types="@modelcontextprotocol/sdk/shared/transport"
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 // @ts-types="@modelcontextprotocol/sdk/types"
 // @ts-types="@modelcontextprotocol/sdk/types"
-import {
-  type CallToolResult,
+import type {
+  CallToolResult,
   ErrorCode,
   McpError,
-  type Tool as McpTool,
+  Tool as McpTool,
 } from "@modelcontextprotocol/sdk/types.js";
 import type { Masker } from "../pipeline/mask.ts";
 import { VERSION } from "../version.ts";
 import { emitContent } from "./mcp_content.ts";
-import { ChildStdioTransport } from "./mcp_stdio.ts";
+import type { ChildStdioTransport } from "./mcp_stdio.ts";
 import { schemaProblem, stripExtensions } from "./schema.ts";
 import type { Invocation, JsonSchema, Outcome, Tool, Warn } from "./types.ts";
+
+/** The MCP client SDK and the stdio transport (which needs it). */
+interface Sdk {
+  Client: typeof Client;
+  StreamableHTTPClientTransport: typeof StreamableHTTPClientTransport;
+  ChildStdioTransport: typeof ChildStdioTransport;
+  McpError: typeof McpError;
+  ErrorCode: typeof ErrorCode;
+}
+let sdk: Sdk | undefined;
+
+/**
+ * Loads the SDK on the first start of a server: it takes a few hundred milliseconds, and a
+ * start with every tool list cached (or no `mcp_servers`) needs none of it.
+ */
+async function loadSdk(): Promise<Sdk> {
+  if (sdk) return sdk;
+  const [client, http, types, stdio] = await Promise.all([
+    import("@modelcontextprotocol/sdk/client/index.js"),
+    import("@modelcontextprotocol/sdk/client/streamableHttp.js"),
+    import("@modelcontextprotocol/sdk/types.js"),
+    import("./mcp_stdio.ts"),
+  ]);
+  return sdk = {
+    Client: client.Client as typeof Client,
+    StreamableHTTPClientTransport: http
+      .StreamableHTTPClientTransport as typeof StreamableHTTPClientTransport,
+    ChildStdioTransport: stdio.ChildStdioTransport,
+    McpError: types.McpError as typeof McpError,
+    ErrorCode: types.ErrorCode as typeof ErrorCode,
+  };
+}
 
 /** One entry of config `mcp_servers`: a program to start, or a URL. */
 export interface McpServerSpec {
@@ -108,10 +140,11 @@ class Connection {
   /** How the server ended (exit status, stderr's tail), when it was a program. */
   describeEnd(): string {
     const t = this.#transport;
-    return t instanceof ChildStdioTransport ? t.describeEnd() : "";
+    return sdk && t instanceof sdk.ChildStdioTransport ? t.describeEnd() : "";
   }
 
   async #start(): Promise<Client> {
+    const { Client, StreamableHTTPClientTransport, ChildStdioTransport } = await loadSdk();
     const transport: Transport = this.spec.url
       ? new StreamableHTTPClientTransport(new URL(this.spec.url), {
         requestInit: { headers: this.spec.headers ?? {} },
@@ -293,6 +326,7 @@ async function callRemote(
     ) as CallToolResult;
   } catch (error) {
     if (call.signal.aborted) return { isError: true, note: "[magi: the call was cancelled]" };
+    const { McpError, ErrorCode } = await loadSdk();
     if (error instanceof McpError && error.code === ErrorCode.RequestTimeout) {
       return {
         isError: true,

@@ -6,6 +6,7 @@
  * @module
  */
 import { createRequire } from "node:module";
+import { dirname } from "node:path";
 import type { Ajv2020 } from "ajv/dist/2020.js";
 import type AjvDraft7 from "ajv";
 import type { ErrorObject, ValidateFunction } from "ajv";
@@ -20,6 +21,82 @@ let ajv7: AjvDraft7.default | undefined;
  * validation at all. `require` keeps the callers synchronous.
  */
 const load = createRequire(import.meta.url);
+
+/**
+ * Checks that passed in earlier runs (their JSON text), so a warm start needs no Ajv. Kept
+ * only while {@link useCheckCache} has named a file.
+ */
+let passed: { path: string; before: Set<string>; now: Set<string> } | undefined;
+const CHECK_CACHE_VERSION = "ajv-8.17.1/2";
+/** The most checks the cache file keeps. */
+const CHECK_CACHE_MAX = 2000;
+
+/**
+ * Remembers, in the file at `path`, which schemas passed {@link schemaProblem} and which
+ * values passed {@link isValid} (as hashes of their JSON text), so that a later
+ * process skips Ajv for them. Reads the file
+ * now; {@link saveCheckCache} writes it back. An unreadable file is an empty cache.
+ */
+export function useCheckCache(path: string | undefined): void {
+  passed = undefined;
+  if (!path) return;
+  let before: string[] = [];
+  try {
+    const data = JSON.parse(Deno.readTextFileSync(path));
+    if (data?.version === CHECK_CACHE_VERSION && Array.isArray(data.passed)) before = data.passed;
+  } catch {
+    // No cache yet: every check runs.
+  }
+  passed = { path, before: new Set(before), now: new Set() };
+}
+
+/** Writes the cache named by {@link useCheckCache} back when a new check passed. */
+export function saveCheckCache(): void {
+  if (!passed || [...passed.now].every((k) => passed!.before.has(k))) return;
+  const all = [...new Set([...passed.before, ...passed.now])].slice(-CHECK_CACHE_MAX);
+  try {
+    Deno.mkdirSync(dirname(passed.path), { recursive: true });
+    const tmp = `${passed.path}.${Deno.pid}.tmp`;
+    Deno.writeTextFileSync(tmp, JSON.stringify({ version: CHECK_CACHE_VERSION, passed: all }));
+    Deno.renameSync(tmp, passed.path);
+  } catch {
+    // A read-only cache folder only costs Ajv next time.
+  }
+}
+
+/**
+ * A 106-bit hash of a string (two 53-bit cyrb53 hashes), as hex. Not cryptographic; node's
+ * crypto module would add more to start-up than the hashing itself costs.
+ */
+function hash(text: string): string {
+  const part = (seed: number): string => {
+    let h1 = 0xdeadbeef ^ seed;
+    let h2 = 0x41c6ce57 ^ seed;
+    for (let i = 0; i < text.length; i++) {
+      const c = text.charCodeAt(i);
+      h1 = Math.imul(h1 ^ c, 2654435761);
+      h2 = Math.imul(h2 ^ c, 1597334677);
+    }
+    h1 = Math.imul(h1 ^ (h1 >>> 16), 2246822507) ^ Math.imul(h2 ^ (h2 >>> 13), 3266489909);
+    h2 = Math.imul(h2 ^ (h2 >>> 16), 2246822507) ^ Math.imul(h1 ^ (h1 >>> 13), 3266489909);
+    return (4294967296 * (2097151 & h2) + (h1 >>> 0)).toString(16);
+  };
+  return part(1) + part(2);
+}
+
+/** Whether the check `key` passed before; `check` runs only when not, and is remembered. */
+function remembered(key: () => string, check: () => boolean): boolean {
+  if (!passed) return check();
+  // A hash: config values (headers, env) may hold secrets, which must not reach a cache file.
+  const k = hash(key());
+  if (passed.before.has(k)) {
+    passed.now.add(k);
+    return true;
+  }
+  const ok = check();
+  if (ok) passed.now.add(k);
+  return ok;
+}
 
 function ajvFor(schema: JsonSchema): Ajv2020 | AjvDraft7.default {
   const dialect = typeof schema.$schema === "string" ? schema.$schema : "";
@@ -43,15 +120,19 @@ export function schemaProblem(schema: unknown): string | null {
   }
   const s = schema as JsonSchema;
   if (s.type !== "object") return 'the schema has no "type": "object"';
-  const ajv = ajvFor(s);
-  try {
-    if (!ajv.validateSchema(stripExtensions(s))) {
-      return `the schema is not valid JSON Schema: ${ajv.errorsText(ajv.errors)}`;
+  let problem: string | null = null;
+  remembered(() => "schema " + JSON.stringify(s), () => {
+    const ajv = ajvFor(s);
+    try {
+      if (!ajv.validateSchema(stripExtensions(s))) {
+        problem = `the schema is not valid JSON Schema: ${ajv.errorsText(ajv.errors)}`;
+      }
+    } catch (error) {
+      problem = `the schema cannot be checked: ${error instanceof Error ? error.message : error}`;
     }
-  } catch (error) {
-    return `the schema cannot be checked: ${error instanceof Error ? error.message : error}`;
-  }
-  return null;
+    return problem === null;
+  });
+  return problem;
 }
 
 const compiled = new WeakMap<JsonSchema, ValidateFunction>();
@@ -62,9 +143,11 @@ const compiled = new WeakMap<JsonSchema, ValidateFunction>();
  * @throws Error when the schema itself cannot be compiled
  */
 export function isValid(schema: JsonSchema, value: unknown): boolean {
-  let validate = compiled.get(schema);
-  if (!validate) compiled.set(schema, validate = ajvFor(schema).compile(schema));
-  return validate(value) === true;
+  return remembered(() => "value " + JSON.stringify([schema, value]), () => {
+    let validate = compiled.get(schema);
+    if (!validate) compiled.set(schema, validate = ajvFor(schema).compile(schema));
+    return validate(value) === true;
+  });
 }
 
 /**
