@@ -13,13 +13,23 @@ import type { ToolCallRequest, Usage } from "./provider.ts";
 /** Where text goes: a synchronous writer (all of it is written). */
 export type Sink = (text: string) => void;
 
-/** Writes all of `text` to a file such as `Deno.stdout`. */
+/**
+ * Writes all of `text` to a file such as `Deno.stdout`. A reader that went away (`| head`)
+ * is not an error: the rest is dropped and the run goes on.
+ */
 export function sinkOf(file: { writeSync(p: Uint8Array): number }): Sink {
   const encoder = new TextEncoder();
+  let gone = false;
   return (text) => {
+    if (gone) return;
     const bytes = encoder.encode(text);
-    let at = 0;
-    while (at < bytes.length) at += file.writeSync(bytes.subarray(at));
+    try {
+      let at = 0;
+      while (at < bytes.length) at += file.writeSync(bytes.subarray(at));
+    } catch (error) {
+      if (!(error instanceof Deno.errors.BrokenPipe)) throw error;
+      gone = true;
+    }
   };
 }
 
