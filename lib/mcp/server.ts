@@ -4,7 +4,8 @@
  * result becomes MCP content with said for the model and shown for the person
  * (`annotations.audience`). A tool's question (SPEC S3.6) becomes `elicitation/create` when
  * the client declared elicitation; otherwise the call ends as an error result saying what was
- * asked. Follows MCP revision 2025-11-25 through the official SDK.
+ * asked. A call the policy asks about (SPEC S8.1) is put to the person the same way; without
+ * elicitation it is a denial. Follows MCP revision 2025-11-25 through the official SDK.
  *
  * @module
  */
@@ -22,6 +23,7 @@ import {
   type ToolAnnotations,
 } from "@modelcontextprotocol/sdk/types.js";
 import type { AnswerProvider } from "../pipeline/ask.ts";
+import type { ApprovalAnswer, Approver } from "../policy/gate.ts";
 import { runTool, type ToolResult } from "../pipeline/run_tool.ts";
 import type { Question } from "../registry/types.ts";
 import type { Runtime } from "../runtime.ts";
@@ -109,9 +111,10 @@ export function createMcpServer(current: RuntimeGetter): Server {
         name,
         args: request.params.arguments ?? {},
         signal: extra.signal,
-        answer: server.getClientCapabilities()?.elicitation
-          ? elicitor(server, extra.signal)
-          : undefined,
+        caller: "model",
+        ...(server.getClientCapabilities()?.elicitation
+          ? { answer: elicitor(server, extra.signal), approve: approver(server, extra.signal) }
+          : {}),
       });
       return callResult(result);
     } finally {
@@ -146,5 +149,29 @@ export function elicitor(server: Server, signal: AbortSignal): AnswerProvider {
     if (typeof content.answer === "string") return content.answer;
     const values = Object.values(content);
     return values.length === 1 ? String(values[0]) : JSON.stringify(content);
+  };
+}
+
+const APPROVALS = ["yes", "no", "always"] as const;
+
+/**
+ * Asks the client's person, with `elicitation/create`, whether a call the policy asks about
+ * may run: "yes", "no" or "always" (for this session). Declining or cancelling is "no".
+ */
+export function approver(server: Server, signal: AbortSignal): Approver {
+  return async ({ tool, verdict }): Promise<ApprovalAnswer> => {
+    const result = await server.elicitInput({
+      mode: "form",
+      message: `Allow "${tool}"? The policy asks: ${verdict.reason}`,
+      requestedSchema: {
+        type: "object",
+        properties: {
+          answer: { type: "string", title: "Allow", enum: [...APPROVALS] },
+        },
+        required: ["answer"],
+      },
+    }, { signal });
+    const answer = result.action === "accept" ? result.content?.answer : "no";
+    return APPROVALS.find((a) => a === answer) ?? "no";
   };
 }

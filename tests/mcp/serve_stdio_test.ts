@@ -227,6 +227,31 @@ Deno.test("magi mcp serves the registry to the SDK client over stdio", async (t)
       assert.match(texts(result)[0].text, /declined the question "Which colour\?"/);
     });
 
+    await t.step("a call the policy asks about is put to the person", async () => {
+      const asked: string[] = [];
+      client.setRequestHandler(ElicitRequestSchema, (request) => {
+        asked.push(request.params.message);
+        return { action: "accept", content: { answer: "yes" } };
+      });
+      const path = join(home.path, "written.txt");
+      const result = await client.callTool({
+        name: "write",
+        arguments: { path, content: "approved\n" },
+      }) as CallToolResult;
+      assert.notEqual(result.isError, true, texts(result)[0].text);
+      assert.equal(await Deno.readTextFile(path), "approved\n");
+      assert.match(asked[0], /^Allow "write"\?/);
+
+      client.setRequestHandler(ElicitRequestSchema, () => ({ action: "decline" }));
+      const denied = await client.callTool({
+        name: "write",
+        arguments: { path, content: "refused\n" },
+      }) as CallToolResult;
+      assert.equal(denied.isError, true);
+      assert.match(texts(denied)[0].text, /refused by the person/);
+      assert.equal(await Deno.readTextFile(path), "approved\n");
+    });
+
     await t.step("a new tool in tools_dir is announced with list_changed", async () => {
       const changed = Promise.withResolvers<void>();
       client.setNotificationHandler(ToolListChangedNotificationSchema, () => changed.resolve());
