@@ -7,18 +7,20 @@
  *
  * @module
  */
-import { utf8Boundary } from "./bytes.ts";
+import { utf8Boundary, utf8ByteString } from "./bytes.ts";
 
 /** Words that make a line of the dropped middle worth keeping. */
 const FAILURE =
-  /error|fail|panic|traceback|fatal|exception|segmentation fault|abort|denied|assert/gi;
+  /\b(?:errors?|fail(?:s|ed|ure)?|panic(?:ked)?|traceback|fatal|exception|segmentation fault|abort(?:ed)?|denied|assert(?:ion)?)\b/gi;
 
 /** Bytes reserved for the note line. */
 const NOTE_RESERVE = 320;
 /** At most this many bytes of one failure-looking line are kept. */
 const FAILURE_LINE_BYTES = 200;
-/** At most this many failure-looking lines are remembered (the first ones past the head). */
-const MAX_FAILURES = 64;
+/** At most this many failure-looking lines are remembered (the first ones). */
+const MAX_FAILURES = 256;
+/** At most this much of an unfinished line is kept for the failure search. */
+const PARTIAL_BYTES = 300;
 
 interface FailureLine {
   /** 1-based line number in the whole output. */
@@ -63,7 +65,6 @@ function countNewlines(text: string, from: number, to: number): number {
 export class Bounder {
   readonly #views: View[];
   readonly #maxLimit: number;
-  readonly #minHead: number;
   readonly #maxHead: number;
   readonly #maxTail: number;
   #total = 0;
@@ -89,7 +90,6 @@ export class Bounder {
       return { limit, head, tail, failures: usable - head - tail };
     });
     this.#maxLimit = Math.max(...this.#views.map((v) => v.limit));
-    this.#minHead = Math.min(...this.#views.map((v) => v.head));
     this.#maxHead = Math.max(...this.#views.map((v) => v.head));
     this.#maxTail = Math.max(...this.#views.map((v) => v.tail));
   }
@@ -107,9 +107,8 @@ export class Bounder {
   /** Takes the next chunk of the stream (a byte string). */
   push(chunk: string): void {
     if (chunk.length === 0) return;
-    const start = this.#total;
     this.#total += chunk.length;
-    this.#scan(chunk, Math.max(0, this.#minHead - start));
+    this.#scan(chunk);
     if (!this.#pastAll) {
       this.#head += chunk;
       if (this.#head.length <= this.#maxLimit) return;
@@ -128,35 +127,38 @@ export class Bounder {
   }
 
   /**
-   * Counts a chunk's newlines and, from `from` on (the part past the smallest head),
-   * remembers failure-looking lines with their line numbers.
+   * Counts a chunk's newlines and remembers failure-looking lines with their line numbers.
+   * Only whole lines are searched: the unfinished last line waits for the next chunk (its
+   * first 300 bytes), so a word split across chunks is still found.
    */
-  #scan(chunk: string, from: number): void {
+  #scan(chunk: string): void {
+    const lastNewline = chunk.lastIndexOf("\n");
+    if (lastNewline === -1) {
+      if (this.#partial.length < PARTIAL_BYTES) {
+        this.#partial += chunk.slice(0, PARTIAL_BYTES - this.#partial.length);
+      }
+      return;
+    }
+    const text = this.#partial + chunk.slice(0, lastNewline + 1);
+    this.#partial = chunk.slice(lastNewline + 1, lastNewline + 1 + PARTIAL_BYTES);
     let line = this.#newlines;
     let counted = 0;
-    if (from < chunk.length && !this.#failuresMissed) {
-      FAILURE.lastIndex = from;
-      for (let m = FAILURE.exec(chunk); m !== null; m = FAILURE.exec(chunk)) {
-        line += countNewlines(chunk, counted, m.index);
+    if (!this.#failuresMissed) {
+      FAILURE.lastIndex = 0;
+      for (let m = FAILURE.exec(text); m !== null; m = FAILURE.exec(text)) {
+        line += countNewlines(text, counted, m.index);
         counted = m.index;
-        const start = chunk.lastIndexOf("\n", m.index) + 1;
-        let end = chunk.indexOf("\n", m.index);
-        if (end === -1) end = chunk.length;
         if (this.#failures.length >= MAX_FAILURES) {
           this.#failuresMissed = true;
           break;
         }
-        const text = (start === 0 ? this.#partial : "") + chunk.slice(start, end);
-        this.#failures.push({ line: line + 1, text: trimLine(text) });
+        const start = text.lastIndexOf("\n", m.index) + 1;
+        const end = text.indexOf("\n", m.index);
+        this.#failures.push({ line: line + 1, text: trimLine(text.slice(start, end)) });
         FAILURE.lastIndex = end + 1;
       }
     }
-    line += countNewlines(chunk, counted, chunk.length);
-    this.#newlines = line;
-    const lastNewline = chunk.lastIndexOf("\n");
-    this.#partial = lastNewline === -1
-      ? (this.#partial + chunk).slice(0, 300)
-      : chunk.slice(lastNewline + 1, lastNewline + 301);
+    this.#newlines = line + countNewlines(text, counted, text.length);
   }
 
   /**
@@ -166,6 +168,10 @@ export class Bounder {
    *   no spill file could be written)
    */
   finish(spillPath: string | null): Bounded[] {
+    if (this.#partial !== "") {
+      this.#scan("\n");
+      this.#newlines--;
+    }
     const tailText = this.#pastAll ? this.#tail.join("") : this.#head;
     return this.#views.map((view) => this.#finishView(view, tailText, spillPath));
   }
@@ -185,8 +191,12 @@ export class Bounder {
     const droppedBytes = total - head.length - tail.length;
     const droppedLines = Math.max(0, this.#newlines - tailLines - headLines);
     const where = spillPath ? `; the whole output is in ${spillPath}` : "";
-    let note = `[magi: ${droppedBytes} bytes (${droppedLines} lines) dropped from the middle of ` +
-      `${total} bytes${where}]\n`;
+    // The note is a byte string like the rest: its own text is encoded, the quoted lines are
+    // already bytes.
+    let note = utf8ByteString(
+      `[magi: ${droppedBytes} bytes (${droppedLines} lines) dropped from the middle of ` +
+        `${total} bytes${where}]\n`,
+    );
     const inMiddle = this.#failures.filter((f) => f.line > headLines && f.line < tailFirstLine);
     if (inMiddle.length > 0) {
       let lines = "";
@@ -198,7 +208,7 @@ export class Bounder {
         kept++;
       }
       note += "[magi: failure-looking lines from the dropped part]\n" + lines;
-      if (kept < inMiddle.length || this.#failuresMissed) note += "  … and more\n";
+      if (kept < inMiddle.length || this.#failuresMissed) note += utf8ByteString("  … and more\n");
     }
     const text = head + (head.endsWith("\n") || head === "" ? "" : "\n") + note + tail;
     return { text, cut: true, totalBytes: total, droppedBytes, droppedLines };
@@ -208,7 +218,7 @@ export class Bounder {
 function trimLine(raw: string): string {
   const text = raw.replace(/\r$/, "");
   if (text.length <= FAILURE_LINE_BYTES) return text;
-  return text.slice(0, utf8Boundary(text, FAILURE_LINE_BYTES)) + "…";
+  return text.slice(0, utf8Boundary(text, FAILURE_LINE_BYTES)) + utf8ByteString("…");
 }
 
 /** Where the kept head ends: after a newline in its second half, else a UTF-8 boundary. */

@@ -76,3 +76,49 @@ Deno.test("Bounder keeps output between two limits whole for the larger one", ()
   assert.equal(large.text, text);
   assert.equal(large.cut, false);
 });
+
+Deno.test("a failure line where the head or the tail is cut is still kept", () => {
+  const atHead = [
+    ...Array.from({ length: 800 }, (_, i) => `line ${i}`),
+    "fatal error: at the head cut " + "B".repeat(2000),
+    ...Array.from({ length: 5000 }, (_, i) => `more ${i}`),
+  ];
+  assert.match(
+    bound(atHead.join("\n") + "\n", 16384).text,
+    /line 801: fatal error: at the head cut B+…/,
+  );
+  const atTail = [
+    ...Array.from({ length: 3000 }, (_, i) => `ok line ${i}`),
+    "A".repeat(1000) + " fatal error: build failed",
+    ...Array.from({ length: 600 }, (_, i) => `x${i}`),
+  ];
+  const r = bound(atTail.join("\n") + "\n", 16384);
+  assert.ok(
+    r.text.includes("fatal error: build failed") || r.text.includes("line 3001: AAAA"),
+    r.text,
+  );
+});
+
+Deno.test("compiler flags that contain the word do not crowd out the real failure", () => {
+  const noise = Array.from({ length: 3000 }, () => "gcc -Werror=format-security -Wall -c x.c");
+  const lines = [...noise, "x.c:1:10: fatal error: foo.h: No such file or directory", ...noise];
+  const r = bound(lines.join("\n") + "\n", 16384);
+  assert.ok(
+    r.text.includes("  line 3001: x.c:1:10: fatal error: foo.h: No such file or directory"),
+  );
+});
+
+Deno.test("a failure word split across two chunks is found", () => {
+  const b = new Bounder([2048]);
+  b.push(utf8ByteString("x\n".repeat(3000) + "ERR"));
+  b.push(utf8ByteString("OR: split across chunks\n" + "y\n".repeat(3000)));
+  const [r] = b.finish(null);
+  assert.ok(decodeByteString(r.text).includes("  line 3001: ERROR: split across chunks"));
+});
+
+Deno.test("a note naming a non-ASCII spill path stays readable", () => {
+  const b = new Bounder([1024]);
+  b.push(utf8ByteString("é\n".repeat(5000)));
+  const [r] = b.finish("/tmp/stäte_日本/spill.out");
+  assert.ok(decodeByteString(r.text).includes("the whole output is in /tmp/stäte_日本/spill.out]"));
+});
