@@ -327,3 +327,22 @@ export function verdictLine(v: Verdict): string {
   const by = v.rule ? `rule "${v.rule.id}" (${v.rule.origin})` : "no rule";
   return `${v.decision} by ${by}: ${v.reason}`;
 }
+
+/**
+ * The real paths of the programs the policy lets `run` start without asking: the program
+ * word of each `allow` rule's command patterns, found as {@link decide} trusts it (on magi's
+ * own PATH, outside the roots). This is the `run` permission of in-process bodies.
+ */
+export function allowedPrograms(policy: Policy): string[] {
+  const out = new Set<string>();
+  for (const rule of policy.rules) {
+    if (rule.decision !== "allow" || !rule.commands || !rule.matchTool("run")) continue;
+    for (const p of rule.commands) {
+      const name = p.source.trim().split(/\s+/)[0];
+      if (/[*?/]/.test(name) || SHELL_BUILTINS.has(name)) continue;
+      const real = trustedProgram(policy, name);
+      if (real) out.add(real);
+    }
+  }
+  return [...out].sort();
+}

@@ -1,0 +1,116 @@
+/**
+ * Deno's permissions behind the policy (SPEC S8.2): an in-process tool body — a builtin or a
+ * Lua body — runs in a Worker whose Deno permissions are derived from the policy: read inside
+ * the roots, write inside the roots only for a tool that writes, run only the programs the
+ * policy allows (their real paths), no network, no FFI, no environment, no imports from the
+ * network. A bug in the body, or in magi's own checks, then meets Deno's refusal
+ * (`Deno.errors.NotCapable`), and the call ends as an error result saying what was refused.
+ *
+ * Needs `--unstable-worker-options` (deno.json `"unstable": ["worker-options"]`).
+ *
+ * @module
+ */
+import { dirname } from "node:path";
+import { fileURLToPath } from "node:url";
+import type { BuiltinResult } from "../registry/builtins.ts";
+import { allowedPrograms, type Policy } from "./decide.ts";
+import type { BodyJob } from "./worker_entry.ts";
+
+/** The Deno permissions of one body Worker. */
+export interface BodyPermissions {
+  read: string[];
+  write: string[] | false;
+  run: string[] | false;
+}
+
+/**
+ * The permissions a body gets under the policy.
+ *
+ * @param opts.write whether the body may write inside the roots
+ * @param opts.read more folders or files it must read (its own module, wasmoon's files)
+ */
+export function bodyPermissions(
+  policy: Policy,
+  opts: { write?: boolean; read?: string[] } = {},
+): BodyPermissions {
+  const programs = allowedPrograms(policy);
+  return {
+    read: [...policy.roots, ...(opts.read ?? [])],
+    write: opts.write ? [...policy.roots] : false,
+    run: programs.length > 0 ? programs : false,
+  };
+}
+
+/** wasmoon's package folder: a Lua Worker reads its code and its glue.wasm. */
+export function wasmoonDir(): string {
+  return dirname(dirname(fileURLToPath(import.meta.resolve("wasmoon"))));
+}
+
+/** What running a body needs besides the job. */
+export interface BodyRun {
+  permissions: BodyPermissions;
+  /** Milliseconds; the Worker is ended a second after it. */
+  timeoutMs: number;
+  signal?: AbortSignal;
+  /** Output as the body streams it. */
+  said(chunk: Uint8Array | string): Promise<void>;
+}
+
+/**
+ * Runs one job in a fresh Worker with the given permissions. Never throws for what the body
+ * does: Deno's refusals, a throw, a time-out and cancellation come back as an error result.
+ */
+export function runBody(job: BodyJob, run: BodyRun): Promise<BuiltinResult> {
+  const worker = new Worker(new URL("./worker_entry.ts", import.meta.url), {
+    type: "module",
+    deno: {
+      permissions: {
+        read: run.permissions.read,
+        write: run.permissions.write,
+        run: run.permissions.run,
+        net: false,
+        env: false,
+        sys: false,
+        ffi: false,
+        import: false,
+      },
+    },
+  } as WorkerOptions);
+  return new Promise<BuiltinResult>((resolve) => {
+    let pending = Promise.resolve();
+    const finish = (result: BuiltinResult) => {
+      clearTimeout(timer);
+      run.signal?.removeEventListener("abort", onAbort);
+      worker.terminate();
+      pending.then(() => resolve(result), () => resolve(result));
+    };
+    const onAbort = () => finish({ said: "", isError: true, note: "[magi: cancelled]" });
+    run.signal?.addEventListener("abort", onAbort);
+    const timer = setTimeout(() =>
+      finish({
+        said: "",
+        isError: true,
+        note: `[magi: the body ran past ${run.timeoutMs / 1000} s and was stopped]`,
+      }), run.timeoutMs + 1000);
+    worker.onmessage = (event) => {
+      const m = event.data;
+      if (m.type === "said") pending = pending.then(() => run.said(m.chunk));
+      else if (m.type === "done") finish(m.result);
+      else if (m.type === "error") {
+        const refused = m.name === "NotCapable"
+          ? "Deno refused it (the policy's permissions): "
+          : "";
+        finish({ said: "", isError: true, note: `[magi: ${refused}${m.name}: ${m.message}]` });
+      }
+    };
+    worker.onerror = (event) => {
+      event.preventDefault();
+      finish({
+        said: "",
+        isError: true,
+        note: `[magi: the body's Worker failed: ${event.message}]`,
+      });
+    };
+    worker.postMessage(job);
+  });
+}

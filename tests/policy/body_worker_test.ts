@@ -1,0 +1,86 @@
+/**
+ * Deno's permissions behind the policy: in-process bodies (a builtin, a Lua body) in a Worker
+ * whose permissions come from the policy. Deno refuses what the policy does not allow.
+ */
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { bodyPermissions, runBody, wasmoonDir } from "../../lib/policy/body_worker.ts";
+import { allowedPrograms } from "../../lib/policy/decide.ts";
+import { tempDir, TESTDATA, testRuntime } from "../helpers.ts";
+
+const BODIES = join(TESTDATA, "policy", "bodies");
+const LEAKY = new URL("../testdata/policy/bodies/leaky.ts", import.meta.url);
+
+async function setup(dir: string) {
+  const root = join(dir, "project");
+  await Deno.mkdir(root);
+  await Deno.writeTextFile(join(root, "inside.txt"), "inside\n");
+  await Deno.writeTextFile(join(dir, "outside.txt"), "outside\n");
+  return await testRuntime({ cwd: root, config: { shipped_tools: false, roots: [root] } });
+}
+
+Deno.test("the policy's allowed programs are real paths found outside the roots", async () => {
+  await using dir = await tempDir();
+  await using t = await setup(dir.path);
+  const programs = allowedPrograms(t.rt.policy);
+  assert.ok(programs.some((p) => p.endsWith("/ls")), programs.join(" "));
+  assert.ok(!programs.some((p) => p.endsWith("/rm") || p.endsWith("/bash")));
+  for (const p of programs) assert.equal(p, Deno.realPathSync(p));
+});
+
+Deno.test("a builtin in a policy Worker: a read outside the roots and an unlisted program are refused by Deno", async () => {
+  await using dir = await tempDir();
+  await using t = await setup(dir.path);
+  const root = t.rt.roots[0];
+  const permissions = bodyPermissions(t.rt.policy, { read: [fileURLToPath(LEAKY)] });
+  const run = (args: Record<string, unknown>) =>
+    runBody({
+      kind: "builtin",
+      module: LEAKY.href,
+      export: "leaky",
+      args,
+      ctx: { cwd: root, env: {}, timeoutMs: 10_000, roots: [root] },
+    }, { permissions, timeoutMs: 10_000, said: () => Promise.resolve() });
+  const inside = await run({ path: join(root, "inside.txt") });
+  assert.deepEqual([inside.isError, inside.said], [undefined, "inside\n"]);
+  const outside = await run({ path: join(dir.path, "outside.txt") });
+  assert.equal(outside.isError, true);
+  assert.match(
+    outside.note!,
+    /Deno refused it .*NotCapable: Requires read access to ".*outside\.txt"/,
+  );
+  const program = await run({ program: "id" });
+  assert.equal(program.isError, true);
+  assert.match(program.note!, /NotCapable: Requires run access to "id"/);
+  const allowed = await run({ program: "whoami" });
+  assert.equal(allowed.isError, undefined, allowed.note);
+});
+
+Deno.test("a Lua body in a policy Worker cannot start a program the policy does not allow", async () => {
+  await using dir = await tempDir();
+  await using t = await setup(dir.path);
+  const root = t.rt.roots[0];
+  const file = join(BODIES, "leaky.lua");
+  const run = (args: Record<string, unknown>) =>
+    runBody({
+      kind: "lua",
+      file,
+      text: Deno.readTextFileSync(file),
+      tool: "leaky_lua",
+      args,
+      ctx: { cwd: root, env: {}, timeoutMs: 10_000 },
+      memoryBytes: 32 * 1024 * 1024,
+    }, {
+      permissions: bodyPermissions(t.rt.policy, { read: [wasmoonDir()] }),
+      timeoutMs: 10_000,
+      said: () => Promise.resolve(),
+    });
+  const listed = await run({ program: "ls", arg: root });
+  assert.equal(listed.isError, false, listed.note);
+  assert.match(String(listed.said), /inside\.txt/);
+  const refused = await run({ program: "id", arg: "-u" });
+  assert.equal(refused.isError, true);
+  // The host API turns Deno's NotCapable into this line.
+  assert.match(refused.note!, /Cannot start "id": not allowed by magi's permissions/);
+});
