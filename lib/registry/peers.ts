@@ -36,9 +36,14 @@ export interface Peer {
   program: string;
 }
 
-/** What `tools --json` gave: declarations, or why the peer gives none. */
+/**
+ * What `tools --json` gave, checked (so a warm start need not check schemas again): the
+ * usable declarations and why each other entry was left out, or why the peer gives none.
+ */
 export interface PeerListing {
-  tools?: unknown[];
+  tools?: Declaration[];
+  /** One line per entry left out. */
+  bad?: string[];
   problem?: string;
 }
 
@@ -116,12 +121,8 @@ export async function peerTools(opts: PeerDiscovery): Promise<Tool[]> {
       opts.warn(`peer "${peer.name}" (${peer.program}) gives no tools: ${list.problem}`);
       continue;
     }
-    for (const [j, entry] of (list.tools ?? []).entries()) {
-      const declaration = peerDeclaration(entry);
-      if (typeof declaration === "string") {
-        opts.warn(`peer "${peer.name}" (${peer.program}): tool #${j + 1} left out: ${declaration}`);
-        continue;
-      }
+    for (const bad of list.bad ?? []) opts.warn(`peer "${peer.name}" (${peer.program}): ${bad}`);
+    for (const declaration of list.tools ?? []) {
       tools.push(peerTool(peer, declaration, declaration.name));
     }
   }
@@ -176,7 +177,14 @@ async function askForTools(peer: Peer, opts: PeerDiscovery): Promise<PeerListing
     return { problem: `"tools --json" printed no JSON (${(error as Error).message})` };
   }
   if (!Array.isArray(data)) return { problem: `"tools --json" printed JSON that is not a list` };
-  return { tools: data };
+  const listing: Required<Omit<PeerListing, "problem">> = { tools: [], bad: [] };
+  for (const [i, entry] of data.entries()) {
+    const declaration = peerDeclaration(entry);
+    if (typeof declaration === "string") {
+      listing.bad.push(`tool #${i + 1} left out: ${declaration}`);
+    } else listing.tools.push(declaration);
+  }
+  return listing;
 }
 
 /** Checks one entry of a peer's list; returns the declaration or what is wrong. */

@@ -22,13 +22,17 @@ import { type LoadedFile, LuaHost, type RawDeclaration, type RunReply } from "./
 /** How long a file's top-level code may run while it loads. */
 export const LOAD_TIMEOUT_MS = 5000;
 /** Bump when what the cache holds changes shape. */
-export const LUA_CACHE_VERSION = "lua-1";
+export const LUA_CACHE_VERSION = "lua-2";
 
 /** The transports a declaration may name. */
 export const TRANSPORTS = ["lua", "command", "casper", "builtin"] as const;
 
 /** What a file gave, as cached: its declarations (without engine handles) or its error. */
-export type CachedFile = Omit<LoadedFile, "decls"> & { decls: Omit<RawDeclaration, "id">[] };
+export type CachedFile = Omit<LoadedFile, "decls"> & {
+  decls: Omit<RawDeclaration, "id">[];
+  /** Schema checks already made: the schema's JSON text → the problem, or null. */
+  checks?: Record<string, string | null>;
+};
 
 /** What loading the Lua source needs. */
 export interface LuaSourceOptions {
@@ -133,8 +137,9 @@ export async function loadLuaTools(opts: LuaSourceOptions): Promise<LuaTools> {
   const out: LuaTools = { tools: [], replaced: new Set(), engineStarted: false };
   for (const path of luaFiles(opts.dirs)) {
     let file: CachedFile;
+    let stamp: string;
     try {
-      const stamp = stampOf(Deno.statSync(path));
+      stamp = stampOf(Deno.statSync(path));
       const cached = opts.cache.get(path, stamp);
       if (cached) file = cached;
       else {
@@ -155,8 +160,18 @@ export async function loadLuaTools(opts: LuaSourceOptions): Promise<LuaTools> {
       opts.warn(`Lua file ${path} left out: ${file.error}${where}`);
       continue;
     }
+    const checks = file.checks ?? {};
+    let checked = false;
+    const check = (schema: JsonSchema) => {
+      const key = JSON.stringify(schema);
+      if (!(key in checks)) {
+        checks[key] = schemaProblem(schema);
+        checked = true;
+      }
+      return checks[key];
+    };
     for (const raw of file.decls) {
-      const made = declarationTool(raw, path, engine, opts);
+      const made = declarationTool(raw, path, engine, opts, check);
       if (typeof made === "string") {
         const name = typeof raw.name === "string" ? `tool "${raw.name}"` : "a tool";
         opts.warn(`${path}:${raw.line}: ${name} left out: ${made}`);
@@ -165,6 +180,8 @@ export async function loadLuaTools(opts: LuaSourceOptions): Promise<LuaTools> {
       out.tools.push(made.tool);
       if (made.replaces) out.replaced.add(made.replaces);
     }
+    // Checking a schema loads Ajv: a warm start reuses the verdicts instead.
+    if (checked) opts.cache.set(path, stamp, { ...file, checks });
   }
   out.engineStarted = engine.started;
   return out;
@@ -190,6 +207,7 @@ function declarationTool(
   path: string,
   engine: LazyEngine,
   opts: LuaSourceOptions,
+  check: (schema: JsonSchema) => string | null,
 ): { tool: Tool; replaces?: Tool } | string {
   if (raw.problem) return raw.problem;
   const name = raw.name as string;
@@ -243,7 +261,7 @@ function declarationTool(
     }
   }
   if (needs === undefined) needs = target ? target.declaration.parameters : NO_PARAMETERS;
-  const problem = schemaProblem(needs);
+  const problem = check(needs);
   if (problem) return `needs: ${problem}`;
   const parameters = stripExtensions(needs);
   const properties = (parameters.properties ?? {}) as Record<string, unknown>;

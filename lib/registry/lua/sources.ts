@@ -84,7 +84,7 @@ export async function declaredTools(opts: DeclaredSourcesOptions): Promise<Decla
     opts.env,
     opts.warn,
   );
-  const peerCache = new StampCache<PeerListing>(stampCachePath(opts.env, "peers"), "peers-1");
+  const peerCache = new StampCache<PeerListing>(stampCachePath(opts.env, "peers"), "peers-2");
   const fromPeers = await peerTools({
     peers,
     env: opts.childEnv,
