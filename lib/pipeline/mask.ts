@@ -72,6 +72,52 @@ export function collectSecrets(
 }
 
 /**
+ * The ways JSON writers escape a string (RFC 8259 §7): the minimal escaping of
+ * `JSON.stringify`, plus every combination of non-ASCII as `\uXXXX` (Python's
+ * `json.dumps`, PHP), `<`, `>` and `&` as `\u003c`… (Go's encoding/json) and `/` as `\/`
+ * (PHP), in lower- and upper-case hex.
+ */
+function jsonForms(text: string): string[] {
+  const base = JSON.stringify(text).slice(1, -1);
+  const hex = (c: number, upper: boolean) => {
+    const h = c.toString(16).padStart(4, "0");
+    return "\\u" + (upper ? h.toUpperCase() : h);
+  };
+  const forms = new Set<string>();
+  for (const upper of [false, true]) {
+    for (let mask = 0; mask < 8; mask++) {
+      let form = base;
+      if (mask & 1) form = form.replace(/[\u0080-\uffff]/g, (c) => hex(c.charCodeAt(0), upper));
+      if (mask & 2) form = form.replace(/[<>&]/g, (c) => hex(c.charCodeAt(0), upper));
+      if (mask & 4) form = form.replaceAll("/", "\\/");
+      forms.add(form);
+    }
+  }
+  return [...forms];
+}
+
+/**
+ * The ways URL encoders write a string (RFC 3986 §2.1): `encodeURIComponent`; strict RFC 3986
+ * (also `!'()*`, as curl and Python's `quote(safe="")`); Python's default `quote` (keeps
+ * `/`); each with spaces as `+` (HTML forms) and with lower-case hex.
+ */
+function urlForms(text: string): string[] {
+  const component = encodeURIComponent(text);
+  const strict = component.replace(
+    /[!'()*]/g,
+    (c) => "%" + c.charCodeAt(0).toString(16).toUpperCase(),
+  );
+  const forms = new Set<string>();
+  for (const form of [component, strict, strict.replaceAll("%2F", "/")]) {
+    for (const spaced of [form, form.replaceAll("%20", "+")]) {
+      forms.add(spaced);
+      forms.add(spaced.replace(/%[0-9A-F]{2}/g, (h) => h.toLowerCase()));
+    }
+  }
+  return [...forms];
+}
+
+/**
  * The byte strings (UTF-8, one character per byte) that reveal a value: the value itself,
  * each of its lines, its JSON-escaped and URL-encoded forms, and the parts of its base64
  * (standard and URL-safe alphabets) that do not depend on neighbouring bytes, for each of
@@ -85,12 +131,8 @@ export function revealingForms(value: string): string[] {
   };
   const addText = (text: string) => {
     add(utf8ByteString(text));
-    add(utf8ByteString(JSON.stringify(text).slice(1, -1)));
-    const url = encodeURIComponent(text);
-    for (const form of [url, url.replaceAll("%20", "+")]) {
-      add(form);
-      add(form.replace(/%[0-9A-F]{2}/g, (hex) => hex.toLowerCase()));
-    }
+    for (const form of jsonForms(text)) add(utf8ByteString(form));
+    for (const form of urlForms(text)) add(form);
   };
   addText(value);
   const lines = value.split(/\r?\n/);
