@@ -7,15 +7,36 @@
 import type { Outcome } from "../registry/types.ts";
 import type { SpawnOutcome } from "./spawn.ts";
 
-/** At most this many lines of stderr's tail go into an error result. */
+/** At most this many lines, and bytes, of stderr's tail go into an error result. */
 const STDERR_LINES = 20;
+export const STDERR_NOTE_BYTES = 1500;
 
-/** The last lines of stderr as text (invalid UTF-8 replaced), or "" when there are none. */
-export function stderrTail(bytes: Uint8Array): string {
-  const text = new TextDecoder().decode(bytes).replace(/\s+$/, "");
+/**
+ * The last lines of stderr as text (invalid UTF-8 replaced), or "" when there are none: at
+ * most {@link STDERR_LINES} lines and {@link STDERR_NOTE_BYTES} bytes, cut at line starts.
+ *
+ * @param cut whether `bytes` is the end of a longer stream: then its first line is a
+ *   fragment and is dropped, since a secret cut in two there could not be masked
+ */
+export function stderrTail(bytes: Uint8Array, cut = false): string {
+  let text = new TextDecoder().decode(bytes).replace(/\s+$/, "");
+  if (cut) {
+    const newline = text.indexOf("\n");
+    if (newline === -1) return `[one line of ${bytes.length}+ bytes, not shown]`;
+    text = text.slice(newline + 1);
+  }
   if (text === "") return "";
-  const lines = text.split("\n");
-  return lines.slice(-STDERR_LINES).join("\n");
+  // deno-lint-ignore no-control-regex -- counting control characters is the point
+  const control = text.slice(0, 2048).match(/[\x00-\x08\x0e-\x1a\x1c-\x1f]/g)?.length ?? 0;
+  if (control > 8) return `[${bytes.length} bytes of binary output, not shown]`;
+  let lines = text.split("\n").slice(-STDERR_LINES);
+  while (
+    lines.length > 1 && new TextEncoder().encode(lines.join("\n")).length > STDERR_NOTE_BYTES
+  ) {
+    lines = lines.slice(1);
+  }
+  const kept = lines.join("\n");
+  return kept.length > STDERR_NOTE_BYTES ? "…" + kept.slice(-STDERR_NOTE_BYTES) : kept;
 }
 
 /**
@@ -37,6 +58,6 @@ export function processOutcome(spawned: SpawnOutcome, timeoutMs: number): Outcom
     status = `exit status ${spawned.code}`;
   }
   if (status === undefined) return { isError: false };
-  const tail = stderrTail(spawned.stderrTail);
+  const tail = stderrTail(spawned.stderrTail, spawned.stderrCut);
   return { isError: true, note: `[magi: ${status}]` + (tail ? `\n[stderr]\n${tail}` : "") };
 }

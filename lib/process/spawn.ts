@@ -47,9 +47,13 @@ export interface SpawnOutcome {
   startError?: string;
   /** The last 4096 bytes of stderr (when `onStderr` is absent). */
   stderrTail: Uint8Array;
+  /** Whether stderr was longer than `stderrTail`. */
+  stderrCut: boolean;
 }
 
 const STDERR_TAIL_BYTES = 4096;
+/** The longest delay a timer can have, in milliseconds. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
 /** Size of the buffer each pipe is read into, in bytes. */
 const READ_BYTES = 65536;
 /** How long output from left-behind children is still read after the main process ends. */
@@ -76,6 +80,21 @@ export function claimInterrupts(): () => void {
   };
 }
 
+/** Files removed if magi is ended by a signal before their owner removes them. */
+const doomed = new Set<string>();
+
+/**
+ * Marks a file for removal should magi be ended by SIGINT, SIGTERM or SIGHUP — for a call's
+ * `$MAGI_SHOWN` file, which holds a tool's output before it is masked.
+ *
+ * @returns the function that unmarks it (call it once the file is removed)
+ */
+export function removeOnSignal(path: string): () => void {
+  hookSignals();
+  doomed.add(path);
+  return () => void doomed.delete(path);
+}
+
 function hookSignals(): void {
   if (signalsHooked) return;
   signalsHooked = true;
@@ -84,6 +103,13 @@ function hookSignals(): void {
       Deno.addSignalListener(sig, () => {
         if (sig === "SIGINT" && interruptClaims > 0) return;
         for (const pgid of liveGroups) killGroup(pgid, "SIGKILL");
+        for (const path of doomed) {
+          try {
+            Deno.removeSync(path);
+          } catch {
+            // Already gone.
+          }
+        }
         Deno.exit(sig === "SIGINT" ? 130 : 143);
       });
     } catch {
@@ -135,6 +161,7 @@ export async function spawnProcess(opts: SpawnOptions): Promise<SpawnOutcome> {
     cancelled: false,
     capped: false,
     stderrTail: new Uint8Array(0),
+    stderrCut: false,
   };
   let child: Deno.ChildProcess;
   try {
@@ -163,7 +190,10 @@ export async function spawnProcess(opts: SpawnOptions): Promise<SpawnOutcome> {
     killGroup(pgid, "SIGTERM");
     killTimer ??= setTimeout(() => killGroup(pgid, "SIGKILL"), grace);
   };
-  const timer = setTimeout(() => end("timeout"), opts.timeoutMs);
+  // Timers hold at most 2^31 − 1 ms (about 24.8 days); a longer limit means no limit.
+  const timer = opts.timeoutMs <= MAX_TIMER_MS
+    ? setTimeout(() => end("timeout"), opts.timeoutMs)
+    : undefined;
   const onAbort = () => end("cancel");
   if (opts.signal?.aborted) end("cancel");
   opts.signal?.addEventListener("abort", onAbort);
@@ -207,7 +237,12 @@ export async function spawnProcess(opts: SpawnOptions): Promise<SpawnOutcome> {
         if (done || !value) break;
         buffer = value.buffer;
         if (opts.onStderr) await opts.onStderr(value);
-        else outcome.stderrTail = appendTail(outcome.stderrTail, value);
+        else {
+          if (outcome.stderrTail.length + value.length > STDERR_TAIL_BYTES) {
+            outcome.stderrCut = true;
+          }
+          outcome.stderrTail = appendTail(outcome.stderrTail, value);
+        }
       }
     } catch {
       // Cancelled, as above.

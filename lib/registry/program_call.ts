@@ -8,7 +8,7 @@
  * @module
  */
 import { processOutcome } from "../process/outcome.ts";
-import { spawnProcess } from "../process/spawn.ts";
+import { removeOnSignal, spawnProcess } from "../process/spawn.ts";
 import type { ProgramInput } from "./argv.ts";
 import type { Invocation, Outcome, Question } from "./types.ts";
 
@@ -28,6 +28,7 @@ export async function runProgramCall(
 ): Promise<Outcome> {
   const shownFile = await Deno.makeTempFile({ prefix: "magi-shown-" });
   const askFile = await Deno.makeTempFile({ prefix: "magi-ask-" });
+  const forget = [removeOnSignal(shownFile), removeOnSignal(askFile)];
   try {
     const spawned = await spawnProcess({
       program,
@@ -49,6 +50,7 @@ export async function runProgramCall(
   } finally {
     await Deno.remove(shownFile).catch(() => {});
     await Deno.remove(askFile).catch(() => {});
+    for (const unmark of forget) unmark();
   }
 }
 

@@ -267,3 +267,28 @@ Deno.test("config limits bound said and shown", async () => {
   assert.ok(r.shown.length > r.said.length);
   assert.match(r.said, /\[magi: \d+ bytes \(\d+ lines\) dropped/);
 });
+
+Deno.test("stderr's kept tail never starts inside a secret", async () => {
+  const token = "tok_Abc123XyZ987qwertyUIOP555";
+  await using t = await testRuntime({ toolsDirs: [TOOLS], env: { MY_SECRET_TOKEN: token } });
+  const r = await runTool(t.rt, { name: "stderr-cut", args: {} });
+  assert.equal(r.is_error, true);
+  for (let i = 0; i + 6 <= token.length; i++) {
+    assert.ok(
+      !r.said.includes(token.slice(i, i + 6)),
+      `a piece of the secret: ${token.slice(i, i + 6)}`,
+    );
+  }
+  assert.match(r.said, /\[magi: exit status 3\]\n\[stderr\]\n0+\n/);
+  assert.ok(new TextEncoder().encode(r.said).length < 2000);
+});
+
+Deno.test("a time limit beyond what a timer holds means no limit, not an instant time-out", async () => {
+  await using t = await testRuntime({ toolsDirs: [TOOLS] });
+  const r = await runTool(t.rt, {
+    name: "generic-args",
+    args: { args: ["x"], timeout_seconds: 3e6 },
+  });
+  assert.equal(r.is_error, false, r.said);
+  assert.equal(r.said, "[x]\n");
+});
