@@ -8,10 +8,16 @@ import { basename, dirname, join } from "node:path";
 import type * as Diff from "diff";
 import { checkPath } from "../lib/policy/roots.ts";
 import type { BuiltinContext, BuiltinResult } from "../lib/registry/builtins.ts";
-import { lazyRequire } from "../lib/lazy_require.ts";
 
-/** The `diff` package, loaded on the first diff rather than at start-up. */
-export const diffPackage = lazyRequire<typeof Diff>("diff");
+let diff: typeof Diff | undefined;
+
+/**
+ * The `diff` package, loaded on the first diff rather than at start-up — by `import()`, not
+ * `require`: a body Worker may not read `node_modules`, but Deno's module loader can.
+ */
+export async function diffPackage(): Promise<typeof Diff> {
+  return diff ??= await import("diff");
+}
 
 /** Resolves a path given in a call and checks it against the roots. */
 export function allowed(
@@ -119,13 +125,13 @@ export async function atomicWrite(real: string, bytes: Uint8Array, mode: number)
  * A unified diff (`---`/`+++` headers and hunks) between two texts, and the counts of added
  * and removed lines. Lines are compared as they are (a CRLF line differs from an LF one).
  */
-export function unifiedDiff(
+export async function unifiedDiff(
   name: string,
   before: string,
   after: string,
   created = false,
-): { text: string; added: number; removed: number } {
-  const { formatPatch, structuredPatch } = diffPackage();
+): Promise<{ text: string; added: number; removed: number }> {
+  const { formatPatch, structuredPatch } = await diffPackage();
   const patch = structuredPatch(created ? "/dev/null" : name, name, before, after, "", "", {
     context: 3,
   });

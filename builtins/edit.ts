@@ -133,7 +133,7 @@ async function editBuiltin(
   }
   const first = matches[0];
   const lastEnd = matches[matches.length - 1] + oldString.length;
-  const diff = windowDiff(path, work, changed, first, lastEnd);
+  const diff = await windowDiff(path, work, changed, first, lastEnd);
   const count = matches.length > 1 ? ` (${matches.length} replacements)` : "";
   const said = `patched ${path}: +${diff.added} \u2212${diff.removed}${count}\n`;
   return { said, shown: said + diff.text };
@@ -187,13 +187,13 @@ function endForward(text: string, at: number, n: number): number {
 }
 
 /** A unified diff of the changed region only, so a big file is not diffed whole. */
-function windowDiff(
+async function windowDiff(
   name: string,
   before: string,
   after: string,
   first: number,
   lastEnd: number,
-): { text: string; added: number; removed: number } {
+): Promise<{ text: string; added: number; removed: number }> {
   const start = startBack(before, first, CONTEXT);
   const end = endForward(before, lastEnd, CONTEXT);
   const delta = after.length - before.length;
@@ -203,7 +203,7 @@ function windowDiff(
     const text = "(the change is too large to show as a diff)\n";
     return { text, added: countLines(newPart), removed: countLines(oldPart) };
   }
-  const { formatPatch, structuredPatch } = diffPackage();
+  const { formatPatch, structuredPatch } = await diffPackage();
   const patch = structuredPatch(name, name, oldPart, newPart, "", "", { context: CONTEXT });
   const offset = lineOf(before, start) - 1;
   let added = 0;

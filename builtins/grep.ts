@@ -15,11 +15,15 @@ import type picomatchFn from "picomatch";
 import type { Builtin, BuiltinContext, BuiltinResult } from "../lib/registry/builtins.ts";
 import { checkPath } from "../lib/policy/roots.ts";
 import { describeError, looksBinary, safeText } from "./_files.ts";
-import { lazyRequire } from "../lib/lazy_require.ts";
 
-// Loaded on the first search, not at start-up.
-const ignore = lazyRequire<typeof ignoreFactory>("ignore");
-const picomatch = lazyRequire<typeof picomatchFn>("picomatch");
+// Loaded on the first search, not at start-up — by `import()`, not `require`: a body Worker
+// may not read `node_modules`, but Deno's module loader can.
+let ignore: typeof ignoreFactory;
+let picomatch: typeof picomatchFn;
+async function loadPackages(): Promise<void> {
+  ignore ??= (await import("ignore")).default;
+  picomatch ??= (await import("picomatch")).default;
+}
 
 /** Matching lines shown when the call gives no limit. */
 const DEFAULT_LIMIT = 100;
@@ -106,6 +110,7 @@ async function grepBuiltin(
   args: Record<string, unknown>,
   ctx: BuiltinContext,
 ): Promise<BuiltinResult> {
+  await loadPackages();
   const deadline = Date.now() + ctx.timeoutMs;
   const stop = () => ctx.signal.aborted || Date.now() > deadline;
   let source = String(args.pattern);
@@ -120,7 +125,7 @@ async function grepBuiltin(
     };
   }
   const glob = typeof args.glob === "string" && args.glob !== ""
-    ? picomatch()(args.glob, { basename: true, dot: true })
+    ? picomatch(args.glob, { basename: true, dot: true })
     : undefined;
   const search = new Search(
     re,
@@ -215,7 +220,7 @@ function loadIgnore(dir: string): Ignore | undefined {
   } catch {
     return undefined;
   }
-  return ignore()().add(text);
+  return ignore().add(text);
 }
 
 function ignored(levels: readonly IgnoreLevel[], path: string, isDir: boolean): boolean {

@@ -64,6 +64,6 @@ async function writeBuiltin(
   }\n`;
   if (before === undefined && existed) return { said, shown: said };
   if (before === content) return { said, shown: said.replace(/\n$/, " (unchanged)\n") };
-  const diff = unifiedDiff(path, before ?? "", content, !existed);
+  const diff = await unifiedDiff(path, before ?? "", content, !existed);
   return { said, shown: said + diff.text };
 }
