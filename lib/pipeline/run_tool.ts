@@ -83,6 +83,11 @@ export async function runTool(rt: Runtime, call: ToolCall): Promise<ToolResult> 
         timeoutMs,
         signal: controller.signal,
         env: childEnv(rt.env, rt.linksDir, { ...rt.context, MAGI_CWD: cwd }),
+        ask: call.answer && ((q) =>
+          call.answer!({
+            question: rt.masker.maskText(q.question),
+            ...(q.choices ? { choices: q.choices.map((c) => rt.masker.maskText(c)) } : {}),
+          })),
         emit: {
           said: (chunk) => said.push(chunk),
           shown: (chunk) => {

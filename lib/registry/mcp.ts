@@ -8,7 +8,9 @@
  * tool list from a cache (refreshed whenever the server is started) and connects on the
  * first call, or at start-up when nothing is cached. A server that cannot start costs only
  * its tools (one warning line); one that dies mid-call gives an error result and is started
- * again on the next call; every server magi started ends when magi does.
+ * again on the next call; every server magi started ends when magi does. A server's
+ * `elicitation/create` during a call is asked of the person through the call's question
+ * channel (mcp_elicit.ts); with no one to ask it is declined unless defaults fill the form.
  *
  * @module
  */
@@ -20,9 +22,10 @@ import type { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/cl
 // @ts-types="@modelcontextprotocol/sdk/shared/transport"
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 // @ts-types="@modelcontextprotocol/sdk/types"
-// @ts-types="@modelcontextprotocol/sdk/types"
 import type {
   CallToolResult,
+  ElicitRequestSchema,
+  ElicitResult,
   ErrorCode,
   McpError,
   Tool as McpTool,
@@ -30,6 +33,7 @@ import type {
 import type { Masker } from "../pipeline/mask.ts";
 import { VERSION } from "../version.ts";
 import { emitContent } from "./mcp_content.ts";
+import { answerForm, type Ask, type FormSchema } from "./mcp_elicit.ts";
 import type { ChildStdioTransport } from "./mcp_stdio.ts";
 import { schemaProblem, stripExtensions } from "./schema.ts";
 import type { Invocation, JsonSchema, Outcome, Tool, Warn } from "./types.ts";
@@ -41,6 +45,7 @@ interface Sdk {
   ChildStdioTransport: typeof ChildStdioTransport;
   McpError: typeof McpError;
   ErrorCode: typeof ErrorCode;
+  ElicitRequestSchema: typeof ElicitRequestSchema;
 }
 let sdk: Sdk | undefined;
 
@@ -63,6 +68,7 @@ async function loadSdk(): Promise<Sdk> {
     ChildStdioTransport: stdio.ChildStdioTransport,
     McpError: types.McpError as typeof McpError,
     ErrorCode: types.ErrorCode as typeof ErrorCode,
+    ElicitRequestSchema: types.ElicitRequestSchema as typeof ElicitRequestSchema,
   };
 }
 
@@ -144,7 +150,8 @@ class Connection {
   }
 
   async #start(): Promise<Client> {
-    const { Client, StreamableHTTPClientTransport, ChildStdioTransport } = await loadSdk();
+    const { Client, StreamableHTTPClientTransport, ChildStdioTransport, ElicitRequestSchema } =
+      await loadSdk();
     const transport: Transport = this.spec.url
       ? new StreamableHTTPClientTransport(new URL(this.spec.url), {
         requestInit: { headers: this.spec.headers ?? {} },
@@ -155,7 +162,10 @@ class Connection {
         cwd: this.cwd,
         env: { ...this.env, ...this.spec.env },
       });
-    const client = new Client({ name: "magi", version: VERSION }, { capabilities: {} });
+    const client = new Client({ name: "magi", version: VERSION }, {
+      capabilities: { elicitation: { form: {} } },
+    });
+    client.setRequestHandler(ElicitRequestSchema, (request) => this.#elicit(request.params));
     this.#transport = transport;
     client.onclose = () => {
       if (this.#client === client) {
@@ -182,6 +192,20 @@ class Connection {
     this.#client = client;
     this.onTools?.(this.tools);
     return client;
+  }
+
+  /** The question channels of the calls in progress; the latest answers elicitation. */
+  readonly asking: Ask[] = [];
+
+  /** Answers the server's `elicitation/create` by asking the person, field by field. */
+  async #elicit(
+    params: { mode?: string; message: string; requestedSchema?: unknown },
+  ): Promise<ElicitResult> {
+    if (params.mode === "url" || !params.requestedSchema) return { action: "decline" };
+    // With no one to ask, a form whose every field has a default is still filled in.
+    const ask: Ask = this.asking.at(-1) ?? (() => Promise.resolve(undefined));
+    const schema = params.requestedSchema as FormSchema;
+    return await answerForm(params.message, schema, ask) as ElicitResult;
   }
 
   async close(): Promise<void> {
@@ -318,6 +342,7 @@ async function callRemote(
     spec.timeout_seconds ? spec.timeout_seconds * 1000 : Infinity,
   );
   let result: CallToolResult;
+  if (call.ask) conn.asking.push(call.ask);
   try {
     result = await client.callTool(
       { name: remote, arguments: call.args },
@@ -344,6 +369,8 @@ async function callRemote(
       };
     }
     return { isError: true, note: `[magi: ${who} answered with an error: ${messageOf(error)}]` };
+  } finally {
+    if (call.ask) conn.asking.splice(conn.asking.lastIndexOf(call.ask), 1);
   }
   await emitContent(result, call.emit, {
     spillDir: opts.spillDir,

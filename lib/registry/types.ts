@@ -46,6 +46,11 @@ export interface Invocation {
   /** Environment for child processes: PATH with the tool links first, and the MAGI_* context. */
   env: Record<string, string>;
   emit: Emit;
+  /**
+   * Asks the person a question in the middle of the call (an MCP server's elicitation), the
+   * question masked first; undefined when no one can answer. Absent when there is no way to ask.
+   */
+  ask?: (question: Question) => Promise<string | undefined>;
 }
 
 /** How a call ended, as the transport saw it. */

@@ -95,6 +95,38 @@ Deno.test("magi uses server-everything's tools through the pipeline", async (t) 
       assert.ok(!/[A-Za-z0-9+/]{200}/.test(result.said), "no base64 in said");
     });
 
+    await t.step("the server's elicitation is asked of the person, field by field", async () => {
+      const asked: string[] = [];
+      const result = await runTool(rt, {
+        caller: "person",
+        name: "everything__trigger-elicitation-request",
+        args: {},
+        answer: (question) => {
+          asked.push(question.question);
+          if (question.question.includes("\nString (Your full")) return Promise.resolve("Ada");
+          if (question.question.includes("\nBoolean")) {
+            assert.deepEqual(question.choices, ["yes", "no"]);
+            return Promise.resolve("yes");
+          }
+          return Promise.resolve("");
+        },
+      });
+      assert.equal(result.is_error, false, result.said);
+      assert.match(asked[0], /^Please provide inputs/);
+      assert.match(result.said, /- Name: Ada/);
+      assert.match(result.said, /- Agreed to terms: true/);
+      assert.match(result.said, /- Favorite Integer: 42/, "an optional field's default is sent");
+    });
+
+    await t.step("with no one to ask, the elicitation is declined", async () => {
+      const result = await runTool(rt, {
+        caller: "person",
+        name: "everything__trigger-elicitation-request",
+        args: {},
+      });
+      assert.match(result.said, /declined/);
+    });
+
     await t.step("a long-running tool is cancelled", async () => {
       const controller = new AbortController();
       const call = runTool(rt, {

@@ -29,6 +29,13 @@ const CLIENT_SCENARIOS: Record<string, string[]> = {
     "client-sse-retry-timing",
     "client-sse-last-event-id",
   ],
+  "elicitation-sep1034-client-defaults": [
+    "client-elicitation-sep1034-string-default",
+    "client-elicitation-sep1034-integer-default",
+    "client-elicitation-sep1034-number-default",
+    "client-elicitation-sep1034-enum-default",
+    "client-elicitation-sep1034-boolean-default",
+  ],
 };
 
 function cacheFolder(): string {

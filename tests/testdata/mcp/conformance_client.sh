@@ -11,5 +11,6 @@ magi() { "${DENO:-deno}" run -A --quiet --config "$repo/deno.json" "$repo/main.t
 case "$MCP_CONFORMANCE_SCENARIO" in
 tools_call) magi call conf__add_numbers '{"a": 2, "b": 3}' ;;
 sse-retry) magi call conf__test_reconnection ;;
+elicitation-sep1034-client-defaults) magi call conf__test_client_elicitation_defaults ;;
 *) magi tools ;;
 esac
