@@ -1,12 +1,13 @@
 /**
  * Watching the files tools come from while serving, so a change reaches clients as
- * `notifications/tools/list_changed`: the tools_dir folders (any change inside) and the
- * config folders (Lua declarations and `config.jsonc`).
+ * `notifications/tools/list_changed`: the tools_dir folders (any change inside), the Lua
+ * declaration folders and the config folders (`*.lua` and config files).
  *
  * @module
  */
 import { basename, dirname, join } from "node:path";
 import { stringList } from "../config/load.ts";
+import { luaDirs } from "../registry/lua/sources.ts";
 import type { Runtime } from "../runtime.ts";
 
 /** Milliseconds of quiet after the last change before `onChange` runs. */
@@ -25,6 +26,7 @@ export function watchPlan(rt: Runtime): WatchPlan {
   const configDirs = new Set<string>(rt.config.files.map((f) => dirname(f)));
   if (userConfig) configDirs.add(join(userConfig, "magi"));
   configDirs.add(join(rt.session.cwd, ".magi"));
+  for (const dir of luaDirs(rt.config, rt.session.cwd, env)) configDirs.add(dir);
   return {
     toolDirs: stringList(rt.config.values.tools_dir).filter(isDir),
     configDirs: [...configDirs].filter(isDir),

@@ -109,6 +109,7 @@ Deno.test("magi mcp serves the registry to the SDK client over stdio", async (t)
     limits: { said_bytes: 1024 },
   });
   await Deno.writeTextFile(join(home.path, "notes.txt"), "hello from a file\n");
+  await Deno.mkdir(join(home.path, ".magi", "tools"), { recursive: true });
   const client = await connect(home.path, tools, config);
   try {
     await t.step("tools/list gives declarations and annotations", async () => {
@@ -263,6 +264,18 @@ Deno.test("magi mcp serves the registry to the SDK client over stdio", async (t)
       await changed.promise;
       const { tools: listed } = await client.listTools();
       assert.ok(listed.some((tool) => tool.name === "fresh"));
+    });
+
+    await t.step("a new Lua declaration is announced with list_changed", async () => {
+      const changed = Promise.withResolvers<void>();
+      client.setNotificationHandler(ToolListChangedNotificationSchema, () => changed.resolve());
+      await Deno.writeTextFile(
+        join(home.path, ".magi", "tools", "greet.lua"),
+        'magi.tool("greet_lua", { description = "Says hello", run = function(args) return "hello" end })\n',
+      );
+      await changed.promise;
+      const result = await client.callTool({ name: "greet_lua", arguments: {} }) as CallToolResult;
+      assert.match(texts(result)[0].text, /hello/);
     });
   } finally {
     await client.close();
