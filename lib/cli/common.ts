@@ -69,6 +69,7 @@ export async function runtimeFor(
     warn,
   });
   saveCheckCache();
+  for (const note of rt.config.notes) warn(note);
   return rt;
 }
 

@@ -17,6 +17,11 @@ export interface KeySpec {
   default?: unknown;
   /** Paths in the value resolve against the config file's folder. */
   paths?: boolean;
+  /**
+   * Lists from several files are joined instead of the last one winning: a project's config
+   * can add secrets to mask but never remove the user's.
+   */
+  union?: boolean;
 }
 
 const strings = { type: "array", items: { type: "string" } };
@@ -43,13 +48,13 @@ export const KEYS: Record<string, KeySpec> = {
     default: 120,
   },
   "limits.said_bytes": {
-    schema: { type: "integer", minimum: 1024 },
-    expected: "a whole number of bytes, at least 1024",
+    schema: { type: "integer", minimum: 1024, maximum: 67108864 },
+    expected: "a whole number of bytes from 1024 to 67108864 (64 MiB)",
     default: 16384,
   },
   "limits.shown_bytes": {
-    schema: { type: "integer", minimum: 1024 },
-    expected: "a whole number of bytes, at least 1024",
+    schema: { type: "integer", minimum: 1024, maximum: 67108864 },
+    expected: "a whole number of bytes from 1024 to 67108864 (64 MiB)",
     default: 65536,
   },
   "limits.lua_memory_bytes": {
@@ -72,11 +77,13 @@ export const KEYS: Record<string, KeySpec> = {
     expected: 'an object of peers by name, each a program: {"casper": "/usr/local/bin/casper"}',
   },
   "secrets.env": {
+    union: true,
     schema: strings,
     expected: "a list of environment variable names",
     default: [],
   },
   "secrets.values": {
+    union: true,
     schema: strings,
     expected: "a list of secret values (strings)",
     default: [],

@@ -30,6 +30,8 @@ export interface Config {
   files: string[];
   /** The explicit file (`--config` or `MAGI_CONFIG`), if any: given to tools as MAGI_CONFIG. */
   explicit?: string;
+  /** Lines for stderr about files passed over, such as another user's project config. */
+  notes: string[];
 }
 
 /** Where to look. */
@@ -80,8 +82,14 @@ export function loadConfig(sources: ConfigSources): Config {
   const explicit = explicitRaw ? resolve(sources.cwd, explicitRaw) : undefined;
   const files: string[] = [];
   if (user && exists(user) && user !== explicit) files.push(user);
+  const notes: string[] = [];
   const project = projectConfigPath(sources.cwd, user);
-  if (project && project !== explicit) files.push(project);
+  if (project && project !== explicit) {
+    const owner = Deno.statSync(project).uid;
+    const me = Deno.uid();
+    if (owner === me || owner === 0 || me === null) files.push(project);
+    else notes.push(`config ${project} ignored: it belongs to another user (uid ${owner})`);
+  }
   if (explicit) {
     if (!exists(explicit)) {
       const how = sources.configFlag ? "--config" : "MAGI_CONFIG";
@@ -91,11 +99,16 @@ export function loadConfig(sources: ConfigSources): Config {
   }
   for (const file of files) {
     for (const [key, value] of Object.entries(readConfigFile(file))) {
-      values[key] = value;
-      origins[key] = file;
+      if (KEYS[key]?.union && Array.isArray(values[key]) && origins[key] !== "default") {
+        values[key] = [...new Set([...(values[key] as unknown[]), ...(value as unknown[])])];
+        origins[key] = `${origins[key]} + ${file}`;
+      } else {
+        values[key] = value;
+        origins[key] = file;
+      }
     }
   }
-  return { values, origins, files, explicit };
+  return { values, origins, files, explicit, notes };
 }
 
 /**
@@ -110,6 +123,7 @@ export function readConfigFile(file: string): Record<string, unknown> {
   } catch (error) {
     throw new ConfigError(`config ${file}: cannot read it: ${(error as Error).message}`);
   }
+  if (text.startsWith("\uFEFF")) text = text.slice(1);
   const errors: ParseError[] = [];
   const { parse, printParseErrorCode } = jsonc();
   const data = parse(text, errors, { allowTrailingComma: true, disallowComments: false });
@@ -143,9 +157,7 @@ export function readConfigFile(file: string): Record<string, unknown> {
       }
       if (!isValid(spec.schema, value)) {
         throw new ConfigError(
-          `config ${file}: key "${dotted}": expected ${spec.expected}, got ${
-            JSON.stringify(value)
-          }`,
+          `config ${file}: key "${dotted}": expected ${spec.expected}, got ${shown(dotted, value)}`,
         );
       }
       out[dotted] = spec.paths ? resolvePaths(value, dirname(file)) : value;
@@ -153,6 +165,12 @@ export function readConfigFile(file: string): Record<string, unknown> {
   };
   visit(data as Record<string, unknown>, "");
   return out;
+}
+
+/** A bad value as an error message shows it: never the value of a `secrets.*` key. */
+function shown(key: string, value: unknown): string {
+  if (!key.startsWith("secrets.")) return JSON.stringify(value);
+  return Array.isArray(value) ? "a list" : value === null ? "null" : `a ${typeof value}`;
 }
 
 function resolvePaths(value: unknown, base: string): unknown {

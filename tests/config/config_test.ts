@@ -44,7 +44,7 @@ Deno.test("bad config lines are clear errors naming the file, the key and what w
     ['{"timout_seconds": 5}', /config .*c.jsonc: unknown key "timout_seconds" \(known keys: /],
     [
       '{"limits": {"said_bytes": "big"}}',
-      /key "limits.said_bytes": expected a whole number of bytes, at least 1024, got "big"/,
+      /key "limits.said_bytes": expected a whole number of bytes from 1024 to 67108864 \(64 MiB\), got "big"/,
     ],
     ['{"limits": {"said": 1}}', /unknown key "limits.said"/],
     [
@@ -81,4 +81,44 @@ Deno.test("magi config prints each value with its origin and masks secret values
   const bad = await magi(["tools", "--config", join(TESTDATA, "no-such.jsonc")]);
   assert.equal(bad.code, 2);
   assert.match(bad.stderr, /^magi: config .*no-such.jsonc \(from --config\): no such file$/m);
+});
+
+Deno.test("a project config adds secrets to mask but cannot remove the user's", async () => {
+  await using dir = await tempDir();
+  const user = join(dir.path, "xdg", "magi");
+  await Deno.mkdir(user, { recursive: true });
+  await Deno.writeTextFile(
+    join(user, "config.jsonc"),
+    '{"secrets": {"values": ["user-secret-1"]}}',
+  );
+  const project = join(dir.path, "proj");
+  await Deno.mkdir(join(project, ".magi"), { recursive: true });
+  await Deno.writeTextFile(
+    join(project, ".magi", "config.jsonc"),
+    '{"secrets": {"values": [], "env": ["PROJECT_VAR"]}}',
+  );
+  const config = loadConfig({ cwd: project, env: { XDG_CONFIG_HOME: join(dir.path, "xdg") } });
+  assert.deepEqual(config.values["secrets.values"], ["user-secret-1"]);
+  assert.deepEqual(config.values["secrets.env"], ["PROJECT_VAR"]);
+});
+
+Deno.test("config: a BOM is accepted; a bad secret value is not echoed; limits have a ceiling", async () => {
+  await using dir = await tempDir();
+  const file = join(dir.path, "c.jsonc");
+  await Deno.writeTextFile(file, '\uFEFF{"timeout_seconds": 7}');
+  assert.equal(loadConfig({ cwd: dir.path, env: {}, configFlag: file }).values.timeout_seconds, 7);
+  await Deno.writeTextFile(file, '{"secrets": {"values": "my-db-password-Xy9!"}}');
+  assert.throws(() => loadConfig({ cwd: dir.path, env: {}, configFlag: file }), (e: Error) => {
+    assert.match(
+      e.message,
+      /key "secrets.values": expected a list of secret values \(strings\), got a string$/,
+    );
+    assert.ok(!e.message.includes("my-db-password"));
+    return true;
+  });
+  await Deno.writeTextFile(file, '{"limits": {"said_bytes": 100000000000}}');
+  assert.throws(
+    () => loadConfig({ cwd: dir.path, env: {}, configFlag: file }),
+    /from 1024 to 67108864/,
+  );
 });
