@@ -6,6 +6,7 @@
  */
 import { fileURLToPath } from "node:url";
 import { join } from "node:path";
+import { RUN_FLAGS } from "../scripts/permissions.ts";
 
 /** The repository's root folder. */
 export const REPO = fileURLToPath(new URL("..", import.meta.url));
@@ -43,8 +44,13 @@ export interface MagiOptions {
   home?: string;
 }
 
+/** Deno's cache folder as this process sees it (Linux default unless DENO_DIR is set). */
+export const DENO_DIR = Deno.env.get("DENO_DIR") ??
+  join(Deno.env.get("XDG_CACHE_HOME") || join(Deno.env.get("HOME") ?? "/root", ".cache"), "deno");
+
 /**
- * Runs `deno run -A main.ts ARGS…` from the repo, as a person would run magi.
+ * Runs `deno run <magi's permission set> main.ts ARGS…` from the repo, as a person would run
+ * magi (scripts/permissions.ts).
  * Unless `home` is given, config/cache/state go to a fresh temp folder.
  */
 export async function magi(args: string[], opts: MagiOptions = {}): Promise<MagiRun> {
@@ -54,12 +60,15 @@ export async function magi(args: string[], opts: MagiOptions = {}): Promise<Magi
     XDG_CACHE_HOME: join(home, "cache"),
     XDG_STATE_HOME: join(home, "state"),
     NO_COLOR: "1",
+    // Deno's own cache stays where it is (it follows XDG_CACHE_HOME otherwise: a cold
+    // cache, and npm metadata fetched again, for every run).
+    DENO_DIR: DENO_DIR,
     ...opts.env,
   };
   const child = new Deno.Command("deno", {
     args: [
       "run",
-      "-A",
+      ...RUN_FLAGS,
       "--quiet",
       "--config",
       join(REPO, "deno.json"),

@@ -5,17 +5,19 @@
  * @module
  */
 import { fileURLToPath } from "node:url";
+import { RUN_FLAGS } from "../../scripts/permissions.ts";
+import { COMPILED } from "../shipped.ts";
 
 const REPO = fileURLToPath(new URL("../../", import.meta.url));
 
 /**
  * The words that start magi: the compiled executable alone, or (under `deno run`) Deno with
- * the repository's config and entry point. Absolute paths only.
+ * magi's permission set, the repository's config and entry point. Absolute paths only.
  */
 export function selfCommand(): string[] {
   const exe = Deno.execPath();
-  if (!/(^|\/)deno$/.test(exe)) return [exe];
-  return [exe, "run", "-A", "--quiet", "--config", `${REPO}deno.json`, `${REPO}main.ts`];
+  if (COMPILED) return [exe];
+  return [exe, "run", ...RUN_FLAGS, "--quiet", "--config", `${REPO}deno.json`, `${REPO}main.ts`];
 }
 
 /** Quotes one word for a POSIX shell. */

@@ -1,0 +1,50 @@
+/**
+ * `deno task install`: installs a `magi` command with `deno install -g`, run with magi's
+ * permission set (scripts/permissions.ts) and this checkout's deno.json. The command runs
+ * this checkout's code with Deno, so it works offline once `deno install` has filled
+ * `node_modules`; move or delete the checkout and the command breaks (build a binary with
+ * `deno task compile` for that).
+ *
+ * Usage: `deno task install [--root DIR]` (default root: Deno's, `~/.deno`; the command is
+ * `<root>/bin/magi`). Replaces an earlier install. Exits with `deno install`'s status.
+ *
+ * @module
+ */
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { parseArgs } from "node:util";
+import { RUN_FLAGS } from "./permissions.ts";
+
+const REPO = fileURLToPath(new URL("..", import.meta.url));
+
+/** The `deno install` arguments for a `magi` command under `root` (Deno's default if unset). */
+export function installArgs(root?: string): string[] {
+  return [
+    "install",
+    "--global",
+    "--force",
+    "--quiet",
+    "--name",
+    "magi",
+    ...(root ? ["--root", root] : []),
+    "--config",
+    join(REPO, "deno.json"),
+    ...RUN_FLAGS,
+    join(REPO, "main.ts"),
+  ];
+}
+
+if (import.meta.main) {
+  const { values } = parseArgs({ args: Deno.args, options: { root: { type: "string" } } });
+  const out = await new Deno.Command(Deno.execPath(), {
+    args: installArgs(values.root),
+    cwd: REPO,
+    stdout: "inherit",
+    stderr: "inherit",
+  }).output();
+  if (out.success) {
+    const bin = values.root ? join(values.root, "bin", "magi") : "magi (in Deno's bin folder)";
+    console.log(`installed ${bin}`);
+  }
+  Deno.exit(out.code);
+}
