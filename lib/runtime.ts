@@ -15,6 +15,7 @@ import { builtinTool } from "./registry/builtins.ts";
 import { effectiveRoots } from "./policy/roots.ts";
 import { loadPolicy, type Policy, type PolicyConfig } from "./policy/decide.ts";
 import { serveApprovals } from "./policy/approvals.ts";
+import { confinedBody } from "./policy/body_worker.ts";
 import { builtinShim } from "./process/self_command.ts";
 import { defaultCachePath, DiscoveryCache } from "./registry/discovery_cache.ts";
 import { mcpTools } from "./registry/mcp.ts";
@@ -121,7 +122,10 @@ export async function createRuntime(opts: RuntimeOptions): Promise<Runtime> {
     cachePath: join(cacheDir(opts.env), "mcp-tools.json"),
     warn: opts.warn,
   });
-  const builtinTools = BUILTINS.map((b) => builtinTool(b, { roots }));
+  // The file builtins' bodies run in Workers with Deno permissions from the policy (below).
+  const builtinTools = BUILTINS.map((b) =>
+    builtinTool(b, { roots, body: (b) => confinedBody(() => policy, b) })
+  );
   const declaredLoading = declaredTools({
     config,
     cwd: opts.cwd,

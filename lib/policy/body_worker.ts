@@ -12,7 +12,7 @@
  */
 import { dirname } from "node:path";
 import { fileURLToPath } from "node:url";
-import type { BuiltinResult } from "../registry/builtins.ts";
+import type { BuiltinContext, BuiltinResult } from "../registry/builtins.ts";
 import { allowedPrograms, type Policy } from "./decide.ts";
 import type { BodyJob } from "./worker_entry.ts";
 
@@ -113,4 +113,39 @@ export function runBody(job: BodyJob, run: BodyRun): Promise<BuiltinResult> {
     };
     worker.postMessage(job);
   });
+}
+
+/** The builtins whose bodies run in a policy Worker, and whether each writes. */
+export const CONFINED_BUILTINS: Record<string, { write: boolean }> = {
+  read: { write: false },
+  grep: { write: false },
+  write: { write: true },
+  edit: { write: true },
+};
+
+/**
+ * The body of a builtin as it runs under the policy: in a Worker for the file builtins
+ * ({@link CONFINED_BUILTINS}), undefined (in-process) for the others — `run` starts bash,
+ * which Deno's permissions cannot confine (the sandbox can).
+ *
+ * @param policy called when the body runs (the policy is built after the builtins)
+ */
+export function confinedBody(
+  policy: () => Policy,
+  builtin: { name: string },
+): ((args: Record<string, unknown>, ctx: BuiltinContext) => Promise<BuiltinResult>) | undefined {
+  const confined = CONFINED_BUILTINS[builtin.name];
+  if (!confined) return undefined;
+  return (args, ctx) =>
+    runBody({
+      kind: "builtin",
+      export: builtin.name,
+      args,
+      ctx: { cwd: ctx.cwd, env: ctx.env, timeoutMs: ctx.timeoutMs, roots: [...ctx.roots] },
+    }, {
+      permissions: bodyPermissions(policy(), { write: confined.write }),
+      timeoutMs: ctx.timeoutMs,
+      signal: ctx.signal,
+      said: (chunk) => ctx.said(chunk),
+    });
 }

@@ -10,13 +10,15 @@
  */
 import type { Builtin, BuiltinResult } from "../registry/builtins.ts";
 import { LuaHost } from "../registry/lua/engine.ts";
+import { BUILTINS } from "../../builtins/mod.ts";
 
 /** One job for a body Worker. */
 export type BodyJob =
   | {
     kind: "builtin";
-    /** URL of a module exporting the builtin; `export` names it. */
-    module: string;
+    /** URL of a module exporting the builtin as `export`; absent: one of magi's builtins. */
+    module?: string;
+    /** The export's name, or the builtin's name. */
     export: string;
     args: Record<string, unknown>;
     ctx: { cwd: string; env: Record<string, string>; timeoutMs: number; roots: string[] };
@@ -47,8 +49,10 @@ scope.onmessage = async (event: MessageEvent<BodyJob>) => {
 };
 
 async function runBuiltin(job: Extract<BodyJob, { kind: "builtin" }>): Promise<BuiltinResult> {
-  const mod = await import(job.module);
-  const builtin = mod[job.export] as Builtin;
+  const builtin = job.module
+    ? (await import(job.module))[job.export] as Builtin
+    : BUILTINS.find((b) => b.name === job.export);
+  if (!builtin) throw new TypeError(`No builtin "${job.export}"`);
   return await builtin.run(job.args, {
     ...job.ctx,
     signal: new AbortController().signal,

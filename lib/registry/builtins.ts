@@ -49,6 +49,11 @@ export interface Builtin {
 export interface BuiltinSettings {
   /** The allowed roots (real absolute paths). */
   roots: readonly string[];
+  /**
+   * Where the body runs, when not in magi's own process: the policy's Worker for builtins
+   * Deno's permissions confine (`lib/policy/body_worker.ts`). Undefined: in-process.
+   */
+  body?: (builtin: Builtin) => Builtin["run"] | undefined;
 }
 
 /** Makes a registry entry of a builtin. */
@@ -60,7 +65,8 @@ export function builtinTool(builtin: Builtin, settings: BuiltinSettings): Tool {
     origin: { source: "builtin", where: `magi:${builtin.name}` },
     ownsCallFields: "cwd" in properties || "timeout_seconds" in properties,
     invoke: async (call: Invocation) => {
-      const result = await builtin.run(call.args, {
+      const run = settings.body?.(builtin) ?? ((args, ctx) => builtin.run(args, ctx));
+      const result = await run(call.args, {
         cwd: call.cwd,
         env: call.env,
         timeoutMs: call.timeoutMs,
