@@ -15,13 +15,19 @@ import { builtinTool } from "./registry/builtins.ts";
 import { effectiveRoots } from "./policy/roots.ts";
 import { loadPolicy, type Policy, type PolicyConfig } from "./policy/decide.ts";
 import { serveApprovals } from "./policy/approvals.ts";
-import { confinedBody } from "./policy/body_worker.ts";
 import { builtinShim } from "./process/self_command.ts";
-import { defaultCachePath, DiscoveryCache } from "./registry/discovery_cache.ts";
+import {
+  defaultCachePath,
+  DiscoveryCache,
+} from "./registry/discovery_cache.ts";
 import { mcpTools } from "./registry/mcp.ts";
 import { declaredTools } from "./registry/lua/sources.ts";
 import { Registry } from "./registry/registry.ts";
-import { discover, type FoundTool, toolsDirTool } from "./registry/tools_dir.ts";
+import {
+  discover,
+  type FoundTool,
+  toolsDirTool,
+} from "./registry/tools_dir.ts";
 import type { Tool, Warn } from "./registry/types.ts";
 import { shippedToolsDir } from "./shipped.ts";
 
@@ -66,7 +72,8 @@ export interface RuntimeOptions {
 }
 
 function stateDir(env: Record<string, string>): string {
-  const base = env.XDG_STATE_HOME || join(env.HOME ?? Deno.cwd(), ".local", "state");
+  const base = env.XDG_STATE_HOME ||
+    join(env.HOME ?? Deno.cwd(), ".local", "state");
   return join(base, "magi");
 }
 
@@ -81,7 +88,11 @@ function cacheDir(env: Record<string, string>): string {
  * @throws ConfigError when the config cannot be used
  */
 export async function createRuntime(opts: RuntimeOptions): Promise<Runtime> {
-  const config = loadConfig({ cwd: opts.cwd, env: opts.env, configFlag: opts.configFlag });
+  const config = loadConfig({
+    cwd: opts.cwd,
+    env: opts.env,
+    configFlag: opts.configFlag,
+  });
   const v = config.values;
   const collected = collectSecrets(
     opts.env,
@@ -93,10 +104,17 @@ export async function createRuntime(opts: RuntimeOptions): Promise<Runtime> {
   }
   const masker = new Masker(collected.secrets);
   const context = { MAGI_CONFIG: config.explicit };
-  const helpEnv = childEnv(opts.env, undefined, { ...context, MAGI_CWD: opts.cwd });
+  const helpEnv = childEnv(opts.env, undefined, {
+    ...context,
+    MAGI_CWD: opts.cwd,
+  });
 
   const flagDirs = (opts.toolsDirs ?? []).map((d) => resolveDir(opts.cwd, d));
-  const configured = [...flagDirs, ...stringList(v.tools_dir)];
+  const seen = new Set<string>();
+  const configured = [...flagDirs, ...stringList(v.tools_dir)].filter((dir) => {
+    const real = realPath(dir);
+    return seen.has(real) ? false : (seen.add(real), true);
+  });
   if (flagDirs.length > 0) {
     v.tools_dir = configured;
     config.origins.tools_dir = `--tools-dir, then ${config.origins.tools_dir}`;
@@ -114,7 +132,9 @@ export async function createRuntime(opts: RuntimeOptions): Promise<Runtime> {
     : join(stateDir(opts.env), "spill");
   const mcpLoading = mcpTools({
     servers: (v.mcp_servers ?? {}) as Parameters<typeof mcpTools>[0]["servers"],
-    configFile: config.origins.mcp_servers === "default" ? undefined : config.origins.mcp_servers,
+    configFile: config.origins.mcp_servers === "default"
+      ? undefined
+      : config.origins.mcp_servers,
     cwd: opts.cwd,
     env: helpEnv,
     spillDir,
@@ -122,10 +142,7 @@ export async function createRuntime(opts: RuntimeOptions): Promise<Runtime> {
     cachePath: join(cacheDir(opts.env), "mcp-tools.json"),
     warn: opts.warn,
   });
-  // The file builtins' bodies run in Workers with Deno permissions from the policy (below).
-  const builtinTools = BUILTINS.map((b) =>
-    builtinTool(b, { roots, body: (b) => confinedBody(() => policy, b) })
-  );
+  const builtinTools = BUILTINS.map((b) => builtinTool(b, { roots }));
   const declaredLoading = declaredTools({
     config,
     cwd: opts.cwd,
@@ -135,9 +152,10 @@ export async function createRuntime(opts: RuntimeOptions): Promise<Runtime> {
     warn: opts.warn,
   });
   const cache = new DiscoveryCache(defaultCachePath(opts.env));
+  const mask = (text: string) => masker.maskText(text);
   const [fromDirs, fromShipped] = await Promise.all([
-    discover({ dirs: configured, env: helpEnv, cache, warn: opts.warn }),
-    discover({ dirs: shippedDirs, env: helpEnv, cache, warn: opts.warn }),
+    discover({ dirs: configured, env: helpEnv, cache, warn: opts.warn, mask }),
+    discover({ dirs: shippedDirs, env: helpEnv, cache, warn: opts.warn, mask }),
   ]);
   cache.save();
   const fromMcp = await mcpLoading;
@@ -150,7 +168,7 @@ export async function createRuntime(opts: RuntimeOptions): Promise<Runtime> {
     ...fromMcp,
     ...declared.tools,
   ].filter((t) => !declared.replaced.has(t));
-  const registry = new Registry(tools, opts.warn);
+  const registry = new Registry(tools, opts.warn, mask);
   const policy = loadPolicy(
     v.policy as PolicyConfig | undefined,
     config.origins.policy ?? "default",
@@ -160,16 +178,28 @@ export async function createRuntime(opts: RuntimeOptions): Promise<Runtime> {
   );
 
   const links: LinkEntry[] = registry.list()
-    .filter((t) => t.origin.source === "tools_dir" || t.origin.source === "shipped")
-    .map((t) => ({ name: t.declaration.name, target: join(t.origin.where, t.declaration.name) }));
+    .filter((t) =>
+      t.origin.source === "tools_dir" || t.origin.source === "shipped"
+    )
+    .map((t) => ({
+      name: t.declaration.name,
+      target: join(t.origin.where, t.declaration.name),
+    }));
   for (const t of registry.list()) {
     if (t.origin.source === "builtin") {
-      links.push({ name: t.declaration.name, script: builtinShim(t.declaration.name) });
+      links.push({
+        name: t.declaration.name,
+        script: builtinShim(t.declaration.name),
+      });
     }
   }
   let linksDir: string | undefined;
   try {
-    linksDir = await prepareLinks(join(cacheDir(opts.env), "links"), links, opts.env.PATH ?? "");
+    linksDir = await prepareLinks(
+      join(cacheDir(opts.env), "links"),
+      links,
+      opts.env.PATH ?? "",
+    );
   } catch (error) {
     opts.warn(
       `cannot make the tool-links folder: ${
@@ -184,7 +214,10 @@ export async function createRuntime(opts: RuntimeOptions): Promise<Runtime> {
     masker,
     session: { cwd: opts.cwd },
     env: opts.env,
-    context: { ...context, MAGI_APPROVAL_SOCK: approvalSocket(policy, opts.warn) },
+    context: {
+      ...context,
+      MAGI_APPROVAL_SOCK: approvalSocket(policy, opts.warn),
+    },
     linksDir,
     spillDir,
     timeoutSeconds: v.timeout_seconds as number,
@@ -215,7 +248,11 @@ function approvalSocket(policy: Policy, warn: Warn): string | undefined {
   try {
     return serveApprovals(policy);
   } catch (error) {
-    warn(`cannot open the approvals socket: ${(error as Error).message}; tools cannot ask`);
+    warn(
+      `cannot open the approvals socket: ${
+        (error as Error).message
+      }; tools cannot ask`,
+    );
     return undefined;
   }
 }

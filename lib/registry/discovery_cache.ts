@@ -14,6 +14,8 @@ export interface HelpVisit {
   fromHeader?: boolean;
   /** Why the tool is skipped. */
   skip?: string;
+  /** Set when the reason may pass (a time-out, a failure to start): such visits are not cached. */
+  transient?: boolean;
 }
 
 interface Entry extends HelpVisit {

@@ -22,6 +22,20 @@ function rank(source: string): number {
   return i === -1 ? SOURCE_ORDER.length : i;
 }
 
+function masked(tool: Tool, mask: (text: string) => string): Tool {
+  const { description, parameters } = tool.declaration;
+  const safeDescription = mask(description);
+  const json = JSON.stringify(parameters);
+  const safeJson = mask(json);
+  if (safeDescription === description && safeJson === json) return tool;
+  const declaration = {
+    ...tool.declaration,
+    description: safeDescription,
+    parameters: JSON.parse(safeJson),
+  };
+  return Object.assign(Object.create(Object.getPrototypeOf(tool)), tool, { declaration });
+}
+
 function describe(tool: Tool): string {
   return `${tool.origin.source} ${tool.origin.where}`;
 }
@@ -36,8 +50,10 @@ export class Registry {
    *
    * @param tools every tool from every source
    * @param warn receives one line per refused name and per collision
+   * @param mask masks secrets in what the model will read: descriptions and parameter
+   *   schemas (a tool's `--help` or an MCP server may print a credential)
    */
-  constructor(tools: readonly Tool[], warn: Warn) {
+  constructor(tools: readonly Tool[], warn: Warn, mask?: (text: string) => string) {
     const ordered = tools.map((tool, i) => ({ tool, i }))
       .sort((a, b) => rank(a.tool.origin.source) - rank(b.tool.origin.source) || a.i - b.i);
     for (const { tool } of ordered) {
@@ -54,7 +70,7 @@ export class Registry {
         warn(`tool "${name}" from ${describe(tool)} left out: ${describe(holder)} has that name`);
         continue;
       }
-      this.#tools.set(name, tool);
+      this.#tools.set(name, mask ? masked(tool, mask) : tool);
     }
   }
 

@@ -44,6 +44,29 @@ export interface DiscoverOptions {
   env: Record<string, string>;
   cache: DiscoveryCache;
   warn: Warn;
+  /** Masks secrets in help text before it is kept or shown (descriptions reach the model). */
+  mask?: (text: string) => string;
+}
+
+/** At most this many `--help` visits run at once (a folder of hundreds must not exhaust file handles). */
+const VISITS_AT_ONCE = 16;
+
+/** Maps in parallel, at most `limit` at once, keeping the order of `items`. */
+async function mapLimit<T, R>(
+  items: T[],
+  limit: number,
+  fn: (item: T) => Promise<R>,
+): Promise<R[]> {
+  const out = new Array<R>(items.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) {
+      const i = next++;
+      out[i] = await fn(items[i]);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+  return out;
 }
 
 /**
@@ -64,7 +87,7 @@ export async function discover(opts: DiscoverOptions): Promise<FoundTool[]> {
       .map((e) => e.name).sort();
     for (const name of names) candidates.push({ name, folder: join(dir, name) });
   }
-  const found = await Promise.all(candidates.map((c) => visit(c.name, c.folder, opts)));
+  const found = await mapLimit(candidates, VISITS_AT_ONCE, (c) => visit(c.name, c.folder, opts));
   return found.filter((f): f is FoundTool => f !== undefined);
 }
 
@@ -95,7 +118,16 @@ async function visit(
   const fresh = help === undefined;
   if (!help) {
     help = await readHelp(bin, folder, opts.env);
-    opts.cache.set(bin, stamp, help);
+    const mask = opts.mask;
+    if (mask && help.lines) {
+      const { summary, usage } = help.lines;
+      help.lines = usage === undefined
+        ? { summary: mask(summary) }
+        : { summary: mask(summary), usage: mask(usage) };
+    }
+    // A time-out or a failure to start may pass (a busy machine, no file handles left):
+    // only what the tool itself said is remembered.
+    if (!help.transient) opts.cache.set(bin, stamp, help);
   }
   if (help.skip || !help.lines) {
     opts.warn(`tool "${name}" skipped: ${help.skip ?? "no help text"}`);
@@ -136,7 +168,9 @@ async function readHelp(
     onStdout: (chunk) => void chunks.push(chunk.slice()),
   });
   if (spawned.startError) return { skip: spawned.startError };
-  if (spawned.timedOut) return { skip: `--help did not finish within ${HELP_TIMEOUT_MS / 1000} s` };
+  if (spawned.timedOut) {
+    return { skip: `--help did not finish within ${HELP_TIMEOUT_MS / 1000} s`, transient: true };
+  }
   if (spawned.signal && !spawned.capped) return { skip: `--help crashed (${spawned.signal})` };
   const decoder = new TextDecoder();
   let text = decoder.decode(concat(chunks));
@@ -200,7 +234,15 @@ function readSchema(name: string, folder: string, warn: Warn): FoundTool["typed"
     warn(`tool "${name}": ${path}: ${problem}; the tool stays generic`);
     return undefined;
   }
-  const mapping = readMapping(schema as JsonSchema);
+  const raw = schema as JsonSchema;
+  if (raw["x-magi"] === undefined && raw["x-snens"] === undefined) {
+    warn(
+      `tool "${name}": ${path} has no x-magi mapping, so no field would reach the program; ` +
+        "the tool stays generic",
+    );
+    return undefined;
+  }
+  const mapping = readMapping(raw);
   if (typeof mapping === "string") {
     warn(`tool "${name}": ${path}: ${mapping}; the tool stays generic`);
     return undefined;

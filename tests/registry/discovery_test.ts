@@ -7,7 +7,9 @@ Deno.test("broken tools cost only themselves, each with one stderr line saying w
   const run = await magi(["tools", "--json", "--tools-dir", join(TESTDATA, "bad-tools")]);
   assert.equal(run.code, 0, run.stderr);
   const names = JSON.parse(run.stdout).map((t: { name: string }) => t.name);
-  for (const kept of ["huge-help", "bad-schema", "no-props"]) assert.ok(names.includes(kept), kept);
+  for (const kept of ["huge-help", "bad-schema", "no-props", "no-mapping"]) {
+    assert.ok(names.includes(kept), kept);
+  }
   for (const gone of ["crash-help", "hang-help", "no-text", "not-exec", "bad.name"]) {
     assert.ok(!names.includes(gone), gone);
   }
@@ -20,6 +22,7 @@ Deno.test("broken tools cost only themselves, each with one stderr line saying w
   assert.match(about("bad.name").join(), /refused: a name must match/);
   assert.match(about("bad-schema").join(), /schema.json is not JSON .*; the tool stays generic/);
   assert.match(about("no-props").join(), /no "properties"; the tool stays generic/);
+  assert.match(about("no-mapping").join(), /has no x-magi mapping, .*; the tool stays generic/);
   for (
     const name of [
       "crash-help",
@@ -90,4 +93,47 @@ Deno.test("the seed's wc-lines: its --help fails, so its header comments describ
       /"wc-lines": --help gave no summary and usage line; using the script's header/.test(w)
     ),
   );
+});
+
+Deno.test("a secret in a tool's --help is masked in its declaration and in the cache", async () => {
+  const token = "tok_Abc123XyZ987qwertyUIOP555";
+  await using t = await testRuntime({
+    toolsDirs: [join(TESTDATA, "tools")],
+    env: { MY_SECRET_TOKEN: token },
+  });
+  const decl = t.rt.registry.get("secret-help")!.declaration;
+  assert.equal(
+    decl.description,
+    "Call the API (default token: $MY_SECRET_TOKEN).\nsecret-help [ARG]...",
+  );
+  const cache = await Deno.readTextFile(join(t.home, "cache", "magi", "discovery.json"));
+  assert.ok(!cache.includes(token));
+});
+
+Deno.test("the same folder given twice is read once, without collisions", async () => {
+  const tools = join(TESTDATA, "tools");
+  await using t = await testRuntime({ toolsDirs: [tools, tools + "/"] });
+  assert.deepEqual(t.warnings.filter((w) => w.includes("left out")), []);
+});
+
+Deno.test("a --help that timed out is tried again on the next start", async () => {
+  await using dir = await tempDir();
+  const flag = join(dir.path, "slow-once");
+  const counter = join(dir.path, "visits");
+  await Deno.writeTextFile(flag, "");
+  await makeTool(
+    join(dir.path, "tools"),
+    "slow-once",
+    `#!/bin/sh\nif [ "$1" = --help ]; then echo visit >> ${counter}; ` +
+      `if [ -e ${flag} ]; then rm ${flag}; sleep 6; fi; echo "Slow once."; echo "slow-once"; fi\n`,
+  );
+  const home = join(dir.path, "home");
+  const first = await magi(["tools", "--json", "--tools-dir", join(dir.path, "tools")], { home });
+  assert.match(first.stderr, /"slow-once" skipped: --help did not finish within 5 s/);
+  const second = await magi(["tools", "--json", "--tools-dir", join(dir.path, "tools")], { home });
+  assert.ok(
+    JSON.parse(second.stdout).some((t: { name: string }) => t.name === "slow-once"),
+    second.stderr,
+  );
+  assert.equal((await Deno.readTextFile(counter)).trim().split("\n").length, 2);
 });
