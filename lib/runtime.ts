@@ -15,19 +15,13 @@ import { builtinTool } from "./registry/builtins.ts";
 import { effectiveRoots } from "./policy/roots.ts";
 import { loadPolicy, type Policy, type PolicyConfig } from "./policy/decide.ts";
 import { serveApprovals } from "./policy/approvals.ts";
+import { confinedBody } from "./policy/body_worker.ts";
 import { builtinShim } from "./process/self_command.ts";
-import {
-  defaultCachePath,
-  DiscoveryCache,
-} from "./registry/discovery_cache.ts";
+import { defaultCachePath, DiscoveryCache } from "./registry/discovery_cache.ts";
 import { mcpTools } from "./registry/mcp.ts";
 import { declaredTools } from "./registry/lua/sources.ts";
 import { Registry } from "./registry/registry.ts";
-import {
-  discover,
-  type FoundTool,
-  toolsDirTool,
-} from "./registry/tools_dir.ts";
+import { discover, type FoundTool, toolsDirTool } from "./registry/tools_dir.ts";
 import type { Tool, Warn } from "./registry/types.ts";
 import { shippedToolsDir } from "./shipped.ts";
 
@@ -72,8 +66,7 @@ export interface RuntimeOptions {
 }
 
 function stateDir(env: Record<string, string>): string {
-  const base = env.XDG_STATE_HOME ||
-    join(env.HOME ?? Deno.cwd(), ".local", "state");
+  const base = env.XDG_STATE_HOME || join(env.HOME ?? Deno.cwd(), ".local", "state");
   return join(base, "magi");
 }
 
@@ -88,11 +81,7 @@ function cacheDir(env: Record<string, string>): string {
  * @throws ConfigError when the config cannot be used
  */
 export async function createRuntime(opts: RuntimeOptions): Promise<Runtime> {
-  const config = loadConfig({
-    cwd: opts.cwd,
-    env: opts.env,
-    configFlag: opts.configFlag,
-  });
+  const config = loadConfig({ cwd: opts.cwd, env: opts.env, configFlag: opts.configFlag });
   const v = config.values;
   const collected = collectSecrets(
     opts.env,
@@ -104,10 +93,7 @@ export async function createRuntime(opts: RuntimeOptions): Promise<Runtime> {
   }
   const masker = new Masker(collected.secrets);
   const context = { MAGI_CONFIG: config.explicit };
-  const helpEnv = childEnv(opts.env, undefined, {
-    ...context,
-    MAGI_CWD: opts.cwd,
-  });
+  const helpEnv = childEnv(opts.env, undefined, { ...context, MAGI_CWD: opts.cwd });
 
   const flagDirs = (opts.toolsDirs ?? []).map((d) => resolveDir(opts.cwd, d));
   const seen = new Set<string>();
@@ -132,9 +118,7 @@ export async function createRuntime(opts: RuntimeOptions): Promise<Runtime> {
     : join(stateDir(opts.env), "spill");
   const mcpLoading = mcpTools({
     servers: (v.mcp_servers ?? {}) as Parameters<typeof mcpTools>[0]["servers"],
-    configFile: config.origins.mcp_servers === "default"
-      ? undefined
-      : config.origins.mcp_servers,
+    configFile: config.origins.mcp_servers === "default" ? undefined : config.origins.mcp_servers,
     cwd: opts.cwd,
     env: helpEnv,
     spillDir,
@@ -142,7 +126,10 @@ export async function createRuntime(opts: RuntimeOptions): Promise<Runtime> {
     cachePath: join(cacheDir(opts.env), "mcp-tools.json"),
     warn: opts.warn,
   });
-  const builtinTools = BUILTINS.map((b) => builtinTool(b, { roots }));
+  // The file builtins' bodies run in Workers with Deno permissions from the policy (below).
+  const builtinTools = BUILTINS.map((b) =>
+    builtinTool(b, { roots, body: (b) => confinedBody(() => policy, b) })
+  );
   const declaredLoading = declaredTools({
     config,
     cwd: opts.cwd,
@@ -178,28 +165,16 @@ export async function createRuntime(opts: RuntimeOptions): Promise<Runtime> {
   );
 
   const links: LinkEntry[] = registry.list()
-    .filter((t) =>
-      t.origin.source === "tools_dir" || t.origin.source === "shipped"
-    )
-    .map((t) => ({
-      name: t.declaration.name,
-      target: join(t.origin.where, t.declaration.name),
-    }));
+    .filter((t) => t.origin.source === "tools_dir" || t.origin.source === "shipped")
+    .map((t) => ({ name: t.declaration.name, target: join(t.origin.where, t.declaration.name) }));
   for (const t of registry.list()) {
     if (t.origin.source === "builtin") {
-      links.push({
-        name: t.declaration.name,
-        script: builtinShim(t.declaration.name),
-      });
+      links.push({ name: t.declaration.name, script: builtinShim(t.declaration.name) });
     }
   }
   let linksDir: string | undefined;
   try {
-    linksDir = await prepareLinks(
-      join(cacheDir(opts.env), "links"),
-      links,
-      opts.env.PATH ?? "",
-    );
+    linksDir = await prepareLinks(join(cacheDir(opts.env), "links"), links, opts.env.PATH ?? "");
   } catch (error) {
     opts.warn(
       `cannot make the tool-links folder: ${
@@ -214,10 +189,7 @@ export async function createRuntime(opts: RuntimeOptions): Promise<Runtime> {
     masker,
     session: { cwd: opts.cwd },
     env: opts.env,
-    context: {
-      ...context,
-      MAGI_APPROVAL_SOCK: approvalSocket(policy, opts.warn),
-    },
+    context: { ...context, MAGI_APPROVAL_SOCK: approvalSocket(policy, opts.warn) },
     linksDir,
     spillDir,
     timeoutSeconds: v.timeout_seconds as number,
@@ -248,11 +220,7 @@ function approvalSocket(policy: Policy, warn: Warn): string | undefined {
   try {
     return serveApprovals(policy);
   } catch (error) {
-    warn(
-      `cannot open the approvals socket: ${
-        (error as Error).message
-      }; tools cannot ask`,
-    );
+    warn(`cannot open the approvals socket: ${(error as Error).message}; tools cannot ask`);
     return undefined;
   }
 }
