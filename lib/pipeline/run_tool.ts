@@ -43,9 +43,32 @@ export interface ToolResult {
   spill: string | null;
 }
 
-function appendNote(text: string, note: string | undefined): string {
+/**
+ * Bytes of a limit kept free for the status note appended after bounding (exit status and
+ * stderr's tail), so said and shown stay within their limits.
+ */
+function noteRoom(limit: number): number {
+  return Math.min(1800, Math.floor(limit / 4));
+}
+
+/** Appends the status note, cut (keeping its first line and its end) to fit its room. */
+function appendNote(text: string, note: string | undefined, limit: number): string {
   if (!note) return text;
-  return text + (text === "" || text.endsWith("\n") ? "" : "\n") + note + "\n";
+  const room = noteRoom(limit);
+  let fitted = note;
+  if (new TextEncoder().encode(note).length > room) {
+    const [first, ...rest] = note.split("\n");
+    let tail = rest;
+    while (
+      tail.length > 0 && new TextEncoder().encode([first, "…", ...tail].join("\n")).length > room
+    ) {
+      tail = tail.slice(1);
+    }
+    fitted = [first.slice(0, room), ...(tail.length < rest.length ? ["…"] : []), ...tail].join(
+      "\n",
+    );
+  }
+  return text + (text === "" || text.endsWith("\n") ? "" : "\n") + fitted + "\n";
 }
 
 /**
@@ -57,7 +80,10 @@ export async function runTool(rt: Runtime, call: ToolCall): Promise<ToolResult> 
   const limits = rt.limits;
   const said = new Channel(
     rt.masker,
-    [limits.saidBytes, limits.shownBytes],
+    [
+      limits.saidBytes - noteRoom(limits.saidBytes),
+      limits.shownBytes - noteRoom(limits.shownBytes),
+    ],
     rt.spillDir,
     call.name,
   );
@@ -93,7 +119,7 @@ export async function runTool(rt: Runtime, call: ToolCall): Promise<ToolResult> 
           shown: (chunk) => {
             shown ??= new Channel(
               rt.masker,
-              [limits.shownBytes],
+              [limits.shownBytes - noteRoom(limits.shownBytes)],
               rt.spillDir,
               call.name + "-shown",
             );
@@ -116,8 +142,8 @@ export async function runTool(rt: Runtime, call: ToolCall): Promise<ToolResult> 
   const note = outcome.note ? rt.masker.maskText(outcome.note) : undefined;
   return {
     name: call.name,
-    said: appendNote(saidDone.texts[0], note),
-    shown: appendNote(shownDone ? shownDone.texts[0] : saidDone.texts[1], note),
+    said: appendNote(saidDone.texts[0], note, limits.saidBytes),
+    shown: appendNote(shownDone ? shownDone.texts[0] : saidDone.texts[1], note, limits.shownBytes),
     is_error: outcome.isError,
     spill: saidDone.spill ?? shownDone?.spill ?? null,
   };
@@ -153,22 +179,22 @@ function prepare(rt: Runtime, call: ToolCall): Prepared | string {
   const args: Record<string, unknown> = { ...raw as Record<string, unknown> };
   let cwd = rt.session.cwd;
   let timeoutMs = rt.timeoutSeconds * 1000;
-  if (!tool.ownsCallFields) {
-    if ("cwd" in args) {
-      if (typeof args.cwd !== "string") {
-        return `[magi: invalid arguments for "${call.name}": field "cwd" must be string]`;
-      }
-      cwd = isAbsolute(args.cwd) ? args.cwd : resolve(rt.session.cwd, args.cwd);
-      delete args.cwd;
+  // cwd and timeout_seconds are magi's, unless the tool declares the name itself.
+  const own = (tool.declaration.parameters.properties ?? {}) as Record<string, unknown>;
+  if ("cwd" in args && !("cwd" in own)) {
+    if (typeof args.cwd !== "string") {
+      return `[magi: invalid arguments for "${call.name}": field "cwd" must be string]`;
     }
-    if ("timeout_seconds" in args) {
-      const t = args.timeout_seconds;
-      if (typeof t !== "number" || !(t > 0)) {
-        return `[magi: invalid arguments for "${call.name}": field "timeout_seconds" must be a number greater than 0]`;
-      }
-      timeoutMs = t * 1000;
-      delete args.timeout_seconds;
+    cwd = isAbsolute(args.cwd) ? args.cwd : resolve(rt.session.cwd, args.cwd);
+    delete args.cwd;
+  }
+  if ("timeout_seconds" in args && !("timeout_seconds" in own)) {
+    const t = args.timeout_seconds;
+    if (typeof t !== "number" || !(t > 0)) {
+      return `[magi: invalid arguments for "${call.name}": field "timeout_seconds" must be a number greater than 0]`;
     }
+    timeoutMs = t * 1000;
+    delete args.timeout_seconds;
   }
   try {
     if (!Deno.statSync(cwd).isDirectory) return `[magi: cwd "${cwd}" is not a directory]`;

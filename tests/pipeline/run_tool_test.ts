@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { Buffer } from "node:buffer";
 import { join } from "node:path";
 import { runTool } from "../../lib/pipeline/run_tool.ts";
-import { TESTDATA, testRuntime } from "../helpers.ts";
+import { makeTool, tempDir, TESTDATA, testRuntime } from "../helpers.ts";
 
 const TOOLS = join(TESTDATA, "tools");
 const SECRET = 's3cr"et-VALUE/with+special chars';
@@ -291,4 +291,36 @@ Deno.test("a time limit beyond what a timer holds means no limit, not an instant
   });
   assert.equal(r.is_error, false, r.said);
   assert.equal(r.said, "[x]\n");
+});
+
+Deno.test("said stays within its limit with stderr's tail appended", async () => {
+  await using t = await testRuntime({
+    toolsDirs: [TOOLS],
+    config: { limits: { said_bytes: 4096 } },
+  });
+  const r = await runTool(t.rt, { name: "stderr-cut", args: {} });
+  assert.ok(
+    new TextEncoder().encode(r.said).length <= 4096,
+    `${new TextEncoder().encode(r.said).length}`,
+  );
+  assert.match(r.said, /\[magi: exit status 3\]/);
+});
+
+Deno.test("a tool that declares cwd still gets magi's timeout_seconds", async () => {
+  await using dir = await tempDir();
+  await makeTool(
+    dir.path,
+    "own-cwd",
+    "#!/bin/sh\n# own-cwd — sleep; takes its own cwd field.\n# own-cwd [--cwd D]\n" +
+      'case "$1" in --help) sed -n \'2,3s/^# //p\' "$0"; exit 0 ;; esac\nexec sleep 30\n',
+    {
+      type: "object",
+      properties: { cwd: { type: "string" } },
+      "x-magi": { argv: [{ flag: "--cwd", field: "cwd" }] },
+    },
+  );
+  await using t = await testRuntime({ toolsDirs: [dir.path] });
+  const r = await runTool(t.rt, { name: "own-cwd", args: { cwd: "/x", timeout_seconds: 0.5 } });
+  assert.equal(r.is_error, true);
+  assert.match(r.said, /timed out after 0.5 s/);
 });
