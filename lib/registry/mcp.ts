@@ -231,7 +231,40 @@ export async function closeMcpServers(): Promise<void> {
   await Promise.all(all.map((c) => c.close()));
 }
 
-function connectionFor(name: string, spec: McpServerSpec, opts: McpSourceOptions): Connection {
+/**
+ * Replaces `${NAME}` in a server's strings (command, args, env values, cwd, url, header
+ * values) with magi's environment variable NAME, so a token need not be written into the
+ * config; an unset variable becomes empty and is reported.
+ */
+export function expandSpec(
+  spec: McpServerSpec,
+  env: Record<string, string>,
+  missing: (name: string) => void,
+): McpServerSpec {
+  const expand = (text: string) =>
+    text.replace(/\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g, (_, name: string) => {
+      if (env[name] === undefined) missing(name);
+      return env[name] ?? "";
+    });
+  const values = (record: Record<string, string> | undefined) =>
+    record && Object.fromEntries(Object.entries(record).map(([k, v]) => [k, expand(v)]));
+  return {
+    ...spec,
+    ...(spec.command !== undefined ? { command: expand(spec.command) } : {}),
+    ...(spec.args ? { args: spec.args.map(expand) } : {}),
+    ...(spec.env ? { env: values(spec.env) } : {}),
+    ...(spec.cwd !== undefined ? { cwd: expand(spec.cwd) } : {}),
+    ...(spec.url !== undefined ? { url: expand(spec.url) } : {}),
+    ...(spec.headers ? { headers: values(spec.headers) } : {}),
+  };
+}
+
+function connectionFor(name: string, raw: McpServerSpec, opts: McpSourceOptions): Connection {
+  const spec = expandSpec(
+    raw,
+    opts.env,
+    (v) => opts.warn(`MCP server "${name}": \${${v}} is not set; it stands for an empty string`),
+  );
   const base = opts.configFile ? dirname(opts.configFile) : opts.cwd;
   const cwd = spec.cwd ? (isAbsolute(spec.cwd) ? spec.cwd : resolve(base, spec.cwd)) : opts.cwd;
   const key = JSON.stringify([name, spec, cwd, opts.env]);

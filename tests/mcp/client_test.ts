@@ -183,7 +183,11 @@ Deno.test("magi uses server-filesystem's tools", async () => {
 
 Deno.test("an MCP server's results are bounded, split, and survive its crash", async (t) => {
   await using tr = await testRuntime({
-    config: { shipped_tools: false, mcp_servers: { fixture: FIXTURE } },
+    config: {
+      shipped_tools: false,
+      mcp_servers: { fixture: { ...FIXTURE, env: { FIXTURE_TOKEN: "${MY_API_TOKEN}" } } },
+    },
+    env: { MY_API_TOKEN: "s3cr3t-expanded-value" },
   });
   const { rt } = tr;
   try {
@@ -195,6 +199,15 @@ Deno.test("an MCP server's results are bounded, split, and survive its crash", a
       assert.ok(result.spill);
       const spilled = await Deno.stat(result.spill);
       assert.ok(spilled.size > 5_000_000);
+    });
+
+    await t.step("${NAME} in a server's env is expanded; the value comes back masked", async () => {
+      const result = await runTool(rt, {
+        caller: "person",
+        name: "fixture__env",
+        args: { name: "FIXTURE_TOKEN" },
+      });
+      assert.equal(result.said.trim(), "value: $MY_API_TOKEN");
     });
 
     await t.step("content for the user only goes to shown", async () => {
