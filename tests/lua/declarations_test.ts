@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { runTool } from "../../lib/pipeline/run_tool.ts";
-import { TESTDATA, testRuntime } from "../helpers.ts";
+import { tempDir, TESTDATA, testRuntime } from "../helpers.ts";
 
 const LUA = join(TESTDATA, "lua");
 
@@ -165,4 +165,48 @@ Deno.test("a warm start reads declarations from the cache and starts the engine 
   assert.equal(warnings.filter((w) => w.includes("broken.lua")).length, 1);
   const r = await runTool(rt, { name: "lua_echo", args: { text: "warm" } });
   assert.equal(r.shown, "echo: warm");
+});
+
+Deno.test("calls on the one engine run side by side, each with its own folder and environment", async () => {
+  await using t = await luaRuntime([join(LUA, "basic")]);
+  await using a = await tempDir();
+  await using b = await tempDir();
+  const [ra, rb] = await Promise.all([
+    runTool(t.rt, { name: "lua_where", args: { cwd: a.path } }),
+    runTool(t.rt, { name: "lua_where", args: { cwd: b.path } }),
+  ]);
+  assert.equal(ra.said, `${a.path} `);
+  assert.equal(rb.said, `${b.path} `);
+});
+
+Deno.test("a cancelled call stops its Lua body and the program it waits for", async () => {
+  await using t = await luaRuntime([join(LUA, "limits"), join(LUA, "basic")]);
+  const controller = new AbortController();
+  setTimeout(() => controller.abort(), 300);
+  const r = await runTool(t.rt, { name: "lua_loop", args: {}, signal: controller.signal });
+  assert.equal(r.is_error, true);
+  assert.match(r.said, /cancelled/);
+  const again = new AbortController();
+  setTimeout(() => again.abort(), 300);
+  const waiting = await runTool(t.rt, {
+    name: "lua_exec",
+    args: { line: "sleep 30" },
+    signal: again.signal,
+  });
+  assert.equal(waiting.is_error, true);
+  assert.match(waiting.said, /"sh" was cancelled/);
+  assert.equal((await runTool(t.rt, { name: "lua_ok", args: {} })).said, "ok");
+});
+
+Deno.test("a busy Lua body gives way: another call finishes while it computes", async () => {
+  await using t = await luaRuntime([join(LUA, "limits")]);
+  const busy = runTool(t.rt, { name: "lua_loop", args: { timeout_seconds: 1 } }).then((r) => ({
+    which: "busy",
+    r,
+  }));
+  const quick = runTool(t.rt, { name: "lua_ok", args: {} }).then((r) => ({ which: "quick", r }));
+  const first = await Promise.race([busy, quick]);
+  assert.equal(first.which, "quick");
+  assert.equal(first.r.said, "ok");
+  assert.equal((await busy).r.is_error, true);
 });

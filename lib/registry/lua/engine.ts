@@ -10,7 +10,7 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { LuaEngine, LuaFactory, LuaGlobal } from "wasmoon";
 import { type ExecLimits, HostCalls, hostFunctions } from "./host_api.ts";
-import { PRELUDE, PRELUDE_NAME } from "./prelude.ts";
+import { HOOK_INSTRUCTIONS, PRELUDE, PRELUDE_NAME } from "./prelude.ts";
 
 /**
  * The path of wasmoon's `glue.wasm`, beside its `dist/index.js` in `node_modules` (also inside
@@ -76,7 +76,13 @@ interface Refs {
   load: number;
   dispatch: number;
   collect: number;
+  timeout: number;
 }
+
+/** Lua's count-hook event mask (`LUA_MASKCOUNT`). */
+const MASK_COUNT = 8;
+/** A busy body gives magi's event loop a turn this often (milliseconds), when it can yield. */
+const YIELD_EVERY_MS = 20;
 
 const REMOVED = ["os", "io", "package", "debug", "load", "loadfile", "dofile", "require"];
 
@@ -125,14 +131,15 @@ export class LuaHost {
     const pack = (...values: unknown[]) => wasmoon.LuaMultiReturn.of(...values);
     g.set("__magi_host", hostFunctions(calls, limits, opts.print, pack));
     g.loadString(PRELUDE, PRELUDE_NAME);
-    g.assertOk(g.lua.lua_pcallk(g.address, 0, 3, 0, 0, null));
+    g.assertOk(g.lua.lua_pcallk(g.address, 0, 4, 0, 0, null));
+    const timeout = g.lua.luaL_ref(g.address, LUA_REGISTRYINDEX);
     const collect = g.lua.luaL_ref(g.address, LUA_REGISTRYINDEX);
     const dispatch = g.lua.luaL_ref(g.address, LUA_REGISTRYINDEX);
     const load = g.lua.luaL_ref(g.address, LUA_REGISTRYINDEX);
     g.loadString(REMOVED.join(", ") + " = nil", PRELUDE_NAME);
     g.assertOk(g.lua.lua_pcallk(g.address, 0, 0, 0, 0, null));
     g.setMemoryMax(opts.memoryBytes);
-    return new LuaHost(engine, calls, { load, dispatch, collect }, opts.memoryBytes);
+    return new LuaHost(engine, calls, { load, dispatch, collect, timeout }, opts.memoryBytes);
   }
 
   get #global(): LuaGlobal {
@@ -187,8 +194,10 @@ export class LuaHost {
     });
     const thread = g.newThread();
     const threadRef = g.lua.luaL_ref(g.address, LUA_REGISTRYINDEX);
+    const hook = this.#hook(callId);
     let failed = true;
     try {
+      thread.lua.lua_sethook(thread.address, hook, MASK_COUNT, HOOK_INSTRUCTIONS);
       thread.lua.lua_rawgeti(thread.address, LUA_REGISTRYINDEX, BigInt(this.#refs.dispatch));
       thread.pushValue(declId);
       thread.pushValue(callId);
@@ -202,11 +211,40 @@ export class LuaHost {
       return { error: this.#friendly((error as Error).message) };
     } finally {
       this.#calls.close(callId);
+      thread.lua.lua_sethook(thread.address, null, 0, 0);
+      thread.lua.module.removeFunction(hook);
       thread.close();
       g.lua.luaL_unref(g.address, LUA_REGISTRYINDEX, threadRef);
       if (failed) this.#collect();
       else this.#collectIfFull();
     }
+  }
+
+  /**
+   * The count hook of a call's thread: past the deadline (or once cancelled) it raises the
+   * time-limit error, which `pcall` in the body cannot keep; every {@link YIELD_EVERY_MS} it
+   * yields the thread (where Lua allows) so timers, signals and other calls get a turn while a
+   * body computes — that is how a cancellation reaches a busy body.
+   *
+   * @returns a function-table index for `lua_sethook`; remove it with `removeFunction`
+   */
+  #hook(callId: number): number {
+    const lua = this.#global.lua;
+    const calls = this.#calls;
+    const timeoutRef = BigInt(this.#refs.timeout);
+    let last = performance.now();
+    return lua.module.addFunction((state: number) => {
+      if (calls.expired(callId)) {
+        lua.lua_rawgeti(state, LUA_REGISTRYINDEX, timeoutRef);
+        lua.lua_error(state);
+        return;
+      }
+      const now = performance.now();
+      if (now - last >= YIELD_EVERY_MS && lua.lua_isyieldable(state)) {
+        last = now;
+        lua.lua_yieldk(state, 0, 0, null);
+      }
+    }, "vii");
   }
 
   /** Bytes the Lua heap uses now. */

@@ -5,8 +5,8 @@
  * binary carries it.
  *
  * The chunk runs once per engine with the host functions in the global `__magi_host` and
- * returns three functions: `load_file(text, chunkname)` → JSON, `dispatch(id, call, args)` →
- * JSON, and `collect()` (a full garbage collection).
+ * returns `load_file(text, chunkname, call)` → JSON, `dispatch(id, call, args)` → JSON,
+ * `collect()` (a full garbage collection) and the value a time-limit error carries.
  *
  * @module
  */
@@ -466,11 +466,11 @@ end
 local function dispatch(id, call_id, args_json)
   local run = runs[id]
   if not run then return '{"error":"the tool has no run function"}' end
+  -- The time-limit hook of this thread is magi's (set from the host, so it can also yield to
+  -- let magi's event loop run); coroutines made here get a Lua hook (see inherit).
   local me = co_running()
   calls[me] = call_id
-  sethook(hook_for(call_id), "", HOOK_COUNT)
   local ok, res = raw_xpcall(function() return result_of(run(json.decode(args_json))) end, handler)
-  sethook()
   calls[me] = nil
   if not ok then
     if res == TIMEOUT then return '{"timeout":true}' end
@@ -484,5 +484,5 @@ end
 
 local function collect() collectgarbage("collect") end
 
-return load_file, dispatch, collect
+return load_file, dispatch, collect, TIMEOUT
 `;

@@ -78,3 +78,11 @@ magi.tool("lua_print", {
     return "printed"
   end,
 })
+
+magi.tool("lua_where", {
+  description = "Wait a little, then say the call's folder and a variable",
+  run = function()
+    magi.exec("sleep", { "0.2" })
+    return magi.cwd() .. " " .. (magi.env("LUA_MARK") or "")
+  end,
+})
