@@ -76,6 +76,24 @@ function cacheDir(env: Record<string, string>): string {
 }
 
 /**
+ * The masker for a config and an environment (SPEC S2.3): credential variables, config
+ * `secrets.env` and `secrets.values`, and each provider's API-key variable. Names a
+ * too-short value once through `warn`.
+ */
+export function maskerFor(config: Config, env: Record<string, string>, warn: Warn): Masker {
+  const v = config.values;
+  const collected = collectSecrets(
+    env,
+    [...stringList(v["secrets.env"]), ...apiKeyEnvNames(v.providers)],
+    stringList(v["secrets.values"]),
+  );
+  for (const name of collected.tooShort) {
+    warn(`secret $${name} is shorter than 6 bytes and is not masked`);
+  }
+  return new Masker(collected.secrets);
+}
+
+/**
  * Loads the config, discovers every source's tools and builds the registry.
  *
  * @throws ConfigError when the config cannot be used
@@ -83,15 +101,7 @@ function cacheDir(env: Record<string, string>): string {
 export async function createRuntime(opts: RuntimeOptions): Promise<Runtime> {
   const config = loadConfig({ cwd: opts.cwd, env: opts.env, configFlag: opts.configFlag });
   const v = config.values;
-  const collected = collectSecrets(
-    opts.env,
-    [...stringList(v["secrets.env"]), ...apiKeyEnvNames(v.providers)],
-    stringList(v["secrets.values"]),
-  );
-  for (const name of collected.tooShort) {
-    opts.warn(`secret $${name} is shorter than 6 bytes and is not masked`);
-  }
-  const masker = new Masker(collected.secrets);
+  const masker = maskerFor(config, opts.env, opts.warn);
   const context = { MAGI_CONFIG: config.explicit };
   const helpEnv = childEnv(opts.env, undefined, { ...context, MAGI_CWD: opts.cwd });
 

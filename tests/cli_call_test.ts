@@ -124,3 +124,12 @@ Deno.test("magi ended by SIGTERM mid-call removes the unmasked $MAGI_SHOWN file 
   );
   assert.ok(!ps.includes("sleep 307"), "the tool was ended");
 });
+
+Deno.test("options may come before the command; stray words are usage errors", async () => {
+  const before = await magi(["--tools-dir", TOOLS, "call", "generic-args", '{"args":["a"]}']);
+  assert.equal(before.code, 0, before.stderr);
+  assert.equal(before.stdout, "[a]\n");
+  const stray = await magi(["tools", "extra"]);
+  assert.equal(stray.code, 2);
+  assert.match(stray.stderr, /^magi: magi tools takes no words; got "extra"$/m);
+});

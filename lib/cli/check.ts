@@ -7,14 +7,17 @@
 import { childEnv } from "../process/env.ts";
 import { stderrTail } from "../process/outcome.ts";
 import { spawnProcess } from "../process/spawn.ts";
-import { parseCommand, runtimeFor, write } from "./common.ts";
+import { parseCommand, runtimeFor, UsageError, write } from "./common.ts";
 
 /** Time limit of one selftest, in milliseconds. */
 const SELFTEST_TIMEOUT_MS = 60_000;
 
 /** Runs `magi check`; exits 1 when any selftest fails. */
 export async function checkCommand(args: string[]): Promise<number> {
-  const { values } = parseCommand(args, {});
+  const { values, positionals } = parseCommand(args, {});
+  if (positionals.length > 0) {
+    throw new UsageError(`magi check takes no words; got "${positionals[0]}"`);
+  }
   const rt = await runtimeFor(values);
   let failed = 0;
   let ran = 0;

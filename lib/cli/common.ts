@@ -41,7 +41,11 @@ export function parseCommand<O extends ParseArgsConfig["options"]>(args: string[
 
 /** Writes a line to stderr, prefixed with `magi: `. */
 export function warn(message: string): void {
-  Deno.stderr.writeSync(new TextEncoder().encode(`magi: ${message}\n`));
+  try {
+    Deno.stderr.writeSync(new TextEncoder().encode(`magi: ${message}\n`));
+  } catch {
+    // stderr went away (`2>&1 | head`): nothing left to tell.
+  }
 }
 
 /** Writes text to stdout, all of it; a reader that went away (`| head`) is not an error. */

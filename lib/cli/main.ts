@@ -76,7 +76,37 @@ Options every command takes:
 `;
 
 /** Runs magi with its command-line arguments and returns the exit status. */
-export async function main(args: string[]): Promise<number> {
+export async function main(argv: string[]): Promise<number> {
+  try {
+    return await dispatch(withOptionsAfterCommand(argv));
+  } catch (error) {
+    // A failure of magi itself (not of a tool: those are results) ends in one line; the
+    // stack trace only when asked for with MAGI_DEBUG=1.
+    if (Deno.env.get("MAGI_DEBUG") === "1") throw error;
+    warn(`error: ${error instanceof Error ? error.message : String(error)}`);
+    return 1;
+  }
+}
+
+/** The options every command takes may come before the command: `magi --config F tools`. */
+function withOptionsAfterCommand(args: string[]): string[] {
+  const leading: string[] = [];
+  let i = 0;
+  while (i < args.length) {
+    const a = args[i];
+    if (a === "--config" || a === "--tools-dir") {
+      leading.push(a, args[i + 1] ?? "");
+      i += 2;
+    } else if (a.startsWith("--config=") || a.startsWith("--tools-dir=")) {
+      leading.push(a);
+      i++;
+    } else break;
+  }
+  if (leading.length === 0 || i >= args.length) return args;
+  return [args[i], ...leading, ...args.slice(i + 1)];
+}
+
+async function dispatch(args: string[]): Promise<number> {
   const [first, ...rest] = args;
   if (first === "--version" || first === "-V") {
     await write(`magi ${VERSION}\n`);

@@ -4,11 +4,14 @@
  *
  * @module
  */
-import { parseCommand, runtimeFor, write } from "./common.ts";
+import { parseCommand, runtimeFor, UsageError, write } from "./common.ts";
 
 /** Runs `magi tools`. */
 export async function toolsCommand(args: string[]): Promise<number> {
-  const { values } = parseCommand(args, { json: { type: "boolean" } });
+  const { values, positionals } = parseCommand(args, { json: { type: "boolean" } });
+  if (positionals.length > 0) {
+    throw new UsageError(`magi tools takes no words; got "${positionals[0]}"`);
+  }
   const rt = await runtimeFor(values);
   if (values.json) {
     await write(JSON.stringify(rt.registry.declarations(), null, 2) + "\n");
