@@ -9,6 +9,7 @@ import { join } from "node:path";
 import { runTool } from "../../lib/pipeline/run_tool.ts";
 import { closeMcpServers } from "../../lib/registry/mcp.ts";
 import { magi, REPO, tempDir, TESTDATA, testRuntime, writeConfig } from "../helpers.ts";
+import { startHttp } from "./_serve.ts";
 
 const imports = JSON.parse(Deno.readTextFileSync(join(REPO, "deno.json"))).imports;
 
@@ -357,4 +358,31 @@ Deno.test("magi ends the servers it started when it is terminated", async () => 
   await writer.close().catch(() => {});
   for (let i = 0; i < 100 && alive(pid); i++) await new Promise((r) => setTimeout(r, 50));
   assert.ok(!alive(pid), "the server is gone");
+});
+
+Deno.test("magi reaches a Streamable HTTP server: another magi's tools as NAME__tool", async () => {
+  await using home = await tempDir();
+  await Deno.writeTextFile(join(home.path, "far.txt"), "from the other magi\n");
+  const serverConfig = await writeConfig(home.path, { shipped_tools: false });
+  const server = await startHttp(home.path, ["--config", serverConfig]);
+  try {
+    await using tr = await testRuntime({
+      config: {
+        shipped_tools: false,
+        mcp_servers: { far: { url: server.url, headers: { "X-Magi-Test": "${TEST_HEADER}" } } },
+      },
+      env: { TEST_HEADER: "hello" },
+    });
+    assert.equal(tr.rt.registry.get("far__read")?.origin.source, "mcp");
+    const result = await runTool(tr.rt, {
+      caller: "person",
+      name: "far__read",
+      args: { path: join(home.path, "far.txt") },
+    });
+    assert.equal(result.is_error, false, result.said);
+    assert.match(result.said, /from the other magi/);
+  } finally {
+    await closeMcpServers();
+    await server.stop();
+  }
 });
