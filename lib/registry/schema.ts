@@ -109,6 +109,16 @@ function ajvFor(schema: JsonSchema): Ajv2020 | AjvDraft7.default {
 }
 
 /**
+ * A schema without its top-level `$id`: Ajv keeps every compiled schema by its `$id`, so two
+ * tools sharing one (or one tool compiled twice) would fail with "already exists".
+ */
+function withoutId(schema: JsonSchema): JsonSchema {
+  if (!("$id" in schema)) return schema;
+  const { $id: _id, ...rest } = schema;
+  return rest;
+}
+
+/**
  * Checks that a value is a usable parameter schema: a JSON object with `type: "object"`,
  * valid against its JSON Schema meta-schema.
  *
@@ -126,6 +136,14 @@ export function schemaProblem(schema: unknown): string | null {
     try {
       if (!ajv.validateSchema(stripExtensions(s))) {
         problem = `the schema is not valid JSON Schema: ${ajv.errorsText(ajv.errors)}`;
+      } else {
+        // Valid by the meta-schema yet unusable: a $ref that resolves nowhere, a pattern
+        // that is no regular expression. Found now, not at the first call.
+        try {
+          ajv.compile(withoutId(stripExtensions(s)));
+        } catch (error) {
+          problem = `the schema cannot be used: ${error instanceof Error ? error.message : error}`;
+        }
       }
     } catch (error) {
       problem = `the schema cannot be checked: ${error instanceof Error ? error.message : error}`;
@@ -145,7 +163,7 @@ const compiled = new WeakMap<JsonSchema, ValidateFunction>();
 export function isValid(schema: JsonSchema, value: unknown): boolean {
   return remembered(() => "value " + JSON.stringify([schema, value]), () => {
     let validate = compiled.get(schema);
-    if (!validate) compiled.set(schema, validate = ajvFor(schema).compile(schema));
+    if (!validate) compiled.set(schema, validate = ajvFor(schema).compile(withoutId(schema)));
     return validate(value) === true;
   });
 }
@@ -160,7 +178,7 @@ export function argumentsProblem(schema: JsonSchema, args: unknown): string | nu
   let validate = compiled.get(schema);
   if (!validate) {
     try {
-      validate = ajvFor(schema).compile(schema);
+      validate = ajvFor(schema).compile(withoutId(schema));
     } catch (error) {
       return `the tool's schema cannot be used: ${error instanceof Error ? error.message : error}`;
     }
