@@ -9,7 +9,9 @@
  * @module
  */
 import type { Invocation, Outcome, Tool } from "../registry/types.ts";
+import { join } from "node:path";
 import { lendApprover } from "./approvals.ts";
+import { isDenoScript, serveBroker } from "./broker.ts";
 import { decide, type Policy, type Verdict, verdictLine } from "./decide.ts";
 
 /** Who makes a call: a person by hand (`magi call`), or a model (the agent, MCP clients). */
@@ -109,10 +111,31 @@ export function guardedFor(
     invoke: async (inv) => {
       const release = lendApprover(rt.policy, call.approve);
       try {
-        return await gated.invoke(inv);
+        return await gated.invoke({ ...inv, env: brokerEnv(rt, tool, inv.env) });
       } finally {
         release();
       }
     },
   };
+}
+
+/**
+ * A Deno tool from a tools folder gets magi's permission broker (`DENO_PERMISSION_BROKER_PATH`,
+ * also named by `MAGI_PRIV`): its permission checks are answered by the policy.
+ */
+function brokerEnv(
+  rt: { policy: Policy; session?: { cwd: string } },
+  tool: Tool,
+  env: Record<string, string>,
+): Record<string, string> {
+  if (tool.origin.source !== "tools_dir" && tool.origin.source !== "shipped") return env;
+  const exe = join(tool.origin.where, tool.declaration.name);
+  if (!isDenoScript(exe)) return env;
+  const sockets = env.MAGI_APPROVAL_SOCK ? [env.MAGI_APPROVAL_SOCK] : [];
+  const path = serveBroker(rt.policy, {
+    readable: [tool.origin.where],
+    sockets,
+    cwd: rt.session?.cwd ?? "/",
+  });
+  return { ...env, MAGI_PRIV: path, DENO_PERMISSION_BROKER_PATH: path };
 }

@@ -1,0 +1,184 @@
+/**
+ * Deno's permission broker, served by magi (SPEC S5.2 `MAGI_PRIV`, S8.2): a tool written for
+ * Deno that magi starts gets `DENO_PERMISSION_BROKER_PATH` pointing here, and Deno asks this
+ * socket about every permission check instead of reading its flags. Newline-delimited JSON:
+ * Deno writes `{"v":1,"pid":…,"id":N,"datetime":"…","permission":"read","value":"…"}`, magi
+ * answers `{"id":N,"result":"allow"|"deny","reason":"…"}`; the reason becomes the
+ * `NotCapable` message the tool sees.
+ *
+ * The answers follow the policy: `read` inside the roots (the tool's folder and its Deno
+ * caches too), `write` inside the roots, `run` only the programs the policy allows (found as
+ * `decide` trusts them), `env` yes, `net` only magi's own sockets, `sys`, `ffi` and `import`
+ * no. A relative path is resolved against the asking process's working directory.
+ *
+ * @module
+ */
+import { isAbsolute, join, resolve } from "node:path";
+import { allowedPrograms, type Policy } from "./decide.ts";
+import { isInside, realPathLenient } from "./roots.ts";
+
+/** One request from Deno. */
+export interface BrokerRequest {
+  v: number;
+  pid: number;
+  id: number;
+  permission: string;
+  value?: string | null;
+}
+
+/** The answer to it. */
+export interface BrokerAnswer {
+  id: number;
+  result: "allow" | "deny";
+  reason?: string;
+}
+
+/** What the broker needs besides the policy. */
+export interface BrokerOptions {
+  /** Folders a Deno tool may always read (its own folder, Deno's caches). */
+  readable: string[];
+  /** Unix sockets it may connect to (magi's approvals socket). */
+  sockets: string[];
+  /** The folder a relative path resolves against when the process's is unknown. */
+  cwd: string;
+}
+
+const brokers = new WeakMap<Policy, { path: string; options: BrokerOptions }>();
+
+function processCwd(pid: number, fallback: string): string {
+  try {
+    return Deno.realPathSync(`/proc/${pid}/cwd`);
+  } catch {
+    return fallback;
+  }
+}
+
+/** Decides one request by the policy. */
+export function brokerAnswer(
+  policy: Policy,
+  options: BrokerOptions,
+  request: BrokerRequest,
+): BrokerAnswer {
+  const { id, permission } = request;
+  const value = request.value ?? "";
+  const deny = (reason: string): BrokerAnswer => ({ id, result: "deny", reason });
+  const allow: BrokerAnswer = { id, result: "allow" };
+  const inRoots = (path: string, extra: string[]) => {
+    const real = realPathLenient(
+      isAbsolute(path) ? path : resolve(processCwd(request.pid, options.cwd), path),
+    );
+    return [...policy.roots, ...extra].some((r) => isInside(real, realPathLenient(r)));
+  };
+  switch (permission) {
+    case "read":
+      if (value === "" || inRoots(value, options.readable)) return allow;
+      return deny(`magi's policy: reading "${value}" is outside the allowed roots`);
+    case "write":
+      if (value !== "" && inRoots(value, [])) return allow;
+      return deny(`magi's policy: writing "${value || "anywhere"}" is outside the allowed roots`);
+    case "run": {
+      const programs = allowedPrograms(policy);
+      const real = value.includes("/") ? realPathLenient(value) : findProgram(value);
+      if (real && programs.includes(real)) return allow;
+      return deny(`magi's policy: "${value || "any program"}" is not an allowed program`);
+    }
+    case "env":
+      return allow;
+    case "net":
+      if (value.startsWith("unix:") && options.sockets.includes(value.slice(5))) return allow;
+      return deny(`magi's policy: no network for tools ("${value || "any host"}")`);
+    default:
+      return deny(`magi's policy: no "${permission}" permission for tools`);
+  }
+}
+
+function findProgram(name: string): string | undefined {
+  for (const dir of (Deno.env.get("PATH") ?? "").split(":")) {
+    if (!isAbsolute(dir)) continue;
+    try {
+      const real = Deno.realPathSync(join(dir, name));
+      if (Deno.statSync(real).isFile) return real;
+    } catch {
+      // not here
+    }
+  }
+  return undefined;
+}
+
+/**
+ * Starts the broker of a runtime (once per policy) and returns its socket's path. The
+ * listener does not keep magi alive; the socket's folder is removed when magi exits.
+ */
+export function serveBroker(policy: Policy, options: BrokerOptions): string {
+  const found = brokers.get(policy);
+  if (found) return found.path;
+  const dir = Deno.makeTempDirSync({ prefix: "magi-priv-" });
+  const path = join(dir, "broker.sock");
+  const listener = Deno.listen({ transport: "unix", path });
+  listener.unref();
+  brokers.set(policy, { path, options });
+  globalThis.addEventListener("unload", () => {
+    try {
+      Deno.removeSync(dir, { recursive: true });
+    } catch {
+      // already gone
+    }
+  });
+  (async () => {
+    for await (const conn of listener) serve(policy, options, conn).catch(() => {});
+  })().catch(() => {});
+  return path;
+}
+
+/** The broker socket of a runtime, if it was started. */
+export function brokerPath(policy: Policy): string | undefined {
+  return brokers.get(policy)?.path;
+}
+
+async function serve(policy: Policy, options: BrokerOptions, conn: Deno.Conn): Promise<void> {
+  const encoder = new TextEncoder();
+  let buffered = "";
+  try {
+    for await (const chunk of conn.readable.pipeThrough(new TextDecoderStream())) {
+      buffered += chunk;
+      let nl: number;
+      while ((nl = buffered.indexOf("\n")) >= 0) {
+        const line = buffered.slice(0, nl).trim();
+        buffered = buffered.slice(nl + 1);
+        if (line === "") continue;
+        let answer: BrokerAnswer;
+        try {
+          answer = brokerAnswer(policy, options, JSON.parse(line));
+        } catch {
+          continue; // not a request Deno sends
+        }
+        const bytes = encoder.encode(JSON.stringify(answer) + "\n");
+        let at = 0;
+        while (at < bytes.length) at += await conn.write(bytes.subarray(at));
+      }
+    }
+  } finally {
+    try {
+      conn.close();
+    } catch {
+      // closed by Deno
+    }
+  }
+}
+
+/** Whether an executable is written for Deno: its first line runs `deno`. */
+export function isDenoScript(path: string): boolean {
+  try {
+    const file = Deno.openSync(path);
+    try {
+      const buf = new Uint8Array(256);
+      const n = file.readSync(buf) ?? 0;
+      const first = new TextDecoder().decode(buf.subarray(0, n)).split("\n")[0];
+      return /^#!.*\bdeno\b/.test(first);
+    } finally {
+      file.close();
+    }
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,36 @@
+/**
+ * magi's permission broker: a Deno tool magi starts (asking for everything with -A) gets its
+ * permission checks answered by the policy — a read inside the roots is allowed, outside is
+ * refused with magi's reason, and only allowed programs start.
+ */
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { runTool } from "../../lib/pipeline/run_tool.ts";
+import { tempDir, TESTDATA, testRuntime } from "../helpers.ts";
+
+Deno.test("a Deno tool's reads and programs are answered by the policy through the broker", async () => {
+  await using dir = await tempDir();
+  const root = join(dir.path, "project");
+  await Deno.mkdir(root);
+  await Deno.writeTextFile(join(root, "inside.txt"), "inside the roots");
+  await Deno.writeTextFile(join(dir.path, "outside.txt"), "outside the roots");
+  await using t = await testRuntime({
+    cwd: root,
+    toolsDirs: [join(TESTDATA, "policy", "tools")],
+    config: { shipped_tools: false, roots: [root] },
+  });
+  const call = (args: string[]) =>
+    runTool(t.rt, { name: "deno-cat", args: { args }, caller: "model" });
+  const inside = await call(["inside.txt"]);
+  assert.equal(inside.is_error, false, inside.said);
+  assert.match(inside.said, /^inside the roots/);
+  const outside = await call([join(dir.path, "outside.txt")]);
+  assert.equal(outside.is_error, true);
+  assert.match(outside.said, /NotCapable: magi's policy: reading ".*outside\.txt" is outside/);
+  const listed = await call(["--run", "whoami"]);
+  assert.equal(listed.is_error, false, listed.said);
+  assert.match(listed.said, /^ran whoami: /);
+  const unlisted = await call(["--run", "id"]);
+  assert.equal(unlisted.is_error, true);
+  assert.match(unlisted.said, /NotCapable: magi's policy: "id" is not an allowed program/);
+});
