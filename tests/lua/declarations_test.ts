@@ -210,3 +210,11 @@ Deno.test("a busy Lua body gives way: another call finishes while it computes", 
   assert.equal(first.r.said, "ok");
   assert.equal((await busy).r.is_error, true);
 });
+
+Deno.test("a command declaration's program path is relative to its file; the call runs in the call's folder", async () => {
+  await using t = await luaRuntime([join(LUA, "relative")]);
+  await using dir = await tempDir("magi-where-");
+  const r = await runTool(t.rt, { name: "hello_relative", args: { who: "you", cwd: dir.path } });
+  assert.equal(r.is_error, false, r.said);
+  assert.equal(r.said, `hello you from ${dir.path.split("/").pop()}\n`);
+});

@@ -9,7 +9,7 @@
  *
  * @module
  */
-import { join } from "node:path";
+import { dirname, join, resolve } from "node:path";
 import { type ArgvMapping, buildInput, readMapping } from "../argv.ts";
 import { stampOf } from "../discovery_cache.ts";
 import { DEFAULT_PEER, type Peer, peerTool } from "../peers.ts";
@@ -231,8 +231,10 @@ function declarationTool(
       break;
     }
     case "command": {
-      const program = spec.program ?? name;
-      if (typeof program !== "string" || program === "") return "program must be a string";
+      const named = spec.program ?? name;
+      if (typeof named !== "string" || named === "") return "program must be a string";
+      // A path is relative to the declaration's file; a bare name is looked up on PATH.
+      const program = named.includes("/") ? resolve(dirname(path), named) : named;
       const mapping = commandMapping(needs ?? NO_PARAMETERS, spec);
       if (typeof mapping === "string") return mapping;
       invoke = (call) => runProgramCall(program, buildInput(mapping, call.args), call);
