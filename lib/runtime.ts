@@ -77,15 +77,21 @@ function cacheDir(env: Record<string, string>): string {
 
 /**
  * The masker for a config and an environment (SPEC S2.3): credential variables, config
- * `secrets.env` and `secrets.values`, and each provider's API-key variable. Names a
+ * `secrets.env` and `secrets.values`, each provider's API-key variable, and the header
+ * values of MCP servers. Names a
  * too-short value once through `warn`.
  */
 export function maskerFor(config: Config, env: Record<string, string>, warn: Warn): Masker {
   const v = config.values;
+  // Header values of MCP servers reached over HTTP carry tokens ("Authorization: Bearer …").
+  const servers = (v.mcp_servers ?? {}) as Record<string, { headers?: Record<string, unknown> }>;
+  const headerValues = Object.values(servers).flatMap((server) =>
+    Object.values(server?.headers ?? {}).filter((h): h is string => typeof h === "string")
+  );
   const collected = collectSecrets(
     env,
     [...stringList(v["secrets.env"]), ...apiKeyEnvNames(v.providers)],
-    stringList(v["secrets.values"]),
+    [...stringList(v["secrets.values"]), ...headerValues],
   );
   for (const name of collected.tooShort) {
     warn(`secret $${name} is shorter than 6 bytes and is not masked`);

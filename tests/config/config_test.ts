@@ -122,3 +122,21 @@ Deno.test("config: a BOM is accepted; a bad secret value is not echoed; limits h
     /from 1024 to 67108864/,
   );
 });
+
+Deno.test("magi config masks MCP servers' header values", async () => {
+  await using dir = await tempDir();
+  const file = join(dir.path, "c.jsonc");
+  const config = {
+    mcp_servers: {
+      remote: {
+        url: "http://127.0.0.1:9/mcp",
+        headers: { Authorization: "Bearer sk-live-abcdef123456" },
+      },
+    },
+  };
+  await Deno.writeTextFile(file, JSON.stringify(config));
+  const run = await magi(["config", "--config", file], { cwd: dir.path });
+  assert.equal(run.code, 0, run.stderr);
+  assert.ok(!run.stdout.includes("sk-live-abcdef123456"));
+  assert.match(run.stdout, /"Authorization":"\$SECRET"/);
+});
