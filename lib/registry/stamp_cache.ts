@@ -40,6 +40,11 @@ export class StampCache<T> {
     return entry && entry.stamp === stamp ? entry.value : undefined;
   }
 
+  /** The value recorded for a file, whatever its stamp. */
+  peek(file: string): T | undefined {
+    return this.#entries[file]?.value;
+  }
+
   /** Records a value. */
   set(file: string, stamp: string, value: T): void {
     this.#entries[file] = { stamp, value };

@@ -46,7 +46,24 @@ export interface LuaSourceOptions {
   /** The Lua heap's cap in bytes. */
   memoryBytes: number;
   cache: StampCache<CachedFile>;
+  /**
+   * Declarations known without the engine (the shipped files' manifest), by absolute path:
+   * used on a cold cache when the file's SHA-256 matches.
+   */
+  known?: ReadonlyMap<string, KnownFile>;
   warn: Warn;
+}
+
+/** A file's declarations as recorded with the SHA-256 (hex) of its text. */
+export interface KnownFile {
+  sha256: string;
+  file: CachedFile;
+}
+
+/** The SHA-256 of a text's UTF-8 bytes, in hex. */
+export async function sha256(text: string): Promise<string> {
+  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text));
+  return [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, "0")).join("");
 }
 
 /** What the Lua source gave. */
@@ -141,14 +158,18 @@ export async function loadLuaTools(opts: LuaSourceOptions): Promise<LuaTools> {
     try {
       stamp = stampOf(Deno.statSync(path));
       const cached = opts.cache.get(path, stamp);
+      const known = opts.known?.get(path);
       if (cached) file = cached;
       else {
         const text = await read(path);
-        const loaded = await engine.load(path, text);
-        file = {
-          ...loaded,
-          decls: loaded.decls.map(({ id: _id, ...rest }) => rest),
-        };
+        if (known && known.sha256 === await sha256(text)) file = structuredClone(known.file);
+        else {
+          const loaded = await engine.load(path, text);
+          file = {
+            ...loaded,
+            decls: loaded.decls.map(({ id: _id, ...rest }) => rest),
+          };
+        }
         opts.cache.set(path, stamp, file);
       }
     } catch (error) {

@@ -13,6 +13,7 @@ import { configuredPeers, type PeerListing, peerTools } from "../peers.ts";
 import { StampCache, stampCachePath } from "../stamp_cache.ts";
 import type { Tool, Warn } from "../types.ts";
 import { type CachedFile, loadLuaTools, LUA_CACHE_VERSION } from "./declarations.ts";
+import { knownShipped } from "./shipped_manifest.ts";
 
 /** What the two sources need. */
 export interface DeclaredSourcesOptions {
@@ -104,6 +105,7 @@ export async function declaredTools(opts: DeclaredSourcesOptions): Promise<Decla
     peerTools: fromPeers,
     memoryBytes: v["limits.lua_memory_bytes"] as number,
     cache: luaCache,
+    known: knownShipped(shippedToolsDir()),
     warn: opts.warn,
   });
   luaCache.save();
