@@ -1,7 +1,8 @@
 /**
  * What Lua declarations cost at start-up: `magi tools --json` with no Lua files, with the
- * shipped declarations on a cold cache (the engine starts to read them), and on a warm cache
- * (it does not); then `magi call branch` warm (the engine starts at the call). Each figure is
+ * shipped declarations (read from the cache, or on a cold cache from the shipped manifest: no
+ * engine either way), with a user's Lua file on a cold cache (the engine starts to read it);
+ * then `magi call branch` warm (the engine starts at the call). Each figure is
  * the median of several runs of the real CLI, in milliseconds, with the ratio to the first.
  *
  * Run: `deno run -A scripts/bench_lua.ts [--runs N]`.
@@ -57,6 +58,11 @@ try {
   await new Deno.Command("git", { args: ["init", "-q", "-b", "main"], cwd: work }).output();
   const noLua = join(work, "no-lua.jsonc");
   await Deno.writeTextFile(noLua, JSON.stringify({ shipped_tools: false }));
+  const userDir = join(work, "lua");
+  await Deno.mkdir(userDir);
+  await Deno.copyFile(join(REPO, "tools", "todo.lua"), join(userDir, "my_todo.lua"));
+  const userLua = join(work, "user-lua.jsonc");
+  await Deno.writeTextFile(userLua, JSON.stringify({ shipped_tools: false, lua_dirs: [userDir] }));
   const warm = join(work, "warm");
   const warmNoLua = join(work, "warm-no-lua");
   await magi(["tools", "--json"], work, warm);
@@ -65,7 +71,8 @@ try {
     ["tools --json, no Lua files, warm cache", []],
     ["tools --json, shipped Lua, warm cache (no engine)", []],
     ["tools --json, no Lua files, cold cache", []],
-    ["tools --json, shipped Lua, cold cache (engine starts)", []],
+    ["tools --json, shipped Lua, cold cache (manifest, no engine)", []],
+    ["tools --json, one user Lua file, cold cache (engine starts)", []],
     ["call branch, warm cache (engine starts at the call)", []],
     ["engine alone: import wasmoon, wasm, state, prelude", []],
   ];
@@ -74,8 +81,11 @@ try {
     rows[1][1].push(await magi(["tools", "--json"], work, warm));
     rows[2][1].push(await magi(["tools", "--json", "--config", noLua], work, join(work, `n${i}`)));
     rows[3][1].push(await magi(["tools", "--json"], work, join(work, `c${i}`)));
-    rows[4][1].push(await magi(["call", "branch"], work, warm));
-    rows[5][1].push(await engineAlone());
+    rows[4][1].push(
+      await magi(["tools", "--json", "--config", userLua], work, join(work, `u${i}`)),
+    );
+    rows[5][1].push(await magi(["call", "branch"], work, warm));
+    rows[6][1].push(await engineAlone());
   }
   const base = median(rows[0][1]);
   console.log("| start-up | median ms | min–max ms | ratio |");
