@@ -72,9 +72,12 @@ async function runBuiltin(
     return ctx.said(chunk);
   };
   try {
+    // Inside the policy's sandbox when it is on (bwrap, then bash).
+    const command = ctx.sandbox?.("bash", ["-c", script]) ??
+      { program: "bash", args: ["-c", script] };
     const spawned = await spawnProcess({
-      program: "bash",
-      args: ["-c", script],
+      program: command.program,
+      args: command.args,
       cwd,
       env: { ...ctx.env, PWD: cwd, MAGI_CWD: cwd },
       timeoutMs,

@@ -120,11 +120,18 @@ export const KEYS: Record<string, KeySpec> = {
       properties: {
         rules: { type: "array", items: RULE_SCHEMA },
         disable: { type: "array", items: { type: "string" } },
-        sandbox: { type: "boolean" },
+        sandbox: {
+          anyOf: [{ type: "boolean" }, {
+            type: "object",
+            additionalProperties: false,
+            properties: { network: { type: "boolean" } },
+          }],
+        },
       },
     },
     expected: 'an object {rules?: [{tool, decision: "allow" | "ask" | "deny", id?, source?, ' +
-      "command?, fields?, where?, reason?, examples?}], disable?: [default rule ids], sandbox?}",
+      "command?, fields?, where?, reason?, examples?}], disable?: [default rule ids], " +
+      'sandbox?: true | false | {"network": true}}',
   },
   mcp_servers: {
     schema: {

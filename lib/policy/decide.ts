@@ -19,6 +19,7 @@ import {
   STRICTNESS,
   type Subject,
 } from "./rules.ts";
+import type { SandboxConfig } from "./sandbox.ts";
 import { type PathUse, readLine, type SimpleCommand } from "./shell.ts";
 
 /** The loaded policy. */
@@ -29,7 +30,7 @@ export interface Policy {
   /** magi's own environment: HOME for `~`, PATH for the programs it trusts. */
   env: Record<string, string>;
   /** Run `run` and tools_dir tools inside bwrap (config `policy.sandbox`). */
-  sandbox: boolean;
+  sandbox: boolean | SandboxConfig;
 }
 
 /** The decision on one call. */
@@ -57,7 +58,7 @@ export interface CallFacts {
 export interface PolicyConfig {
   rules?: RuleConfig[];
   disable?: string[];
-  sandbox?: boolean;
+  sandbox?: boolean | SandboxConfig;
 }
 
 /** Shell builtins: bash runs its own, whatever PATH holds. */
@@ -89,7 +90,7 @@ export function loadPolicy(
   for (const r of DEFAULT_RULES) {
     if (!disabled.has(r.id!)) rules.push(compileRule(r, r.id!, "default"));
   }
-  const policy: Policy = { rules, roots, env, sandbox: config?.sandbox === true };
+  const policy: Policy = { rules, roots, env, sandbox: config?.sandbox ?? false };
   (config?.rules ?? []).forEach((r, i) => {
     const id = r.id ?? `rule ${i + 1}`;
     let rule: Rule;

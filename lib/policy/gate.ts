@@ -12,6 +12,7 @@ import type { Invocation, Outcome, Tool } from "../registry/types.ts";
 import { join } from "node:path";
 import { lendApprover } from "./approvals.ts";
 import { isDenoScript, serveBroker } from "./broker.ts";
+import { sandboxFor } from "./sandbox.ts";
 import { decide, type Policy, type Verdict, verdictLine } from "./decide.ts";
 
 /** Who makes a call: a person by hand (`magi call`), or a model (the agent, MCP clients). */
@@ -111,7 +112,21 @@ export function guardedFor(
     invoke: async (inv) => {
       const release = lendApprover(rt.policy, call.approve);
       try {
-        return await gated.invoke({ ...inv, env: brokerEnv(rt, tool, inv.env) });
+        const sandbox = sandboxed(tool)
+          ? sandboxFor(rt.policy, rt.policy.env.PATH ?? "")
+          : undefined;
+        if (sandbox) {
+          const problem = await sandbox.problem();
+          if (problem) {
+            return {
+              isError: true,
+              note: `[magi: the sandbox is on (config policy.sandbox) but ${problem}; ` +
+                "refusing to run the command unsandboxed]",
+            };
+          }
+        }
+        const env = brokerEnv(rt, tool, inv.env);
+        return await gated.invoke({ ...inv, env, ...(sandbox ? { sandbox: sandbox.wrap } : {}) });
       } finally {
         release();
       }
@@ -138,4 +153,11 @@ function brokerEnv(
     cwd: rt.session?.cwd ?? "/",
   });
   return { ...env, MAGI_PRIV: path, DENO_PERMISSION_BROKER_PATH: path };
+}
+
+/** The tools that start programs: `run`, and tools from tools folders and Lua declarations. */
+function sandboxed(tool: Tool): boolean {
+  const { source } = tool.origin;
+  if (source === "builtin") return tool.declaration.name === "run";
+  return source === "tools_dir" || source === "shipped" || source === "lua";
 }

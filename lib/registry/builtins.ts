@@ -19,6 +19,8 @@ export interface BuiltinContext {
   signal: AbortSignal;
   /** The allowed roots (real absolute paths) that file builtins check paths against. */
   roots: readonly string[];
+  /** Set when the policy's sandbox is on: wraps a program and its arguments (SPEC S8). */
+  sandbox?: Invocation["sandbox"];
   /** For builtins that stream (such as `run`): output for the model as it comes. */
   said(chunk: Uint8Array | string): Promise<void>;
 }
@@ -72,6 +74,7 @@ export function builtinTool(builtin: Builtin, settings: BuiltinSettings): Tool {
         timeoutMs: call.timeoutMs,
         signal: call.signal,
         roots: settings.roots,
+        sandbox: call.sandbox,
         said: (chunk) => call.emit.said(chunk),
       });
       await call.emit.said(result.said);

@@ -30,9 +30,11 @@ export async function runProgramCall(
   const askFile = await Deno.makeTempFile({ prefix: "magi-ask-" });
   const forget = [removeOnSignal(shownFile), removeOnSignal(askFile)];
   try {
+    // Inside the policy's sandbox when it is on.
+    const command = call.sandbox?.(program, input.args) ?? { program, args: input.args };
     const spawned = await spawnProcess({
-      program,
-      args: input.args,
+      program: command.program,
+      args: command.args,
       cwd: call.cwd,
       env: { ...call.env, ...answerEnv(call.args), MAGI_SHOWN: shownFile, MAGI_ASK: askFile },
       stdin: input.stdin,

@@ -51,6 +51,11 @@ export interface Invocation {
    * question masked first; undefined when no one can answer. Absent when there is no way to ask.
    */
   ask?: (question: Question) => Promise<string | undefined>;
+  /**
+   * Set when the policy's sandbox is on (SPEC S8): turns a program and its arguments into the
+   * command that runs them inside it. A transport that starts a program must use it.
+   */
+  sandbox?: (program: string, args: string[]) => { program: string; args: string[] };
 }
 
 /** How a call ended, as the transport saw it. */

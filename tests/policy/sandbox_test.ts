@@ -1,0 +1,93 @@
+/**
+ * The sandbox (config `policy.sandbox`): with bwrap, `run` and tools from a tools folder start
+ * with the filesystem read-only except the roots and the temp folder; when bwrap cannot start,
+ * commands are refused, never run unsandboxed.
+ */
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { runTool } from "../../lib/pipeline/run_tool.ts";
+import { findBwrap, sandboxProblem } from "../../lib/policy/sandbox.ts";
+import { tempDir, TESTDATA, testRuntime } from "../helpers.ts";
+
+const TOOLS = join(TESTDATA, "policy", "sandbox-tools");
+const bwrap = findBwrap(Deno.env.get("PATH") ?? "");
+const why = await sandboxProblem(bwrap, [
+  "--ro-bind",
+  "/",
+  "/",
+  "--dev",
+  "/dev",
+  "--proc",
+  "/proc",
+]);
+if (why) console.log(`sandbox tests skipped: ${why}`);
+
+async function layout(dir: string) {
+  // Outside the roots and outside the temp folder: under the repository's testdata is no
+  // good (read-only is what we test), so use the home-like folder next to the temp dir.
+  const root = join(dir, "project");
+  await Deno.mkdir(root);
+  const outside = await Deno.makeTempDir({ dir: Deno.cwd(), prefix: ".magi-sandbox-outside-" });
+  return { root, outside };
+}
+
+Deno.test({
+  name: "sandbox: a tool and a run line cannot write outside the roots; inside they can",
+  ignore: why !== undefined,
+  fn: async () => {
+    await using dir = await tempDir();
+    const { root, outside } = await layout(dir.path);
+    try {
+      for (const on of [false, true]) {
+        await using t = await testRuntime({
+          cwd: root,
+          toolsDirs: [TOOLS],
+          env: { OUT: outside },
+          config: { shipped_tools: false, roots: [root], policy: { sandbox: on } },
+        });
+        const target = join(outside, `tool-${on}`);
+        const tool = await runTool(t.rt, { name: "write-there", args: { args: [target] } });
+        const inside = await runTool(t.rt, {
+          name: "write-there",
+          args: { args: [join(root, `in-${on}`)] },
+        });
+        assert.equal(inside.is_error, false, inside.said);
+        if (on) {
+          // A person's run line (ask is approved) that the policy cannot read statically.
+          const line = await runTool(t.rt, {
+            name: "run",
+            args: { command: `echo hi > "$OUT/run-line"` },
+            caller: "person",
+          });
+          assert.equal(tool.is_error, true);
+          assert.match(tool.said, /Read-only file system/);
+          assert.equal(line.is_error, true);
+          assert.match(line.said, /Read-only file system/);
+        } else {
+          assert.equal(tool.is_error, false, tool.said);
+        }
+      }
+      const names = [...Deno.readDirSync(outside)].map((e) => e.name).sort();
+      assert.deepEqual(names, ["tool-false"]);
+    } finally {
+      await Deno.remove(outside, { recursive: true });
+    }
+  },
+});
+
+Deno.test("sandbox on but bwrap cannot start: commands are refused, not run unsandboxed", async () => {
+  await using dir = await tempDir();
+  const empty = join(dir.path, "empty-bin");
+  await Deno.mkdir(empty);
+  await using t = await testRuntime({
+    cwd: dir.path,
+    toolsDirs: [TOOLS],
+    env: { PATH: `${empty}:/nonexistent` },
+    config: { shipped_tools: false, roots: [dir.path], policy: { sandbox: true } },
+  });
+  const target = join(dir.path, "made");
+  const r = await runTool(t.rt, { name: "write-there", args: { args: [target] } });
+  assert.equal(r.is_error, true);
+  assert.match(r.said, /the sandbox is on .* but bwrap is not on PATH .*refusing to run/);
+  await assert.rejects(Deno.stat(target));
+});
