@@ -1,7 +1,16 @@
 /**
- * npm packages loaded on first use instead of at start-up, for code that must stay
- * synchronous (a dynamic `import()` would make it async). `magi tools` then loads none of
- * them. `deno compile` cannot see these loads: scripts/compile.ts includes the packages.
+ * Code loaded on first use instead of at start-up.
+ *
+ * - {@link lazyRequire}: npm packages for code that must stay synchronous (a dynamic
+ *   `import()` would make it async). `magi tools` then loads none of them. Not in a body
+ *   Worker: it reads `node_modules`, which a Worker may not.
+ * - {@link lateImport}: this project's modules that Deno must not even prepare at start-up.
+ *   Before the first line runs, Deno reads and parses the whole graph of every
+ *   `import("literal")` (the provider SDKs behind `magi run`, the MCP SDK): a specifier known
+ *   only at run time keeps those graphs out of `magi tools`.
+ *
+ * `deno compile` sees neither: scripts/compile.ts includes the late modules, and embeds
+ * `node_modules` whole.
  *
  * @module
  */
@@ -18,4 +27,14 @@ const load = createRequire(import.meta.url);
 export function lazyRequire<T>(name: string): () => T {
   let loaded: T | undefined;
   return () => loaded ??= load(name) as T;
+}
+
+/**
+ * Imports one of this project's modules by URL, known only at run time (see the module doc);
+ * the caller states the module's type, as `lateImport<typeof import("./x.ts")>(new URL(…))`.
+ *
+ * @throws Error when the module cannot be loaded
+ */
+export function lateImport<T>(url: URL): Promise<T> {
+  return import(url.href) as Promise<T>;
 }

@@ -44,8 +44,24 @@ export const TARGETS = [
   "x86_64-pc-windows-msvc",
 ] as const;
 
-/** Paths included beside the module graph (relative to the repository). */
-export const INCLUDES = ["tools", "lib/policy/worker_entry.ts", "builtins"];
+/**
+ * Paths included beside the module graph (relative to the repository): the shipped tools,
+ * the body Worker's entry, and the modules magi imports by a URL known only at run time
+ * (lib/lazy_require.ts `lateImport`: every command in lib/cli/, the MCP client SDK).
+ */
+export function includes(): string[] {
+  const commands = [...Deno.readDirSync(join(REPO, "lib", "cli"))]
+    .filter((e) => e.isFile && e.name.endsWith(".ts"))
+    .map((e) => `lib/cli/${e.name}`)
+    .sort();
+  return [
+    "tools",
+    "lib/policy/worker_entry.ts",
+    "builtins",
+    "lib/registry/mcp_sdk.ts",
+    ...commands,
+  ];
+}
 
 /** Where a `denort` comes from for one target, or why there is none. */
 export type DenortSource =
@@ -133,7 +149,7 @@ export function compileArgs(target: string, output: string): string[] {
     "--quiet",
     "--config",
     join(REPO, "deno.json"),
-    ...INCLUDES.flatMap((p) => ["--include", join(REPO, p)]),
+    ...includes().flatMap((p) => ["--include", join(REPO, p)]),
     "--target",
     target,
     "--output",

@@ -6,8 +6,16 @@
  */
 import { VERSION } from "../version.ts";
 import { EXIT, isUsageError, warn, write } from "./common.ts";
+import { lateImport } from "../lazy_require.ts";
 
 type Command = (args: string[]) => Promise<number>;
+
+/**
+ * A command's module, imported by a URL known only at run time: with `import("./x.ts")`
+ * Deno would read and parse every command's graph (the provider and MCP SDKs) before the
+ * first line runs (lib/lazy_require.ts).
+ */
+const late = <T>(file: string) => lateImport<T>(new URL(file, import.meta.url));
 
 /**
  * Every command: name → [load, one-line help]. Commands are imported only when run, so
@@ -15,48 +23,48 @@ type Command = (args: string[]) => Promise<number>;
  */
 const COMMANDS: Record<string, [() => Promise<Command>, string]> = {
   tools: [
-    async () => (await import("./tools.ts")).toolsCommand,
+    async () => (await late<typeof import("./tools.ts")>("./tools.ts")).toolsCommand,
     "tools [--json]                 list the tools the model sees",
   ],
   call: [
-    async () => (await import("./call.ts")).callCommand,
+    async () => (await late<typeof import("./call.ts")>("./call.ts")).callCommand,
     "call NAME [JSON|-] [--json] [--answer TEXT]…  call one tool through the pipeline",
   ],
   builtin: [
-    async () => (await import("./builtin.ts")).builtinCommand,
+    async () => (await late<typeof import("./builtin.ts")>("./builtin.ts")).builtinCommand,
     "builtin NAME [ARGS…|--help]    call a builtin from a shell line",
   ],
   mcp: [
-    async () => (await import("./mcp.ts")).mcpCommand,
+    async () => (await late<typeof import("./mcp.ts")>("./mcp.ts")).mcpCommand,
     "mcp [--http [--port N]]        serve the tools over MCP (stdio or HTTP)",
   ],
   check: [
-    async () => (await import("./check.ts")).checkCommand,
+    async () => (await late<typeof import("./check.ts")>("./check.ts")).checkCommand,
     "check                          run every tool's selftest.sh",
   ],
   new: [
-    async () => (await import("./new.ts")).newCommand,
+    async () => (await late<typeof import("./new.ts")>("./new.ts")).newCommand,
     "new NAME --from PROGRAM [--dry-run] [--generic] [--force]  make a tool",
   ],
   run: [
-    async () => (await import("./run.ts")).runCommand,
+    async () => (await late<typeof import("./run.ts")>("./run.ts")).runCommand,
     'run "TASK" [options]           one task: --provider P --model M --json --resume ID ' +
     "--max-turns N",
   ],
   chat: [
-    async () => (await import("./chat.ts")).chatCommand,
+    async () => (await late<typeof import("./chat.ts")>("./chat.ts")).chatCommand,
     "chat [options]                 a conversation: --provider P --model M --resume ID",
   ],
   sessions: [
-    async () => (await import("./sessions.ts")).sessionsCommand,
+    async () => (await late<typeof import("./sessions.ts")>("./sessions.ts")).sessionsCommand,
     "sessions [--json]              list the sessions",
   ],
   config: [
-    async () => (await import("./config.ts")).configCommand,
+    async () => (await late<typeof import("./config.ts")>("./config.ts")).configCommand,
     "config [--json]                print the effective config and its origins",
   ],
   policy: [
-    async () => (await import("./policy.ts")).policyCommand,
+    async () => (await late<typeof import("./policy.ts")>("./policy.ts")).policyCommand,
     "policy explain TOOL [JSON]     the policy's decision on a call, and the rule",
   ],
 };

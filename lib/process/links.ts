@@ -24,6 +24,23 @@ export function onPath(name: string, path: string): boolean {
   return false;
 }
 
+/**
+ * Every name in the PATH folders (one listing per folder): a cheap first test before
+ * {@link onPath} stats a name in each folder (hundreds of tools × a dozen folders).
+ */
+function namesOnPath(path: string): Set<string> {
+  const names = new Set<string>();
+  for (const dir of path.split(":")) {
+    if (!dir) continue;
+    try {
+      for (const entry of Deno.readDirSync(dir)) names.add(entry.name);
+    } catch {
+      // A missing or unreadable folder holds nothing.
+    }
+  }
+  return names;
+}
+
 async function digest(text: string): Promise<string> {
   const hash = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text));
   return [...new Uint8Array(hash).slice(0, 8)].map((b) => b.toString(16).padStart(2, "0")).join("");
@@ -43,7 +60,8 @@ export async function prepareLinks(
   entries: readonly LinkEntry[],
   systemPath: string,
 ): Promise<string> {
-  const kept = entries.filter((e) => !onPath(e.name, systemPath));
+  const listed = namesOnPath(systemPath);
+  const kept = entries.filter((e) => !listed.has(e.name) || !onPath(e.name, systemPath));
   const dir = join(base, await digest(JSON.stringify(kept)));
   try {
     if (Deno.statSync(dir).isDirectory) return dir;

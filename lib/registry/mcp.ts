@@ -35,6 +35,7 @@ import { VERSION } from "../version.ts";
 import { emitContent } from "./mcp_content.ts";
 import { answerForm, type Ask, type FormSchema } from "./mcp_elicit.ts";
 import type { ChildStdioTransport } from "./mcp_stdio.ts";
+import { lateImport } from "../lazy_require.ts";
 import { schemaProblem, stripExtensions } from "./schema.ts";
 import type { Invocation, JsonSchema, Outcome, Tool, Warn } from "./types.ts";
 
@@ -54,22 +55,9 @@ let sdk: Sdk | undefined;
  * start with every tool list cached (or no `mcp_servers`) needs none of it.
  */
 async function loadSdk(): Promise<Sdk> {
-  if (sdk) return sdk;
-  const [client, http, types, stdio] = await Promise.all([
-    import("@modelcontextprotocol/sdk/client/index.js"),
-    import("@modelcontextprotocol/sdk/client/streamableHttp.js"),
-    import("@modelcontextprotocol/sdk/types.js"),
-    import("./mcp_stdio.ts"),
-  ]);
-  return sdk = {
-    Client: client.Client as typeof Client,
-    StreamableHTTPClientTransport: http
-      .StreamableHTTPClientTransport as typeof StreamableHTTPClientTransport,
-    ChildStdioTransport: stdio.ChildStdioTransport,
-    McpError: types.McpError as typeof McpError,
-    ErrorCode: types.ErrorCode as typeof ErrorCode,
-    ElicitRequestSchema: types.ElicitRequestSchema as typeof ElicitRequestSchema,
-  };
+  return sdk ??= await lateImport<typeof import("./mcp_sdk.ts")>(
+    new URL("./mcp_sdk.ts", import.meta.url),
+  );
 }
 
 /** One entry of config `mcp_servers`: a program to start, or a URL. */
