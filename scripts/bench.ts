@@ -3,17 +3,27 @@
  * figures mean the same on a slow or busy machine. Each figure is the median of several runs,
  * with min and max shown. Prints a Markdown table (the one in README.md).
  *
- * Run: `deno task bench` (or `deno run -A scripts/bench.ts [--quick]`).
+ * The seven figures of issue 8: warm start, cold discovery, per-call overhead, a Lua call,
+ * the pipeline's throughput and peak memory, masking cost, and the `grep` builtin. In-process
+ * figures use one long-lived runtime (the way a session calls tools); start-up figures run
+ * the real CLI with the permission set of `deno task magi`.
+ *
+ * Run: `deno task bench` (or `deno run -A scripts/bench.ts [--quick]`; `--quick` uses fewer
+ * runs, 64 MiB instead of 1 GiB, and a smaller grep tree: about a minute).
  *
  * @module
  */
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { grep } from "../builtins/grep.ts";
 import { runTool } from "../lib/pipeline/run_tool.ts";
 import { Masker } from "../lib/pipeline/mask.ts";
+import { DiscoveryCache } from "../lib/registry/discovery_cache.ts";
 import { Registry } from "../lib/registry/registry.ts";
+import { discover } from "../lib/registry/tools_dir.ts";
 import type { Tool } from "../lib/registry/types.ts";
 import { createRuntime, type Runtime } from "../lib/runtime.ts";
+import { RUN_FLAGS } from "./permissions.ts";
 
 const REPO = fileURLToPath(new URL("..", import.meta.url));
 const quick = Deno.args.includes("--quick");
@@ -25,7 +35,16 @@ interface Figure {
   floor: string;
   ratios: number[];
   target: string;
+  /** Anything else measured with it (peak memory). */
+  note?: string;
 }
+
+/** How many tools_dir and Lua tools the start-up figures use. */
+const DIR_TOOLS = 200;
+const LUA_TOOLS = 50;
+const CORES = navigator.hardwareConcurrency;
+/** Calls per timed sample for the per-call figures (one call is a few milliseconds). */
+const CALL_REPS = quick ? 10 : 30;
 
 function median(values: number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
@@ -43,11 +62,18 @@ async function time(fn: () => Promise<unknown>): Promise<number> {
 async function ratios(
   subject: () => Promise<unknown>,
   floor: () => Promise<unknown>,
+  opts: { reps?: number; runs?: number } = {},
 ): Promise<number[]> {
   await subject();
   await floor();
+  const reps = opts.reps ?? 1;
+  const repeated = (fn: () => Promise<unknown>) => async () => {
+    for (let i = 0; i < reps; i++) await fn();
+  };
   const out: number[] = [];
-  for (let i = 0; i < RUNS; i++) out.push((await time(subject)) / (await time(floor)));
+  for (let i = 0; i < (opts.runs ?? RUNS); i++) {
+    out.push((await time(repeated(subject))) / (await time(repeated(floor))));
+  }
   return out;
 }
 
@@ -80,21 +106,146 @@ async function copyToFile(bytes: number, path: string): Promise<void> {
 }
 
 async function run(cmd: string, args: string[], env: Record<string, string> = {}): Promise<void> {
-  const out = await new Deno.Command(cmd, { args, env, stdout: "null", stderr: "null" }).output();
-  if (!out.success) throw new Error(`${cmd} ${args.join(" ")} failed`);
+  const out = await new Deno.Command(cmd, { args, env, stdout: "null", stderr: "piped" }).output();
+  if (!out.success) {
+    throw new Error(`${cmd} ${args.join(" ")} failed: ${new TextDecoder().decode(out.stderr)}`);
+  }
+}
+
+/**
+ * `count` tools_dir tools (shell scripts that answer `--help`; every fourth has a
+ * schema.json) and `luaCount` Lua tools (ten to a file) under `root`.
+ */
+async function makeTools(root: string, count: number, luaCount: number): Promise<string[]> {
+  const dir = join(root, "tools");
+  const bins: string[] = [];
+  for (let i = 0; i < count; i++) {
+    const name = `tool${i}`;
+    await Deno.mkdir(join(dir, name), { recursive: true });
+    const bin = join(dir, name, name);
+    await Deno.writeTextFile(
+      bin,
+      `#!/bin/sh\ncase "$1" in --help) printf '${name}: print a greeting\\nUsage: ${name} [NAME]\\n';;\n` +
+        `*) echo "hello $1";; esac\n`,
+      { mode: 0o755 },
+    );
+    if (i % 4 === 0) {
+      await Deno.writeTextFile(
+        join(dir, name, "schema.json"),
+        JSON.stringify({
+          type: "object",
+          properties: { name: { type: "string", description: "Whom to greet" } },
+          "x-magi": { argv: [{ field: "name" }] },
+        }),
+      );
+    }
+    bins.push(bin);
+  }
+  const lua = join(root, "lua");
+  await Deno.mkdir(lua, { recursive: true });
+  for (let f = 0; f * 10 < luaCount; f++) {
+    const decls = [];
+    for (let i = f * 10; i < Math.min(luaCount, f * 10 + 10); i++) {
+      decls.push(
+        `magi.tool("lua${i}", { description = "Answer ok (${i})", ` +
+          `needs = { type = "object", properties = { x = { type = "string" } } }, ` +
+          `run = function(args) return "ok" end })`,
+      );
+    }
+    await Deno.writeTextFile(join(lua, `tools${f}.lua`), decls.join("\n") + "\n");
+  }
+  await Deno.writeTextFile(
+    join(root, "config.jsonc"),
+    JSON.stringify({ tools_dir: [dir], lua_dirs: [lua], shipped_tools: false }),
+  );
+  return bins;
+}
+
+/** Throws when a tool call failed (a figure of failed calls would mean nothing). */
+function succeeded(result: { is_error: boolean; name: string; said: string }): void {
+  if (result.is_error) throw new Error(`${result.name} failed: ${result.said.slice(0, 300)}`);
+}
+
+/** Removes a result's spill file; a result without one means the call failed. */
+async function removeSpill(result: { spill: string | null; said: string }): Promise<void> {
+  if (!result.spill) throw new Error(`the call failed: ${result.said.slice(0, 300)}`);
+  await Deno.remove(result.spill);
+}
+
+/** Peak growth of this process's resident memory (bytes) while `fn` runs, sampled every 5 ms. */
+async function peakGrowth(fn: () => Promise<unknown>): Promise<number> {
+  const base = Deno.memoryUsage().rss;
+  let peak = base;
+  const timer = setInterval(() => peak = Math.max(peak, Deno.memoryUsage().rss), 5);
+  try {
+    await fn();
+  } finally {
+    clearInterval(timer);
+  }
+  return Math.max(peak, Deno.memoryUsage().rss) - base;
 }
 
 async function main(): Promise<void> {
   const home = await Deno.makeTempDir({ prefix: "magi-bench-" });
+  const own = Deno.env.toObject();
   const env = {
-    ...Deno.env.toObject(),
+    ...own,
+    // Deno's cache stays where it is (it would follow XDG_CACHE_HOME: a cold start each run).
+    DENO_DIR: own.DENO_DIR ??
+      join(own.XDG_CACHE_HOME || join(own.HOME ?? "/root", ".cache"), "deno"),
     XDG_CONFIG_HOME: join(home, "config"),
     XDG_CACHE_HOME: join(home, "cache"),
     XDG_STATE_HOME: join(home, "state"),
   };
   const rt = await createRuntime({ cwd: home, env, warn: () => {} });
   const figures: Figure[] = [];
-  const volume = (quick ? 64 : 256) * MIB;
+  const volume = (quick ? 64 : 1024) * MIB;
+  const bins = await makeTools(home, DIR_TOOLS, LUA_TOOLS);
+  const config = join(home, "config.jsonc");
+
+  // 1. Warm start: the real CLI, every cache warm, against Deno starting an empty script.
+  const empty = join(home, "empty.ts");
+  await Deno.writeTextFile(empty, "");
+  const magiArgs = [
+    "run",
+    ...RUN_FLAGS,
+    "--config",
+    join(REPO, "deno.json"),
+    join(REPO, "main.ts"),
+    "tools",
+    "--json",
+    "--config",
+    config,
+  ];
+  await run("deno", magiArgs, env);
+  figures.push({
+    what: `warm \`magi tools --json\`, ${DIR_TOOLS} tools_dir + ${LUA_TOOLS} Lua tools`,
+    floor: "`deno run` of an empty script",
+    ratios: await ratios(() => run("deno", magiArgs, env), () => run("deno", ["run", empty], env), {
+      runs: RUNS * 2,
+    }),
+    target: "≤ 3×",
+  });
+
+  // 2. Cold discovery: every --help run, in-process, against xargs -P running the same.
+  const list = join(home, "bins.txt");
+  await Deno.writeTextFile(list, bins.join("\n") + "\n");
+  figures.push({
+    what: `cold discovery of ${DIR_TOOLS} tools`,
+    floor: `the same \`--help\` calls by \`xargs -P ${CORES}\``,
+    ratios: await ratios(
+      () =>
+        discover({
+          dirs: [join(home, "tools")],
+          env,
+          cache: new DiscoveryCache(undefined),
+          warn: () => {},
+        }),
+      // xargs cannot substitute the command word itself: `env` execs each tool (one tiny exec).
+      () => run("sh", ["-c", `xargs -P ${CORES} -I{} env {} --help < '${list}' > /dev/null`]),
+    ),
+    target: "≤ 1.5×",
+  });
 
   const withTool = (base: Runtime, masker: Masker): Runtime => ({
     ...base,
@@ -105,27 +256,35 @@ async function main(): Promise<void> {
   const plain = withTool(rt, new Masker([]));
   const copyPath = join(home, "copy.out");
   const pipelineRatios = await ratios(
-    () => runTool(plain, { name: "emit", args: {} }).then((r) => Deno.remove(r.spill!)),
+    () => runTool(plain, { name: "emit", args: {}, caller: "person" }).then(removeSpill),
     () => copyToFile(volume, copyPath),
+  );
+  await Deno.remove(copyPath);
+  const growth = await peakGrowth(() =>
+    runTool(plain, { name: "emit", args: {}, caller: "person" }).then(removeSpill)
   );
   figures.push({
     what: `${volume / MIB} MiB through mask + bound + spill`,
     floor: "writing the same bytes to a file",
     ratios: pipelineRatios,
-    target: "≤ 3×",
+    target: "≤ 3×; memory < 64 MiB",
+    note: `peak memory growth ${(growth / MIB).toFixed(1)} MiB`,
   });
 
   const secrets = Array.from(
     { length: 100 },
     (_, i) => ({ name: `SECRET_${i}`, value: crypto.randomUUID() }),
   );
-  const masked = withTool(rt, new Masker(secrets));
+  const maskVolume = Math.min(volume, 256 * MIB);
+  const masked = { ...withTool(rt, new Masker(secrets)) };
+  masked.registry = new Registry([emitterTool(maskVolume)], () => {});
+  const unmasked = { ...plain, registry: masked.registry };
   figures.push({
-    what: "the same with 100 secrets to mask",
+    what: `${maskVolume / MIB} MiB with 100 secrets to mask`,
     floor: "the same with none",
     ratios: await ratios(
-      () => runTool(masked, { name: "emit", args: {} }).then((r) => Deno.remove(r.spill!)),
-      () => runTool(plain, { name: "emit", args: {} }).then((r) => Deno.remove(r.spill!)),
+      () => runTool(masked, { name: "emit", args: {}, caller: "person" }).then(removeSpill),
+      () => runTool(unmasked, { name: "emit", args: {}, caller: "person" }).then(removeSpill),
     ),
     target: "< 2×",
   });
@@ -141,29 +300,55 @@ async function main(): Promise<void> {
     what: "a tools_dir tool call through the pipeline",
     floor: "spawning the same program directly",
     ratios: await ratios(
-      () => runTool(withHello, { name: "hello", args: {} }),
+      () => runTool(withHello, { name: "hello", args: {}, caller: "person" }).then(succeeded),
       () => new Deno.Command(hello, { stdout: "piped" }).output(),
+      { reps: CALL_REPS },
     ),
     target: "≤ 1.2×",
   });
 
-  const empty = join(home, "empty.ts");
-  await Deno.writeTextFile(empty, "");
-  const magiArgs = [
-    "run",
-    "-A",
-    "--config",
-    join(REPO, "deno.json"),
-    join(REPO, "main.ts"),
-    "tools",
-    "--json",
-  ];
-  await run("deno", magiArgs, env);
+  // 4. A trivial Lua tool against a trivial builtin (reading a one-line file).
+  const small = join(home, "small.txt");
+  await Deno.writeTextFile(small, "one line\n");
+  const withLua = await createRuntime({
+    cwd: home,
+    env,
+    configFlag: config,
+    warn: () => {},
+  });
   figures.push({
-    what: "warm `magi tools --json`",
-    floor: "`deno run` of an empty script",
-    ratios: await ratios(() => run("deno", magiArgs, env), () => run("deno", ["run", empty], env)),
-    target: "≤ 3×",
+    what: "a trivial Lua tool call",
+    floor: "a trivial builtin call (`read` of a one-line file)",
+    ratios: await ratios(
+      () => runTool(withLua, { name: "lua0", args: {}, caller: "person" }).then(succeeded),
+      () =>
+        runTool(withLua, { name: "read", args: { path: small }, caller: "person" }).then(
+          succeeded,
+        ),
+      { reps: CALL_REPS },
+    ),
+    target: "—",
+  });
+
+  // 7. The grep builtin against GNU grep on the same tree.
+  const tree = join(REPO, "node_modules", quick ? "diff" : ".deno");
+  const sink = () => Promise.resolve();
+  figures.push({
+    what: `builtin \`grep function\` over ${quick ? "node_modules/diff" : "node_modules"}`,
+    floor: "GNU `grep -rn` on the same tree",
+    ratios: await ratios(
+      () =>
+        grep.run({ pattern: "function", paths: [tree] }, {
+          cwd: REPO,
+          env: {},
+          timeoutMs: 600_000,
+          signal: new AbortController().signal,
+          roots: ["/"],
+          said: sink,
+        }),
+      () => new Deno.Command("grep", { args: ["-rn", "function", tree], stdout: "null" }).output(),
+    ),
+    target: "—",
   });
 
   await Deno.remove(home, { recursive: true });
@@ -179,6 +364,7 @@ async function main(): Promise<void> {
       } | ${f.target} |`,
     );
   }
+  for (const f of figures) if (f.note) console.log(`\n${f.what}: ${f.note}.`);
   console.log(`\n${RUNS} runs each; ${Deno.build.target}, ${navigator.hardwareConcurrency} cores.`);
 }
 
