@@ -19,6 +19,16 @@ export type SessionEvent =
   | { type: "assistant"; at: string; text: string; tool_calls: ToolCallRequest[] }
   | { type: "tool_result"; at: string; id: string; name: string; said: string; is_error: boolean }
   | { type: "usage"; at: string; input_tokens: number; output_tokens: number }
+  // A tool's request on the approvals socket and its answer (lib/policy/approvals.ts).
+  | {
+    type: "approval";
+    at: string;
+    ask: string;
+    tool?: string;
+    approved: boolean;
+    by: string;
+    reason: string;
+  }
   | { type: "end"; at: string; reason: string };
 
 /** Distributes Omit over the event union. */

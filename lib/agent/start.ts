@@ -11,6 +11,7 @@ import { systemPrompt } from "./prompt.ts";
 import type { Provider } from "./provider.ts";
 import { chooseProvider } from "./providers.ts";
 import { defaultSessionsDir, Session } from "./session.ts";
+import { onApproval } from "../policy/approvals.ts";
 
 /** A provider, a session and the system prompt, ready for {@link runAgent}. */
 export interface Agent {
@@ -63,6 +64,7 @@ export function startAgent(rt: Runtime, flags: AgentFlags, now = new Date()): Ag
     MAGI_ATTACH_DIR: attach,
   };
   rt.spillDir = join(session.dir, "spill");
+  onApproval(rt.policy, (r) => session.append({ type: "approval", ...r }));
   const system = rt.masker.maskText(systemPrompt({ cwd: rt.session.cwd, env: rt.env, now }));
   return { provider, maxRetries, session, system };
 }
