@@ -55,7 +55,38 @@ Deno.test("a builtin in a policy Worker: a read outside the roots and an unliste
   assert.match(program.note!, /NotCapable: Requires run access to "id"/);
   const allowed = await run({ program: "whoami" });
   assert.equal(allowed.isError, undefined, allowed.note);
+  // Known holes: a PATH entry shadowing an allowed name, and a symlink named like one.
+  await Deno.mkdir(join(root, "bin"));
+  await Deno.writeTextFile(join(root, "bin", "whoami"), "#!/bin/sh\necho shadow\n", {
+    mode: 0o755,
+  });
+  await Deno.symlink(Deno.realPathSync("/bin/rm"), join(root, "bin", "ls"));
+  const shadowed = await run({
+    program: "whoami",
+    pathEnv: `${join(root, "bin")}:${Deno.env.get("PATH")}`,
+  });
+  assert.equal(shadowed.isError, true, String(shadowed.said));
+  assert.match(shadowed.note!, /NotCapable: Requires run access to "whoami"/);
+  const symlink = await run({ program: join(root, "bin", "ls") });
+  assert.equal(symlink.isError, true, String(symlink.said));
+  assert.match(symlink.note!, /NotCapable: Requires run access/);
 });
+
+Deno.test("no code relies on spawnSync (it fails silently when Deno denies it)", async () => {
+  for (const dir of ["lib", "builtins"]) {
+    for await (const file of walk(new URL(`../../${dir}/`, import.meta.url))) {
+      assert.ok(!(await Deno.readTextFile(file)).includes("spawnSync"), file);
+    }
+  }
+});
+
+async function* walk(url: URL): AsyncGenerator<string> {
+  for await (const entry of Deno.readDir(url)) {
+    const child = new URL(entry.name + (entry.isDirectory ? "/" : ""), url);
+    if (entry.isDirectory) yield* walk(child);
+    else if (entry.name.endsWith(".ts")) yield fileURLToPath(child);
+  }
+}
 
 Deno.test("a Lua body in a policy Worker cannot start a program the policy does not allow", async () => {
   await using dir = await tempDir();
