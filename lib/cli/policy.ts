@@ -32,12 +32,13 @@ export async function policyCommand(args: string[]): Promise<number> {
     }
   }
   const rt = await runtimeFor(values);
-  const tool = rt.registry.get(name);
-  if (!tool) throw new UsageError(`unknown tool "${name}"; \`magi tools\` lists the tools`);
+  // `approval` is the pseudo-tool of the approvals socket's requests.
+  const source = name === "approval" ? "magi" : rt.registry.get(name)?.origin.source;
+  if (!source) throw new UsageError(`unknown tool "${name}"; \`magi tools\` lists the tools`);
   const cwd = values.cwd ?? rt.session.cwd;
   const verdict = decide(rt.policy, {
     tool: name,
-    source: tool.origin.source,
+    source,
     args: callArgs,
     cwd,
     path: [rt.linksDir, rt.env.PATH].filter(Boolean).join(":"),
