@@ -96,6 +96,30 @@ Deno.test("magi uses server-everything's tools through the pipeline", async (t) 
       assert.ok(!/[A-Za-z0-9+/]{200}/.test(result.said), "no base64 in said");
     });
 
+    await t.step("embedded resources and resource links are described in said", async () => {
+      const text = await runTool(rt, {
+        caller: "person",
+        name: "everything__get-resource-reference",
+        args: { resourceType: "Text", resourceId: 1 },
+      });
+      assert.equal(text.is_error, false, text.said);
+      assert.match(text.said, /\[resource \S+ \(text\/plain\), \d+ bytes:\]/);
+      const blob = await runTool(rt, {
+        caller: "person",
+        name: "everything__get-resource-reference",
+        args: { resourceType: "Blob", resourceId: 2 },
+      });
+      const m = blob.said.match(/\[resource \S+ .*?, (\d+) bytes, saved to (\S+)\]/);
+      assert.ok(m, blob.said);
+      assert.equal((await Deno.stat(m[2])).size, Number(m[1]));
+      const links = await runTool(rt, {
+        caller: "person",
+        name: "everything__get-resource-links",
+        args: { count: 2 },
+      });
+      assert.equal(links.said.match(/\[resource link /g)?.length, 2, links.said);
+    });
+
     await t.step("the server's elicitation is asked of the person, field by field", async () => {
       const asked: string[] = [];
       const result = await runTool(rt, {
