@@ -44,6 +44,7 @@ export const READ_ONLY_EXCEPTIONS = [
   "git --ext* *",
   "git --te* *",
   "git -c *",
+  "git --config-env* *",
   "git --exec-path* *",
   "find -exec* *",
   "find -ok* *",

@@ -308,19 +308,21 @@ function quoteForMessage(w: string): string {
   return /^[\w@%+=:,./-]+$/.test(w) ? w : `'${w.replaceAll("'", `'\\''`)}'`;
 }
 
-/** A word that names a path: it holds a `/`, starts with `~`, or is `.`/`..`. */
+/**
+ * A word that may name a path: every word but a flag (a flag's `=value` counts) and a URL.
+ * Checking a word that is not a path costs nothing — a relative word resolves inside the
+ * working folder — while a bare name can be a symlink leading out of the roots.
+ */
 export function pathCandidate(w: string): string | undefined {
   let value = w;
-  if (w.startsWith("-")) {
+  if (w.startsWith("-") && w !== "-") {
     const eq = w.indexOf("=");
     if (eq < 0) return undefined;
     value = w.slice(eq + 1);
   }
-  if (value.includes("/") || value.startsWith("~") || value === "." || value === "..") {
-    if (/^[a-z][a-z0-9+.-]*:\/\//i.test(value)) return undefined; // a URL
-    return value;
-  }
-  return undefined;
+  if (value === "" || value === "-") return undefined;
+  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(value)) return undefined; // a URL
+  return value;
 }
 
 /**

@@ -60,6 +60,9 @@ const ATTEMPTS: Attempt[] = [
   // Paths out of the roots: .., absolute, ~, symlinks, redirections, cd.
   run("cat ../outside/secret.txt", "deny"),
   run("cat escape/secret.txt", "deny"),
+  run("cat leak", "deny"), // a symlink with no / in its name
+  run("cd escape && cat secret.txt", "deny"),
+  run("git --config-env=core.pager=X log", "ask"),
   run("cat /etc/passwd", "deny"),
   run("ls ~", "deny"),
   run("cd .. && cat outside/secret.txt", "deny"),
@@ -104,6 +107,7 @@ Deno.test("the corpus: every attempt is denied or asked, and none runs", async (
   await Deno.writeTextFile(join(root, "ok.txt"), "fine\n");
   await Deno.writeTextFile(join(root, "victim"), "keep\n");
   await Deno.symlink(outside, join(root, "escape"));
+  await Deno.symlink(join(outside, "secret.txt"), join(root, "leak"));
   // A PATH entry inside the roots shadowing allowed programs.
   const pwned = join(outside, "pwned");
   await Deno.writeTextFile(join(root, "bin", "ls"), `#!/bin/sh\necho owned > '${pwned}'\n`);
