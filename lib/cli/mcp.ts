@@ -13,7 +13,7 @@ import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js"
 import { serveHttp } from "../mcp/http.ts";
 import { createMcpServer } from "../mcp/server.ts";
 import { watchPlan, watchSources } from "../mcp/watch.ts";
-import { closeMcpServers } from "../registry/mcp.ts";
+import { closeMcpServers, closeUnusedMcpServers, onMcpToolsChanged } from "../registry/mcp.ts";
 import type { Runtime } from "../runtime.ts";
 import { EXIT, parseCommand, runtimeFor, UsageError, warn } from "./common.ts";
 
@@ -53,10 +53,12 @@ export async function mcpCommand(args: string[]): Promise<number> {
         return;
       }
       rewatch();
+      await closeUnusedMcpServers();
       for (const server of servers) await server.sendToolListChanged().catch(() => {});
     });
   }
   rewatch();
+  const stopFollowing = onMcpToolsChanged(reload);
 
   try {
     if (values.http) {
@@ -84,6 +86,7 @@ export async function mcpCommand(args: string[]): Promise<number> {
       await server.close().catch(() => {});
     }
   } finally {
+    stopFollowing();
     stopWatching();
     await closeMcpServers();
   }

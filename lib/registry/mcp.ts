@@ -29,6 +29,7 @@ import type {
   ErrorCode,
   McpError,
   Tool as McpTool,
+  ToolListChangedNotificationSchema,
 } from "@modelcontextprotocol/sdk/types.js";
 import type { Masker } from "../pipeline/mask.ts";
 import { VERSION } from "../version.ts";
@@ -47,6 +48,7 @@ interface Sdk {
   McpError: typeof McpError;
   ErrorCode: typeof ErrorCode;
   ElicitRequestSchema: typeof ElicitRequestSchema;
+  ToolListChangedNotificationSchema: typeof ToolListChangedNotificationSchema;
 }
 let sdk: Sdk | undefined;
 
@@ -138,8 +140,13 @@ class Connection {
   }
 
   async #start(): Promise<Client> {
-    const { Client, StreamableHTTPClientTransport, ChildStdioTransport, ElicitRequestSchema } =
-      await loadSdk();
+    const {
+      Client,
+      StreamableHTTPClientTransport,
+      ChildStdioTransport,
+      ElicitRequestSchema,
+      ToolListChangedNotificationSchema,
+    } = await loadSdk();
     const transport: Transport = this.spec.url
       ? new StreamableHTTPClientTransport(new URL(this.spec.url), {
         requestInit: { headers: this.spec.headers ?? {} },
@@ -154,6 +161,16 @@ class Connection {
       capabilities: { elicitation: { form: {} } },
     });
     client.setRequestHandler(ElicitRequestSchema, (request) => this.#elicit(request.params));
+    client.setNotificationHandler(ToolListChangedNotificationSchema, async () => {
+      if (this.#client !== client) return;
+      try {
+        this.tools = await listAll(client, this.startTimeoutMs);
+      } catch {
+        return; // The server went away; its next start lists its tools again.
+      }
+      this.onTools?.(this.tools);
+      for (const listener of changeListeners) listener();
+    });
     this.#transport = transport;
     client.onclose = () => {
       if (this.#client === client) {
@@ -164,14 +181,7 @@ class Connection {
     const timeout = this.startTimeoutMs;
     try {
       await client.connect(transport, { timeout });
-      const tools: McpTool[] = [];
-      let cursor: string | undefined;
-      do {
-        const page = await client.listTools(cursor ? { cursor } : undefined, { timeout });
-        tools.push(...page.tools);
-        cursor = page.nextCursor;
-      } while (cursor);
-      this.tools = tools;
+      this.tools = await listAll(client, timeout);
     } catch (error) {
       await client.close().catch(() => {});
       const end = this.describeEnd();
@@ -204,6 +214,32 @@ class Connection {
   }
 }
 
+/** Every tool a server lists, page by page. */
+async function listAll(client: Client, timeout: number): Promise<McpTool[]> {
+  const tools: McpTool[] = [];
+  let cursor: string | undefined;
+  do {
+    const page = await client.listTools(cursor ? { cursor } : undefined, { timeout });
+    tools.push(...page.tools);
+    cursor = page.nextCursor;
+  } while (cursor);
+  return tools;
+}
+
+/** Called when a running server announces that its tools changed. */
+const changeListeners = new Set<() => void>();
+
+/**
+ * Calls `listener` whenever a server magi started sends `notifications/tools/list_changed`
+ * (after its fresh list is kept): `magi mcp` rebuilds its registry then.
+ *
+ * @returns the function that stops calling it
+ */
+export function onMcpToolsChanged(listener: () => void): () => void {
+  changeListeners.add(listener);
+  return () => void changeListeners.delete(listener);
+}
+
 function messageOf(error: unknown): string {
   const message = error instanceof Error ? error.message : String(error);
   return message.replace(/^MCP error -?\d+: /, "");
@@ -211,6 +247,16 @@ function messageOf(error: unknown): string {
 
 /** Servers started by this process, by what identifies them; shared across runtimes. */
 const pool = new Map<string, Connection>();
+
+/** The servers the latest {@link mcpTools} call used. */
+let inUse = new Set<Connection>();
+
+/** Ends the servers the latest runtime no longer names (after a config change). */
+export async function closeUnusedMcpServers(): Promise<void> {
+  const unused = [...pool.entries()].filter(([, conn]) => !inUse.has(conn));
+  for (const [key] of unused) pool.delete(key);
+  await Promise.all(unused.map(([, conn]) => conn.close()));
+}
 
 /** Ends every server this process started (they are also killed when magi exits). */
 export async function closeMcpServers(): Promise<void> {
@@ -289,9 +335,12 @@ function writeCache(path: string, key: string, tools: McpTool[]): void {
  */
 export async function mcpTools(opts: McpSourceOptions): Promise<Tool[]> {
   const cache = readCache(opts.cachePath);
+  const used = new Set<Connection>();
+  inUse = used;
   const lists = await Promise.all(
     Object.entries(opts.servers).map(async ([name, spec]) => {
       const conn = connectionFor(name, spec, opts);
+      used.add(conn);
       const key = JSON.stringify([name, spec]);
       conn.onTools = (tools) => writeCache(opts.cachePath, key, tools);
       let tools = conn.tools ?? (spec.start === "eager" ? undefined : cache[key]);

@@ -10,8 +10,13 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 // @ts-types="@modelcontextprotocol/sdk/client/streamableHttp"
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 // @ts-types="@modelcontextprotocol/sdk/types"
-import { ElicitRequestSchema, ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
+import {
+  ElicitRequestSchema,
+  ErrorCode,
+  McpError,
+  ToolListChangedNotificationSchema,
+} from "@modelcontextprotocol/sdk/types.js";
 import { ChildStdioTransport } from "./mcp_stdio.ts";
 
 export { ChildStdioTransport, Client, ElicitRequestSchema, ErrorCode, McpError };
-export { StreamableHTTPClientTransport };
+export { StreamableHTTPClientTransport, ToolListChangedNotificationSchema };

@@ -15,7 +15,9 @@ import {
   McpError,
   ToolListChangedNotificationSchema,
 } from "@modelcontextprotocol/sdk/types.js";
-import { makeTool, REPO, tempDir, writeConfig } from "../helpers.ts";
+import { makeTool, REPO, tempDir, TESTDATA, writeConfig } from "../helpers.ts";
+
+const FIXTURE_SERVER = join(TESTDATA, "mcp", "fixture_server.ts");
 
 function help(summary: string, usage: string): string {
   return `if [ "$1" = "--help" ]; then echo "${summary}"; echo "${usage}"; exit 0; fi\n`;
@@ -277,6 +279,41 @@ Deno.test("magi mcp serves the registry to the SDK client over stdio", async (t)
       const result = await client.callTool({ name: "greet_lua", arguments: {} }) as CallToolResult;
       assert.match(texts(result)[0].text, /hello/);
     });
+  } finally {
+    await client.close();
+  }
+});
+
+Deno.test("a tool list change from an MCP server magi reaches is passed on", async () => {
+  await using home = await tempDir();
+  const tools = join(home.path, "tools");
+  await Deno.mkdir(tools);
+  const config = await writeConfig(home.path, {
+    shipped_tools: false,
+    mcp_servers: {
+      fixture: {
+        command: Deno.execPath(),
+        args: ["run", "-A", "--quiet", "--config", join(REPO, "deno.json"), FIXTURE_SERVER],
+      },
+    },
+    policy: { rules: [{ tool: "*", source: "mcp", decision: "allow" }] },
+  });
+  const client = await connect(home.path, tools, config);
+  try {
+    const before = (await client.listTools()).tools.map((tool) => tool.name);
+    assert.ok(before.includes("fixture__grow"));
+    assert.ok(!before.includes("fixture__extra"));
+    const changed = Promise.withResolvers<void>();
+    client.setNotificationHandler(ToolListChangedNotificationSchema, () => changed.resolve());
+    await client.callTool({ name: "fixture__grow", arguments: {} });
+    await changed.promise;
+    const after = (await client.listTools()).tools.map((tool) => tool.name);
+    assert.ok(after.includes("fixture__extra"));
+    const result = await client.callTool({
+      name: "fixture__extra",
+      arguments: {},
+    }) as CallToolResult;
+    assert.match(texts(result)[0].text, /extra here/);
   } finally {
     await client.close();
   }

@@ -26,9 +26,12 @@ const tools = [
   { name: "pid", description: "Returns the server's process id", inputSchema: noArgs },
   { name: "split", description: "Returns text for the model and text for the user", inputSchema: noArgs },
   { name: "weird.name/x", description: "A name that needs mapping", inputSchema: noArgs },
+  { name: "grow", description: "Adds the tool extra and announces it", inputSchema: noArgs },
 ];
 
-const server = new Server({ name: "fixture", version: "1.0.0" }, { capabilities: { tools: {} } });
+const server = new Server({ name: "fixture", version: "1.0.0" }, {
+  capabilities: { tools: { listChanged: true } },
+});
 server.setRequestHandler(ListToolsRequestSchema, () => ({ tools }));
 server.setRequestHandler(CallToolRequestSchema, async (request) => {
   const text = (t: string) => ({ content: [{ type: "text" as const, text: t }] });
@@ -56,6 +59,14 @@ server.setRequestHandler(CallToolRequestSchema, async (request) => {
       };
     case "weird.name/x":
       return text("mapped back");
+    case "grow":
+      if (!tools.some((t) => t.name === "extra")) {
+        tools.push({ name: "extra", description: "Added while running", inputSchema: noArgs });
+        setTimeout(() => server.sendToolListChanged(), 50);
+      }
+      return text("grown");
+    case "extra":
+      return text("extra here");
   }
   return { content: [{ type: "text", text: "unknown tool" }], isError: true };
 });
