@@ -31,6 +31,8 @@ const RUNS = quick ? 3 : 5;
 const MIB = 1048576;
 
 interface Figure {
+  /** Its place in issue 8's list (the table's order). */
+  order: number;
   what: string;
   floor: string;
   ratios: number[];
@@ -219,6 +221,7 @@ async function main(): Promise<void> {
   ];
   await run("deno", magiArgs, env);
   figures.push({
+    order: 1,
     what: `warm \`magi tools --json\`, ${DIR_TOOLS} tools_dir + ${LUA_TOOLS} Lua tools`,
     floor: "`deno run` of an empty script",
     ratios: await ratios(() => run("deno", magiArgs, env), () => run("deno", ["run", empty], env), {
@@ -231,6 +234,7 @@ async function main(): Promise<void> {
   const list = join(home, "bins.txt");
   await Deno.writeTextFile(list, bins.join("\n") + "\n");
   figures.push({
+    order: 2,
     what: `cold discovery of ${DIR_TOOLS} tools`,
     floor: `the same \`--help\` calls by \`xargs -P ${CORES}\``,
     ratios: await ratios(
@@ -264,6 +268,7 @@ async function main(): Promise<void> {
     runTool(plain, { name: "emit", args: {}, caller: "person" }).then(removeSpill)
   );
   figures.push({
+    order: 5,
     what: `${volume / MIB} MiB through mask + bound + spill`,
     floor: "writing the same bytes to a file",
     ratios: pipelineRatios,
@@ -280,6 +285,7 @@ async function main(): Promise<void> {
   masked.registry = new Registry([emitterTool(maskVolume)], () => {});
   const unmasked = { ...plain, registry: masked.registry };
   figures.push({
+    order: 6,
     what: `${maskVolume / MIB} MiB with 100 secrets to mask`,
     floor: "the same with none",
     ratios: await ratios(
@@ -297,6 +303,7 @@ async function main(): Promise<void> {
   });
   const withHello = await createRuntime({ cwd: home, env, toolsDirs: [toolsDir], warn: () => {} });
   figures.push({
+    order: 3,
     what: "a tools_dir tool call through the pipeline",
     floor: "spawning the same program directly",
     ratios: await ratios(
@@ -317,6 +324,7 @@ async function main(): Promise<void> {
     warn: () => {},
   });
   figures.push({
+    order: 4,
     what: "a trivial Lua tool call",
     floor: "a trivial builtin call (`read` of a one-line file)",
     ratios: await ratios(
@@ -334,6 +342,7 @@ async function main(): Promise<void> {
   const tree = join(REPO, "node_modules", quick ? "diff" : ".deno");
   const sink = () => Promise.resolve();
   figures.push({
+    order: 7,
     what: `builtin \`grep function\` over ${quick ? "node_modules/diff" : "node_modules"}`,
     floor: "GNU `grep -rn` on the same tree",
     ratios: await ratios(
@@ -353,6 +362,7 @@ async function main(): Promise<void> {
 
   await Deno.remove(home, { recursive: true });
   const fmt = (n: number) => n.toFixed(2) + "×";
+  figures.sort((a, b) => a.order - b.order);
   console.log(`| measured | against | median | min | max | target |`);
   console.log(`| --- | --- | --- | --- | --- | --- |`);
   for (const f of figures) {
