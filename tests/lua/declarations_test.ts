@@ -218,3 +218,25 @@ Deno.test("a command declaration's program path is relative to its file; the cal
   assert.equal(r.is_error, false, r.said);
   assert.equal(r.said, `hello you from ${dir.path.split("/").pop()}\n`);
 });
+
+Deno.test("a file broken after a warm start: its tool's call is an error result saying so", async () => {
+  await using dir = await tempDir();
+  const file = join(dir.path, "mine.lua");
+  await Deno.writeTextFile(
+    file,
+    'magi.tool("mine", { description = "Mine", run = function() return "v1" end })\n',
+  );
+  await using first = await luaRuntime([dir.path]);
+  assert.ok(first.rt.registry.get("mine"));
+  const { createRuntime } = await import("../../lib/runtime.ts");
+  const warm = await createRuntime({
+    cwd: first.home,
+    env: first.rt.env,
+    configFlag: join(first.home, "config.jsonc"),
+    warn: () => {},
+  });
+  await Deno.writeTextFile(file, "magi.tool(\n");
+  const r = await runTool(warm, { name: "mine", args: {} });
+  assert.equal(r.is_error, true);
+  assert.match(r.said, /no longer loads: .*mine\.lua:2: unexpected symbol near <eof>/);
+});

@@ -122,8 +122,13 @@ class LazyEngine {
   async handle(path: string, name: string): Promise<{ host: LuaHost; id: number }> {
     let ids = this.#loaded.get(path);
     if (!ids) {
-      ids = (async () =>
-        handles((await this.host()).loadFile(path, await read(path), LOAD_TIMEOUT_MS)))();
+      ids = (async () => {
+        const loaded = (await this.host()).loadFile(path, await read(path), LOAD_TIMEOUT_MS);
+        if (loaded.error !== undefined) {
+          throw new Error(`the file ${path} no longer loads: ${loaded.error}`);
+        }
+        return handles(loaded);
+      })();
       this.#loaded.set(path, ids);
     }
     const id = (await ids).get(name);
