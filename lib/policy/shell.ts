@@ -85,7 +85,13 @@ export function readLine(line: string): Line {
   return out;
 }
 
-function collect(line: string, via: string[], out: Line, depth: number): void {
+function collect(
+  line: string,
+  via: string[],
+  out: Line,
+  depth: number,
+  inherited: string[] = [],
+): void {
   if (depth > MAX_DEPTH) {
     out.problems.push(`commands nested deeper than ${MAX_DEPTH} levels`);
     return;
@@ -106,7 +112,7 @@ function collect(line: string, via: string[], out: Line, depth: number): void {
     if (node === null || node === undefined) return true;
     switch (syntax.NodeType(node)) {
       case "CallExpr":
-        simple(node, via, out, depth);
+        simple(node, via, out, depth, inherited);
         return true;
       case "Redirect":
         redirect(node, out);
@@ -211,8 +217,11 @@ function command(
   return { program, flags, words, dynamic, paths, assigns, via, text };
 }
 
-function simple(node: Node, via: string[], out: Line, depth: number): void {
-  const assigns: string[] = (node.Assigns ?? []).map((a: Node) => a.Name?.Value ?? "");
+function simple(node: Node, via: string[], out: Line, depth: number, inherited: string[]): void {
+  const assigns: string[] = [
+    ...inherited,
+    ...(node.Assigns ?? []).map((a: Node) => a.Name?.Value ?? ""),
+  ];
   const argv: WordText[] = (node.Args ?? []).map(word);
   if (argv.length === 0) {
     if (assigns.length > 0) {
@@ -242,7 +251,10 @@ function judgeArgv(
     if (unwrapped.script !== undefined) {
       if (unwrapped.script.dynamic) {
         out.problems.push(`${unwrapped.label} runs a dynamic script`);
-      } else collect(unwrapped.script.text, nextVia, out, depth + 1);
+      } else {
+        // Variables set on the way (`env PATH=… sh -c …`) hold for every command inside.
+        collect(unwrapped.script.text, nextVia, out, depth + 1, [...assigns, ...unwrapped.assigns]);
+      }
       return;
     }
     const inner = unwrapped.rest;

@@ -84,6 +84,9 @@ const ATTEMPTS: Attempt[] = [
   run("cat ok.txt", "ask"), // PATH: bin/cat is a symlink to rm
   run("./bin/ls", "ask"),
   run("PATH=./bin ls", "ask"),
+  run("env PATH=./bin sh -c ls", "ask"),
+  run("PATH=./bin; ls", "ask"),
+  run("export PATH=./bin; ls", "ask"),
   run("LD_PRELOAD=./evil.so wc ok.txt", "ask"),
   ["run", { command: "pwd", cwd: "../outside" }, "deny"],
   // File builtins.
