@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { MAX_QUESTIONS } from "../../lib/pipeline/ask.ts";
 import { runTool } from "../../lib/pipeline/run_tool.ts";
 import type { Question } from "../../lib/registry/types.ts";
-import { magi, tempDir, TESTDATA, testRuntime, writeConfig } from "../helpers.ts";
+import { magi, REPO, tempDir, TESTDATA, testRuntime, writeConfig } from "../helpers.ts";
 
 const ASK = join(TESTDATA, "lua", "ask");
 const ASK_TOOLS = join(TESTDATA, "ask-tools");
@@ -111,3 +111,41 @@ Deno.test("questions in-process: the asked text, choices, wrong answers, forged 
   assert.match(endless.said, new RegExp(`asked more than ${MAX_QUESTIONS} questions`));
   assert.equal(asked.length, MAX_QUESTIONS);
 });
+
+Deno.test({
+  name: "on a terminal without --answer, magi call asks the person; a number picks a choice",
+  ignore: !hasScript(),
+  fn: async () => {
+    await using dir = await tempDir();
+    const config = await askConfig(dir.path);
+    const command = [
+      `XDG_CONFIG_HOME=${dir.path}/config XDG_CACHE_HOME=${dir.path}/cache`,
+      `XDG_STATE_HOME=${dir.path}/state NO_COLOR=1`,
+      `deno run -A --quiet ${join(REPO, "main.ts")} call --config ${config} lua_ask`,
+    ].join(" ");
+    // `script` gives magi a terminal; the person types "2".
+    const child = new Deno.Command("script", {
+      args: ["-qec", `env ${command}`, "/dev/null"],
+      cwd: dir.path,
+      stdin: "piped",
+      stdout: "piped",
+      stderr: "piped",
+    }).spawn();
+    const writer = child.stdin.getWriter();
+    await writer.write(new TextEncoder().encode("2\n"));
+    await writer.close();
+    const out = await child.output();
+    const text = new TextDecoder().decode(out.stdout).replaceAll("\r", "");
+    assert.equal(out.code, 0, text);
+    assert.match(text, /\? Which colour\?\n {2}1\) red\n {2}2\) blue\n> /);
+    assert.match(text, /colour: blue\n/);
+  },
+});
+
+function hasScript(): boolean {
+  try {
+    return new Deno.Command("script", { args: ["--version"] }).outputSync().success;
+  } catch {
+    return false;
+  }
+}
