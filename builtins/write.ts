@@ -46,6 +46,14 @@ async function writeBuiltin(
     if (info.isDirectory) {
       return { said: `Cannot write "${path}": it is a directory\n`, isError: true };
     }
+    if (!info.isFile) {
+      // Renaming a temp file over a device, pipe or socket would replace it (/dev/null
+      // becoming a plain file breaks every program on the machine).
+      return {
+        said: `Cannot write "${path}": not a regular file (a device, pipe or socket)\n`,
+        isError: true,
+      };
+    }
     existed = true;
     mode = info.mode ?? mode;
     if (info.size <= MAX_DIFF_BYTES) before = await Deno.readTextFile(real);

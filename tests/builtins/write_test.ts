@@ -40,3 +40,15 @@ Deno.test("write through a symlink replaces the target and keeps the link", asyn
   assert.equal((await Deno.lstat(join(dir.path, "link.txt"))).isSymlink, true);
   assert.equal(await Deno.readTextFile(join(dir.path, "target.txt")), "new\n");
 });
+
+Deno.test("write refuses to replace a device, pipe or socket", async () => {
+  await using dir = await tempDir();
+  const fifo = join(dir.path, "pipe");
+  const made = await new Deno.Command("mkfifo", { args: [fifo] }).output();
+  assert.ok(made.success);
+  await using t = await builtinRuntime(dir.path);
+  const r = await call(t.rt, "write", { path: "pipe", content: "x" });
+  assert.equal(r.is_error, true);
+  assert.match(r.said, /^Cannot write "pipe": not a regular file/);
+  assert.ok((await Deno.lstat(fifo)).isFifo, "the pipe is still a pipe");
+});
