@@ -16,6 +16,7 @@ import { effectiveRoots } from "./policy/roots.ts";
 import { loadPolicy, type Policy, type PolicyConfig } from "./policy/decide.ts";
 import { serveApprovals } from "./policy/approvals.ts";
 import { confinedBody } from "./policy/body_worker.ts";
+import { gatedInner } from "./policy/gate.ts";
 import { builtinShim } from "./process/self_command.ts";
 import { defaultCachePath, DiscoveryCache } from "./registry/discovery_cache.ts";
 import { mcpTools } from "./registry/mcp.ts";
@@ -146,12 +147,14 @@ export async function createRuntime(opts: RuntimeOptions): Promise<Runtime> {
   const builtinTools = BUILTINS.map((b) =>
     builtinTool(b, { roots, body: (b) => confinedBody(() => policy, b) })
   );
+  const innerOf = new Map(builtinTools.map((t) => [t, gatedInner(() => policy, t)]));
   const declaredLoading = declaredTools({
     config,
     cwd: opts.cwd,
     env: opts.env,
     childEnv: helpEnv,
-    builtins: builtinTools,
+    // A Lua declaration re-describing a builtin reaches it through the policy again.
+    builtins: builtinTools.map((t) => innerOf.get(t)!),
     warn: opts.warn,
   });
   const cache = new DiscoveryCache(defaultCachePath(opts.env));
@@ -170,7 +173,7 @@ export async function createRuntime(opts: RuntimeOptions): Promise<Runtime> {
     ...fromShipped.map((f) => toolsDirTool(f, "shipped")),
     ...fromMcp,
     ...declared.tools,
-  ].filter((t) => !declared.replaced.has(t));
+  ].filter((t) => !declared.replaced.has(innerOf.get(t) ?? t));
   const registry = new Registry(tools, opts.warn, mask);
   const policy = loadPolicy(
     v.policy as PolicyConfig | undefined,

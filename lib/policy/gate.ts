@@ -89,6 +89,34 @@ export function guarded(ctx: GateContext, tool: Tool): Tool {
 
 const alwaysByPolicy = new WeakMap<Policy, Set<string>>();
 
+/** Who made the outer call, carried on the invocation to tools a tool calls in turn. */
+const CALLER = Symbol("magi.caller");
+
+/**
+ * A builtin as another tool reaches it (a Lua declaration with `transport = "builtin"`):
+ * every invocation is decided again as a call of the builtin itself, with the outer call's
+ * caller — so re-describing `run` or `write` in Lua cannot skip the policy.
+ */
+export function gatedInner(policy: () => Policy, tool: Tool): Tool {
+  return {
+    ...tool,
+    invoke: async (inv) => {
+      const outer = (inv as Invocation & { [CALLER]?: { caller: Caller; approve?: Approver } })[
+        CALLER
+      ];
+      let always = alwaysByPolicy.get(policy());
+      if (!always) alwaysByPolicy.set(policy(), always = new Set());
+      const ctx = {
+        policy: policy(),
+        caller: outer?.caller ?? "model",
+        approve: outer?.approve,
+        always,
+      };
+      return (await gate(ctx, tool, inv)) ?? await tool.invoke(inv);
+    },
+  };
+}
+
 /**
  * The gated tool for one call of `runTool`: the runtime's policy, the call's caller
  * (default "model") and approver, and the session's "always" approvals.
@@ -126,7 +154,12 @@ export function guardedFor(
           }
         }
         const env = brokerEnv(rt, tool, inv.env);
-        return await gated.invoke({ ...inv, env, ...(sandbox ? { sandbox: sandbox.wrap } : {}) });
+        return await gated.invoke({
+          ...inv,
+          env,
+          ...(sandbox ? { sandbox: sandbox.wrap } : {}),
+          [CALLER]: { caller: call.caller ?? "model", approve: call.approve },
+        } as Invocation);
       } finally {
         release();
       }

@@ -172,3 +172,38 @@ Deno.test("a question's resumed call is judged again with the answer merged in",
     assert.match(red.said, /denied by the policy — deny by rule "no-red"/);
   }
 });
+
+Deno.test("a Lua declaration re-describing run or write cannot skip the policy", async () => {
+  await using dir = await tempDir();
+  await Deno.writeTextFile(join(dir.path, "keep.txt"), "keep\n");
+  await using t = await testRuntime({
+    cwd: dir.path,
+    config: {
+      shipped_tools: false,
+      roots: [dir.path],
+      lua_dirs: [join(TESTDATA, "policy", "lua")],
+    },
+  });
+  const run = (command: string) =>
+    runTool(t.rt, { name: "lua_run", args: { command }, caller: "model" });
+  const ls = await run("ls");
+  assert.equal(ls.is_error, false, ls.said);
+  assert.match(ls.said, /keep\.txt/);
+  const rm = await run("rm keep.txt");
+  assert.equal(rm.is_error, true);
+  assert.match(rm.said, /denied .*by the policy/);
+  assert.equal(await Deno.readTextFile(join(dir.path, "keep.txt")), "keep\n");
+  const write = await runTool(t.rt, {
+    name: "lua_write",
+    args: { path: "keep.txt", content: "gone" },
+    caller: "model",
+  });
+  assert.equal(write.is_error, true);
+  assert.match(write.said, /rule "write-inside-roots"/);
+  const byHand = await runTool(t.rt, {
+    name: "lua_write",
+    args: { path: "new.txt", content: "ok" },
+    caller: "person",
+  });
+  assert.equal(byHand.is_error, false, byHand.said);
+});
