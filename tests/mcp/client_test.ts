@@ -332,11 +332,16 @@ Deno.test("magi ends the servers it started when it exits", async () => {
 
 Deno.test("magi ends the servers it started when it is terminated", async () => {
   await using home = await tempDir();
+  const pidFile = join(home.path, "server.pid");
   const config = await writeConfig(home.path, {
     shipped_tools: false,
-    mcp_servers: { fixture: { ...FIXTURE, start: "eager", env: { FIXTURE_STAY: "1" } } },
-    // An MCP client's call is a model's; the default policy asks about MCP tools.
-    policy: { rules: [{ tool: "*", source: "mcp", decision: "allow" }] },
+    mcp_servers: {
+      fixture: {
+        ...FIXTURE,
+        start: "eager",
+        env: { FIXTURE_STAY: "1", FIXTURE_PID_FILE: pidFile },
+      },
+    },
   });
   const child = new Deno.Command(Deno.execPath(), {
     args: ["run", "-A", "--quiet", "--config", join(REPO, "deno.json"), join(REPO, "main.ts")]
@@ -348,40 +353,31 @@ Deno.test("magi ends the servers it started when it is terminated", async () => 
       XDG_STATE_HOME: join(home.path, "state"),
     },
     stdin: "piped",
-    stdout: "piped",
+    stdout: "null",
     stderr: "null",
   }).spawn();
-  const writer = child.stdin.getWriter();
-  const send = (message: unknown) =>
-    writer.write(new TextEncoder().encode(JSON.stringify(message) + "\n"));
-  await send({
-    jsonrpc: "2.0",
-    id: 1,
-    method: "initialize",
-    params: {
-      protocolVersion: "2025-11-25",
-      capabilities: {},
-      clientInfo: { name: "t", version: "1" },
-    },
-  });
-  await send({ jsonrpc: "2.0", method: "notifications/initialized" });
-  await send({
-    jsonrpc: "2.0",
-    id: 2,
-    method: "tools/call",
-    params: { name: "fixture__pid", arguments: {} },
-  });
-  const lines = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
-  let seen = "";
-  while (!seen.includes('"id":2')) seen += (await lines.read()).value ?? "";
-  const pid = Number(seen.match(/"text":"(\d+)/)![1]);
-  assert.ok(alive(pid));
-  child.kill("SIGTERM");
-  await child.status;
-  await lines.cancel();
-  await writer.close().catch(() => {});
-  for (let i = 0; i < 100 && alive(pid); i++) await new Promise((r) => setTimeout(r, 50));
-  assert.ok(!alive(pid), "the server is gone");
+  let pid = 0;
+  try {
+    while (!pid) {
+      await new Promise((r) => setTimeout(r, 50));
+      pid = Number(await Deno.readTextFile(pidFile).catch(() => "0"));
+    }
+    assert.ok(alive(pid));
+    child.kill("SIGTERM");
+    await child.status;
+    for (let i = 0; i < 100 && alive(pid); i++) await new Promise((r) => setTimeout(r, 50));
+    assert.ok(!alive(pid), "the server is gone");
+  } finally {
+    // A server that outlived a failed run is ended here, not left behind.
+    if (pid && alive(pid)) Deno.kill(pid, "SIGKILL");
+    try {
+      child.kill("SIGKILL");
+    } catch {
+      // magi has ended.
+    }
+    await child.status;
+    await child.stdin.close().catch(() => {});
+  }
 });
 
 Deno.test("magi reaches a Streamable HTTP server: another magi's tools as NAME__tool", async () => {
