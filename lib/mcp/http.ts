@@ -32,6 +32,11 @@ export interface HttpServing {
 const HOSTNAME = "127.0.0.1";
 /** Milliseconds a client waits before reconnecting a broken SSE stream (the SSE `retry` field). */
 const RETRY_MS = 1000;
+/**
+ * Sessions kept at most; past this the least recently used one is closed (its client gets
+ * 404 and starts a new session), so clients that never send DELETE cannot grow memory.
+ */
+export const MAX_SESSIONS = 64;
 
 /** Starts serving; never listens beyond 127.0.0.1. */
 export function serveHttp(current: RuntimeGetter, opts: HttpOptions): HttpServing {
@@ -49,7 +54,13 @@ export function serveHttp(current: RuntimeGetter, opts: HttpOptions): HttpServin
         retryInterval: RETRY_MS,
         allowedHosts,
         allowedOrigins,
-        onsessioninitialized: (id) => void sessions.set(id, transport),
+        onsessioninitialized: (id) => {
+          sessions.set(id, transport);
+          if (sessions.size > MAX_SESSIONS) {
+            const [, oldest] = sessions.entries().next().value!;
+            oldest.close().catch(() => {});
+          }
+        },
         onsessionclosed: (id) => void sessions.delete(id),
       });
     transport.onclose = () => {
@@ -73,7 +84,11 @@ export function serveHttp(current: RuntimeGetter, opts: HttpOptions): HttpServin
         { status: 404 },
       );
     }
-    if (known) return await known.handleRequest(request);
+    if (known) {
+      sessions.delete(id!);
+      sessions.set(id!, known); // most recently used last
+      return await known.handleRequest(request);
+    }
     const transport = await open();
     const response = await transport.handleRequest(request);
     // A request that did not start a session (not an initialize) leaves nothing behind.

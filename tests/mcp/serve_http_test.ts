@@ -102,6 +102,52 @@ Deno.test("magi mcp --http serves the registry on loopback", async (t) => {
       assert.match(text, /resumed later/);
     });
 
+    await t.step("sessions past the cap close the least recently used", async () => {
+      const init = async () => {
+        const response = await fetch(server.url, {
+          method: "POST",
+          headers: {
+            "content-type": "application/json",
+            accept: "application/json, text/event-stream",
+          },
+          body: JSON.stringify({
+            jsonrpc: "2.0",
+            id: 1,
+            method: "initialize",
+            params: {
+              protocolVersion: "2025-11-25",
+              capabilities: {},
+              clientInfo: { name: "many", version: "1" },
+            },
+          }),
+        });
+        await response.body?.cancel();
+        return response.headers.get("mcp-session-id")!;
+      };
+      const ping = async (session: string) => {
+        const response = await fetch(server.url, {
+          method: "POST",
+          headers: {
+            "content-type": "application/json",
+            accept: "application/json, text/event-stream",
+            "mcp-session-id": session,
+            "mcp-protocol-version": "2025-11-25",
+          },
+          body: JSON.stringify({ jsonrpc: "2.0", id: 2, method: "ping" }),
+        });
+        await response.body?.cancel();
+        return response.status;
+      };
+      const first = await init();
+      const kept = await init();
+      for (let i = 0; i < 64; i++) {
+        if (i === 10) assert.equal(await ping(kept), 200); // used again: kept
+        await init();
+      }
+      assert.equal(await ping(first), 404);
+      assert.equal(await ping(kept), 200);
+    });
+
     await t.step("a foreign Host header is refused (DNS rebinding)", async () => {
       // fetch() sets Host itself, so this request is written by hand.
       const { port } = new URL(server.url);
