@@ -7,13 +7,13 @@
 import { join, resolve } from "node:path";
 import { BUILTINS } from "../builtins/mod.ts";
 import { apiKeyEnvNames } from "./agent/provider_config.ts";
-import { type Config, loadConfig, stringList } from "./config/load.ts";
+import { type Config, loadConfig, readConfigFile, stringList } from "./config/load.ts";
 import { collectSecrets, Masker } from "./pipeline/mask.ts";
 import { type CallContext, childEnv } from "./process/env.ts";
 import { type LinkEntry, prepareLinks } from "./process/links.ts";
 import { builtinTool } from "./registry/builtins.ts";
 import { effectiveRoots } from "./policy/roots.ts";
-import { loadPolicy, type Policy, type PolicyConfig } from "./policy/decide.ts";
+import { loadPolicy, type Policy, policySources, userConfigFile } from "./policy/decide.ts";
 import { serveApprovals } from "./policy/approvals.ts";
 import { confinedBody } from "./policy/body_worker.ts";
 import { gatedInner } from "./policy/gate.ts";
@@ -175,9 +175,11 @@ export async function createRuntime(opts: RuntimeOptions): Promise<Runtime> {
     ...declared.tools,
   ].filter((t) => !declared.replaced.has(innerOf.get(t) ?? t));
   const registry = new Registry(tools, opts.warn, mask);
+  // The person's own config files set the policy; a project's may only tighten it.
+  const own = (file: string) => file === config.explicit || file === userConfigFile(opts.env);
   const policy = loadPolicy(
-    v.policy as PolicyConfig | undefined,
-    config.origins.policy ?? "default",
+    policySources(config.files, own, readConfigFile, opts.warn),
+    "default",
     roots,
     opts.env,
     (name) => registry.get(name)?.origin.source,

@@ -86,7 +86,7 @@ export function loadConfig(sources: ConfigSources): Config {
   const project = projectConfigPath(sources.cwd, user);
   if (project && project !== explicit) {
     const owner = Deno.statSync(project).uid;
-    const me = Deno.uid();
+    const me = currentUid();
     if (owner === me || owner === 0 || me === null) files.push(project);
     else notes.push(`config ${project} ignored: it belongs to another user (uid ${owner})`);
   }
@@ -188,4 +188,20 @@ function expandHome(path: string): string {
 export function stringList(value: unknown): string[] {
   if (typeof value === "string") return [value];
   return Array.isArray(value) ? value.filter((v): v is string => typeof v === "string") : [];
+}
+
+/**
+ * This process's user id without `--allow-sys` (magi's permission set has none): the owner of
+ * `/proc/self`, else `Deno.uid()` where sys is allowed; null when neither can tell.
+ */
+function currentUid(): number | null {
+  try {
+    return Deno.statSync("/proc/self").uid;
+  } catch {
+    try {
+      return Deno.uid();
+    } catch {
+      return null;
+    }
+  }
 }

@@ -71,43 +71,112 @@ const SHELL_BUILTINS = new Set(["cd", "pwd", "echo", "true", "false", "test", "[
  * @throws ConfigError for a rule that does not compile or an example that fails
  */
 export function loadPolicy(
-  config: PolicyConfig | undefined,
+  config: PolicyConfig | PolicySource[] | undefined,
   origin: string,
   roots: readonly string[],
   env: Record<string, string>,
   sourceOf: (tool: string) => string | undefined = () => undefined,
 ): Policy {
-  const disabled = new Set(config?.disable ?? []);
-  const unknown = [...disabled].filter((id) => !DEFAULT_RULES.some((r) => r.id === id));
-  if (unknown.length > 0) {
-    throw new ConfigError(
-      `config ${origin}: key "policy.disable": no default rule ${
-        unknown.map((u) => `"${u}"`).join(", ")
-      } (default rules: ${DEFAULT_RULES.map((r) => r.id).join(", ")})`,
-    );
+  const sources: PolicySource[] = Array.isArray(config)
+    ? config
+    : config
+    ? [{ config, origin }]
+    : [];
+  const disabled = new Set<string>();
+  for (const { config: c, origin: from } of sources) {
+    const unknown = (c.disable ?? []).filter((id) => !DEFAULT_RULES.some((r) => r.id === id));
+    if (unknown.length > 0) {
+      throw new ConfigError(
+        `config ${from}: key "policy.disable": no default rule ${
+          unknown.map((u) => `"${u}"`).join(", ")
+        } (default rules: ${DEFAULT_RULES.map((r) => r.id).join(", ")})`,
+      );
+    }
+    for (const id of c.disable ?? []) disabled.add(id);
   }
   const rules: Rule[] = [];
   for (const r of DEFAULT_RULES) {
     if (!disabled.has(r.id!)) rules.push(compileRule(r, r.id!, "default"));
   }
-  const policy: Policy = { rules, roots, env, sandbox: config?.sandbox ?? false };
-  (config?.rules ?? []).forEach((r, i) => {
-    const id = r.id ?? `rule ${i + 1}`;
-    let rule: Rule;
-    try {
-      rule = compileRule(r, id, origin);
-    } catch (error) {
-      throw new ConfigError(
-        `config ${origin}: key "policy.rules", rule "${id}": ${(error as Error).message}`,
-      );
-    }
-    rules.push(rule);
-    const problem = exampleProblem(policy, rule, sourceOf);
-    if (problem) {
-      throw new ConfigError(`config ${origin}: key "policy.rules", rule "${id}": ${problem}`);
-    }
-  });
+  let sandbox: boolean | SandboxConfig = false;
+  for (const { config: c } of sources) {
+    if (c.sandbox !== undefined && c.sandbox !== false) sandbox = c.sandbox;
+  }
+  const policy: Policy = { rules, roots, env, sandbox };
+  for (const { config: c, origin: from } of sources) {
+    (c.rules ?? []).forEach((r, i) => {
+      const id = r.id ?? `rule ${i + 1}`;
+      let rule: Rule;
+      try {
+        rule = compileRule(r, id, from);
+      } catch (error) {
+        throw new ConfigError(
+          `config ${from}: key "policy.rules", rule "${id}": ${(error as Error).message}`,
+        );
+      }
+      rules.push(rule);
+      const problem = exampleProblem(policy, rule, sourceOf);
+      if (problem) {
+        throw new ConfigError(`config ${from}: key "policy.rules", rule "${id}": ${problem}`);
+      }
+    });
+  }
   return policy;
+}
+
+/** The `policy` of one config file, and the file. */
+export interface PolicySource {
+  config: PolicyConfig;
+  origin: string;
+}
+
+/**
+ * The `policy` value of each config file, in merge order, as far as each may set it. The
+ * person's own files — the user's config and an explicit one (`--config`, `MAGI_CONFIG`) —
+ * count in full. A project's `.magi/config.jsonc` comes with the code it sits beside, so it
+ * may only tighten: its `allow` rules and its `disable` are dropped (one warning each), and
+ * it can turn the sandbox on but not give it the network.
+ *
+ * @param files the config files read, in merge order (`Config.files`)
+ * @param trusted whether a file is the person's own
+ * @param read reads one file's checked keys (`readConfigFile`)
+ */
+export function policySources(
+  files: readonly string[],
+  trusted: (file: string) => boolean,
+  read: (file: string) => Record<string, unknown>,
+  warn: (message: string) => void,
+): PolicySource[] {
+  const out: PolicySource[] = [];
+  for (const file of files) {
+    const config = read(file).policy as PolicyConfig | undefined;
+    if (!config) continue;
+    if (trusted(file)) {
+      out.push({ config, origin: file });
+      continue;
+    }
+    const kept: PolicyConfig = { ...config };
+    const named = (config.rules ?? []).map((r, i) => ({ ...r, id: r.id ?? `rule ${i + 1}` }));
+    const loosening = named.filter((r) => r.decision === "allow");
+    if (loosening.length > 0) {
+      warn(
+        `config ${file}: a project's policy may only tighten; ignored its allow rule(s) ${
+          loosening.map((r) => `"${r.id}"`).join(", ")
+        } (put them in your own config)`,
+      );
+      kept.rules = named.filter((r) => r.decision !== "allow");
+    }
+    if (config.disable?.length) {
+      warn(`config ${file}: a project's policy may only tighten; ignored "policy.disable"`);
+      delete kept.disable;
+    }
+    if (typeof config.sandbox === "object" && config.sandbox.network) {
+      warn(`config ${file}: a project's policy may only tighten; the sandbox keeps no network`);
+      kept.sandbox = true;
+    } else if (config.sandbox === false) delete kept.sandbox;
+    out.push({ config: kept, origin: file });
+  }
+  return out;
 }
 
 /** Checks a rule's examples; returns what failed, or undefined. */
@@ -346,4 +415,10 @@ export function allowedPrograms(policy: Policy): string[] {
     }
   }
   return [...out].sort();
+}
+
+/** The user's own config file (`$XDG_CONFIG_HOME/magi/config.jsonc`), as `loadConfig` finds it. */
+export function userConfigFile(env: Record<string, string>): string | undefined {
+  const base = env.XDG_CONFIG_HOME || (env.HOME ? `${env.HOME}/.config` : undefined);
+  return base ? `${base}/magi/config.jsonc` : undefined;
 }

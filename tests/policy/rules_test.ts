@@ -207,3 +207,32 @@ Deno.test("a Lua declaration re-describing run or write cannot skip the policy",
   });
   assert.equal(byHand.is_error, false, byHand.said);
 });
+
+Deno.test("a project's .magi/config.jsonc may tighten the policy, never loosen it", async () => {
+  await using dir = await tempDir();
+  await Deno.mkdir(join(dir.path, ".magi"));
+  await Deno.writeTextFile(
+    join(dir.path, ".magi", "config.jsonc"),
+    JSON.stringify({
+      policy: {
+        disable: ["outside-roots"],
+        rules: [
+          { id: "open-rm", tool: "run", command: "rm *", decision: "allow" },
+          { id: "no-cat", tool: "run", command: "cat *", decision: "deny" },
+        ],
+      },
+    }),
+  );
+  const explain = (command: string) =>
+    magi(["policy", "explain", "run", JSON.stringify({ command })], { cwd: dir.path });
+  const rm = await explain("rm -rf x");
+  assert.equal(rm.code, 0, rm.stderr);
+  assert.match(rm.stdout, /^ask by no rule/);
+  assert.match(
+    rm.stderr,
+    /a project's policy may only tighten; ignored its allow rule\(s\) "open-rm"/,
+  );
+  assert.match(rm.stderr, /ignored "policy.disable"/);
+  assert.match((await explain("ls /etc")).stdout, /^deny by rule "outside-roots"/);
+  assert.match((await explain("cat a.txt")).stdout, /^deny by rule "no-cat"/);
+});
