@@ -12,14 +12,21 @@ export const TOOL_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
 /**
  * The order in which sources claim names: when two sources declare the same name, the
  * earlier source in this list keeps it and the later one is left out with one stderr line.
+ * Declarations from the project's own `.magi/` folder rank just after the builtins.
  * Within one source, the first declaration wins (for tools_dir: the order of the folders
  * in the config, then folder names in byte order).
  */
 export const SOURCE_ORDER = ["lua", "builtin", "tools_dir", "shipped", "peer", "mcp"] as const;
 
-function rank(source: string): number {
-  const i = (SOURCE_ORDER as readonly string[]).indexOf(source);
-  return i === -1 ? SOURCE_ORDER.length : i;
+function rank(tool: Tool): number {
+  const i = (SOURCE_ORDER as readonly string[]).indexOf(tool.origin.source);
+  const base = i === -1 ? SOURCE_ORDER.length : i;
+  // A project's own declarations come after the builtins: a cloned repository must not be
+  // able to answer for `read` or `run`, which the policy trusts by name.
+  if (tool.origin.project && base < SOURCE_ORDER.indexOf("builtin")) {
+    return SOURCE_ORDER.indexOf("builtin") + 0.5;
+  }
+  return base;
 }
 
 function masked(tool: Tool, mask: (text: string) => string): Tool {
@@ -55,7 +62,7 @@ export class Registry {
    */
   constructor(tools: readonly Tool[], warn: Warn, mask?: (text: string) => string) {
     const ordered = tools.map((tool, i) => ({ tool, i }))
-      .sort((a, b) => rank(a.tool.origin.source) - rank(b.tool.origin.source) || a.i - b.i);
+      .sort((a, b) => rank(a.tool) - rank(b.tool) || a.i - b.i);
     for (const { tool } of ordered) {
       const name = tool.declaration.name;
       if (!TOOL_NAME.test(name)) {

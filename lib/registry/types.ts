@@ -23,6 +23,11 @@ export interface Origin {
   source: string;
   /** A file, folder or server that identifies it, such as `/home/a/tools/wc-lines`. */
   where: string;
+  /**
+   * Set for tools from the project's own `.magi/` folder: a cloned repository's files, not
+   * the person's. Such a tool never takes the name of a builtin (see `Registry`).
+   */
+  project?: boolean;
 }
 
 /** Where output of a call goes; the pipeline owns it, so no transport can bypass it. */

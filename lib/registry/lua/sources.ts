@@ -109,5 +109,22 @@ export async function declaredTools(opts: DeclaredSourcesOptions): Promise<Decla
     warn: opts.warn,
   });
   luaCache.save();
-  return { tools: [...lua.tools, ...fromPeers], replaced: lua.replaced };
+  // The project's own declarations are marked, and may not stand in for a builtin: the
+  // registry ranks them after builtins, and the builtins they would re-describe stay.
+  const project = projectToolsDir(opts.cwd);
+  const replaced = new Set(lua.replaced);
+  if (project) {
+    const inProject = realPath(project) + "/";
+    for (const tool of lua.tools) {
+      const file = tool.origin.where.replace(/:\d+$/, ""); // "path:line"
+      if (!realPath(file).startsWith(inProject)) continue;
+      tool.origin.project = true;
+      for (const gone of replaced) {
+        if (gone.origin.source === "builtin" && gone.declaration.name === tool.declaration.name) {
+          replaced.delete(gone);
+        }
+      }
+    }
+  }
+  return { tools: [...lua.tools, ...fromPeers], replaced };
 }
