@@ -165,16 +165,7 @@ export async function spawnProcess(opts: SpawnOptions): Promise<SpawnOutcome> {
   };
   let child: Deno.ChildProcess;
   try {
-    child = new Deno.Command(opts.program, {
-      args: [...opts.args],
-      cwd: opts.cwd,
-      env: opts.env,
-      clearEnv: true,
-      stdin: opts.stdin === undefined ? "null" : "piped",
-      stdout: "piped",
-      stderr: "piped",
-      detached: true,
-    }).spawn();
+    child = startInGroup(opts);
   } catch (error) {
     outcome.startError = describeStartError(opts.program, error);
     return outcome;
@@ -271,6 +262,86 @@ export async function spawnProcess(opts: SpawnOptions): Promise<SpawnOutcome> {
   clearTimeout(killTimer);
   opts.signal?.removeEventListener("abort", onAbort);
   return outcome;
+}
+
+/**
+ * Starts the program as the leader of a new session and process group. Deno's `detached`
+ * does that with a fork of magi's whole process (its `setsid` runs between fork and exec),
+ * which costs more the more memory magi holds (1.3 ms at 40 MiB, 25 ms at 550 MiB, against
+ * 0.8 ms for a plain start) and serialises parallel starts. Where util-linux `setsid` exists
+ * and the program is plainly executable, `setsid PROGRAM ARGS…` is started instead, without
+ * a fork of magi: it makes itself the group leader and execs the program in its place, so
+ * the pid is still the group's id. Anything else — no `setsid` (macOS), a program that is
+ * missing, not executable or not a binary or `#!` script, a Worker not allowed to run
+ * `setsid` — takes the `detached` path, whose errors are Deno's own.
+ */
+function startInGroup(opts: SpawnOptions): Deno.ChildProcess {
+  const common = {
+    cwd: opts.cwd,
+    env: opts.env,
+    clearEnv: true,
+    stdin: opts.stdin === undefined ? "null" : "piped",
+    stdout: "piped",
+    stderr: "piped",
+  } as const;
+  const setsid = setsidProgram();
+  if (setsid && directlyExecutable(opts.program, opts.env)) {
+    try {
+      return new Deno.Command(setsid, { ...common, args: [opts.program, ...opts.args] }).spawn();
+    } catch (error) {
+      if (!(error instanceof Deno.errors.NotCapable)) throw error;
+      setsidPath = null; // Not allowed here (a policy Worker): use detached from now on.
+    }
+  }
+  return new Deno.Command(opts.program, { ...common, args: [...opts.args], detached: true })
+    .spawn();
+}
+
+let setsidPath: string | null | undefined;
+
+/** util-linux `setsid`, when this is Linux and it is installed. */
+function setsidProgram(): string | null {
+  if (setsidPath !== undefined) return setsidPath;
+  setsidPath = null;
+  if (Deno.build.os !== "linux") return null;
+  for (const path of ["/usr/bin/setsid", "/bin/setsid"]) {
+    if (executableFile(path)) return setsidPath = path;
+  }
+  return null;
+}
+
+/**
+ * Whether `program` (absolute, or a bare name found on the child's PATH) is an executable
+ * regular file that starts as an ELF binary or a `#!` script: then `setsid` execs it exactly
+ * as Deno would (no shell fallback, no error of its own to tell apart).
+ */
+function directlyExecutable(program: string, env: Record<string, string>): boolean {
+  let path: string | undefined;
+  if (program.startsWith("/")) path = executableFile(program) ? program : undefined;
+  else if (!program.includes("/") && env.PATH) {
+    path = env.PATH.split(":").filter((d) => d.startsWith("/"))
+      .map((d) => `${d}/${program}`).find(executableFile);
+  }
+  if (!path) return false;
+  try {
+    using file = Deno.openSync(path);
+    const head = new Uint8Array(4);
+    const n = file.readSync(head) ?? 0;
+    const elf = n === 4 && head[0] === 0x7f && head[1] === 0x45 && head[2] === 0x4c &&
+      head[3] === 0x46;
+    return elf || (n >= 2 && head[0] === 0x23 && head[1] === 0x21);
+  } catch {
+    return false;
+  }
+}
+
+function executableFile(path: string): boolean {
+  try {
+    const info = Deno.statSync(path);
+    return info.isFile && ((info.mode ?? 0) & 0o111) !== 0;
+  } catch {
+    return false;
+  }
 }
 
 function feedStdin(stdin: WritableStream<Uint8Array>, data: Uint8Array | string): void {
