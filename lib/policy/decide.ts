@@ -265,8 +265,10 @@ function subjectsOf(policy: Policy, facts: CallFacts): Subjects {
   const extra: PathUse[] = [];
   if (typeof facts.args.cwd === "string" && facts.args.cwd !== "") {
     cwd = isAbsolute(facts.args.cwd) ? facts.args.cwd : resolve(facts.cwd, facts.args.cwd);
-    extra.push({ path: cwd, access: "read" });
   }
+  // The folder the line runs in is read by it (`ls` alone lists it): it must be inside too,
+  // also after a `cd` the person approved has left the roots.
+  extra.push({ path: cwd, access: "read" });
   const line = readLine(facts.args.command as string);
   // A `cd` earlier in the line moves later commands: check relative paths from every folder
   // the line may reach.
@@ -278,12 +280,11 @@ function subjectsOf(policy: Policy, facts: CallFacts): Subjects {
   }
   const floors = line.problems.map((reason) => ({ index: -1, reason }));
   const subjects: Subject[] = [];
-  if (extra.length > 0) {
-    subjects.push({ ...base, inside: allInside(policy, extra, [facts.cwd]) });
-  }
   for (const c of line.commands) {
     const index = subjects.length;
-    subjects.push({ ...base, command: c, inside: allInside(policy, c.paths, bases) });
+    const inside = allInside(policy, c.paths, bases) !== false &&
+      allInside(policy, extra, [facts.cwd]) !== false;
+    subjects.push({ ...base, command: c, inside });
     const floor = commandFloor(policy, c, cwd, facts.path);
     if (floor) floors.push({ index, reason: floor });
   }

@@ -89,6 +89,7 @@ const ATTEMPTS: Attempt[] = [
   run("export PATH=./bin; ls", "ask"),
   run("LD_PRELOAD=./evil.so wc ok.txt", "ask"),
   ["run", { command: "pwd", cwd: "../outside" }, "deny"],
+  ["run", { command: "ls", cwd: "escape" }, "deny"],
   // File builtins.
   ["read", { path: "../outside/secret.txt" }, "deny"],
   ["read", { path: "escape/secret.txt" }, "deny"],
@@ -165,4 +166,21 @@ Deno.test("the default allow-list runs read-only commands inside the roots", asy
   assert.match(r.said, /2 a.txt/);
   const read = await runTool(t.rt, { name: "read", args: { path: "a.txt" }, caller: "model" });
   assert.equal(read.is_error, false, read.said);
+});
+
+Deno.test("after an approved cd out of the roots, even ls is denied there", async () => {
+  await using dir = await tempDir();
+  const root = join(dir.path, "project");
+  await Deno.mkdir(root);
+  await using t = await testRuntime({
+    cwd: root,
+    config: { shipped_tools: false, roots: [root] },
+  });
+  const cd = await runTool(t.rt, { name: "run", args: { command: "cd .." }, caller: "person" });
+  // The person's own call: `cd ..` leaves the roots, which the policy denies even then.
+  assert.equal(cd.is_error, true);
+  t.rt.session.cwd = dir.path; // as if an earlier, looser policy had let it through
+  const ls = await runTool(t.rt, { name: "run", args: { command: "ls" }, caller: "model" });
+  assert.equal(ls.is_error, true);
+  assert.match(ls.said, /denied by the policy — deny by rule "outside-roots"/);
 });
