@@ -7,7 +7,8 @@
  * @module
  */
 import { runTool } from "../pipeline/run_tool.ts";
-import { cliAnswers } from "./answers.ts";
+import { askOnTerminal, cliAnswers } from "./answers.ts";
+import type { Approver } from "../policy/gate.ts";
 import { EXIT, parseCommand, runtimeFor, UsageError, write } from "./common.ts";
 
 async function readStdin(): Promise<string> {
@@ -36,6 +37,10 @@ export async function callCommand(args: string[]): Promise<number> {
     // --as-model judges it as a model's call, with no one to ask.
     caller: values["as-model"] ? "model" : "person",
     answer: cliAnswers(values.answer ?? [], json !== "-" && Deno.stdin.isTerminal()),
+    // A tool's request on the approvals socket is put to the person at the terminal.
+    ...(!values["as-model"] && json !== "-" && Deno.stdin.isTerminal()
+      ? { approve: terminalApprover }
+      : {}),
   });
   if (values.json) {
     await write(JSON.stringify(result) + "\n");
@@ -44,3 +49,12 @@ export async function callCommand(args: string[]): Promise<number> {
   }
   return result.is_error ? EXIT.toolError : EXIT.ok;
 }
+
+/** Asks the person at the terminal: yes, no, or always (for this call's session). */
+const terminalApprover: Approver = async ({ tool, verdict }) => {
+  const answer = await askOnTerminal({
+    question: `allow ${tool}: ${verdict.reason}?`,
+    choices: ["yes", "no", "always"],
+  });
+  return answer === "yes" || answer === "always" ? answer : answer === undefined ? undefined : "no";
+};
