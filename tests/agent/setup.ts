@@ -29,6 +29,9 @@ while [ ! -e "$1" ]; do
   i=$((i+1)); if [ $i -gt 200 ]; then echo "gave up waiting for $1" >&2; exit 1; fi
   sleep 0.05
 done
+# touch-file may still be exiting: finish clearly after it, so the order results are
+# recorded in (as they finish) is the same on every run.
+sleep 0.3
 echo "saw $1"`,
     ),
   );
