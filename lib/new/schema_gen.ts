@@ -168,10 +168,19 @@ function optionItem(option: HelpOption, field: string): ArgvItem {
   return join === " " ? { flag: option.flag, field } : { flag: option.flag, field, join };
 }
 
+/**
+ * A positional value may not start with "-": the program would read it as an option
+ * (`tar … --checkpoint-action=exec=…` runs a command). Options have fields of their own,
+ * and `args` is the open door, which the policy judges.
+ */
+const NOT_AN_OPTION = "^[^-]";
+
 function positionalProperty(p: HelpPositional): JsonSchema {
   const description = p.description || `The ${p.name} argument`;
-  if (p.repeated) return { type: "array", items: { type: "string" }, description };
-  return { type: "string", description };
+  if (p.repeated) {
+    return { type: "array", items: { type: "string", pattern: NOT_AN_OPTION }, description };
+  }
+  return { type: "string", pattern: NOT_AN_OPTION, description };
 }
 
 function describeType(prop: JsonSchema): string {
