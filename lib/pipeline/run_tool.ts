@@ -14,6 +14,12 @@ import { type Approver, type Caller, guardedFor } from "../policy/gate.ts";
 import type { Runtime } from "../runtime.ts";
 import { Channel } from "./channel.ts";
 
+/**
+ * The longest time limit, in milliseconds: what a timer can hold (2^31 − 1 ms, about 24.8
+ * days). A longer one is cut to this, so no timer overflows into an instant time-out.
+ */
+const MAX_TIMEOUT_MS = 2 ** 31 - 1;
+
 /** A call as a model or a person makes it. */
 export interface ToolCall {
   name: string;
@@ -178,7 +184,7 @@ function prepare(rt: Runtime, call: ToolCall): Prepared | string {
   }
   const args: Record<string, unknown> = { ...raw as Record<string, unknown> };
   let cwd = rt.session.cwd;
-  let timeoutMs = rt.timeoutSeconds * 1000;
+  let timeoutMs = Math.min(rt.timeoutSeconds * 1000, MAX_TIMEOUT_MS);
   // cwd and timeout_seconds are magi's, unless the tool declares the name itself.
   const own = (tool.declaration.parameters.properties ?? {}) as Record<string, unknown>;
   if ("cwd" in args && !("cwd" in own)) {
@@ -193,7 +199,7 @@ function prepare(rt: Runtime, call: ToolCall): Prepared | string {
     if (typeof t !== "number" || !(t > 0)) {
       return `[magi: invalid arguments for "${call.name}": field "timeout_seconds" must be a number greater than 0]`;
     }
-    timeoutMs = t * 1000;
+    timeoutMs = Math.min(t * 1000, MAX_TIMEOUT_MS);
     delete args.timeout_seconds;
   }
   try {

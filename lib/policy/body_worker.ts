@@ -91,7 +91,7 @@ export function runBody(job: BodyJob, run: BodyRun): Promise<BuiltinResult> {
         said: "",
         isError: true,
         note: `[magi: the body ran past ${run.timeoutMs / 1000} s and was stopped]`,
-      }), run.timeoutMs + 1000);
+      }), Math.min(run.timeoutMs + 1000, 2 ** 31 - 1)); // a timer holds at most 2^31 − 1 ms
     worker.onmessage = (event) => {
       const m = event.data;
       if (m.type === "said") pending = pending.then(() => run.said(m.chunk));

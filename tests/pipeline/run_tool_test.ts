@@ -324,3 +324,9 @@ Deno.test("a tool that declares cwd still gets magi's timeout_seconds", async ()
   assert.equal(r.is_error, true);
   assert.match(r.said, /timed out after 0.5 s/);
 });
+
+Deno.test("a huge timeout_seconds does not stop an in-process builtin at once", async () => {
+  await using t = await testRuntime({ toolsDirs: [TOOLS] });
+  const r = await runTool(t.rt, { name: "read", args: { path: ".", timeout_seconds: 3e6 } });
+  assert.equal(r.is_error, false, r.said);
+});
