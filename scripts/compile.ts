@@ -15,10 +15,12 @@
  * from Deno's release host. This script uses, in order: `DENORT_BIN` (host target only; a
  * real `denort` of the same Deno version — never the `deno` binary itself, which gives a
  * file that only starts Deno's REPL: such a file is refused), then a `denort-<target>.zip`
- * already in Deno's download cache (`$DENO_DIR/dl/release/v<version>/`). A download is never
- * attempted; with no `denort` for the host target the script prints one line and exits 3.
+ * already in Deno's download cache (`$DENO_DIR/dl/release/v<version>/`). A download is
+ * attempted only with `--download` (a connected machine: `deno compile` fetches `denort`
+ * itself); otherwise, with no `denort` for the host target the script prints one line and
+ * exits 3.
  *
- * Usage: `deno task compile [--target TARGET]… [--all] [--output DIR]`
+ * Usage: `deno task compile [--target TARGET]… [--all] [--output DIR] [--download]`
  * Exit status: 0 built (and passed the smoke test); 1 a build or smoke test failed;
  * 2 usage; 3 no `denort` to be had (nothing built).
  *
@@ -137,7 +139,7 @@ export async function findDenort(
   return {
     kind: "none",
     reason: `no denort for ${target}: ${host ? "DENORT_BIN is not set and " : ""}` +
-      `${zip} does not exist (see README, "Building the binary")`,
+      `${zip} does not exist (README, "One executable": DENORT_BIN, or --download when connected)`,
   };
 }
 
@@ -167,6 +169,7 @@ async function main(args: string[]): Promise<number> {
         target: { type: "string", multiple: true },
         all: { type: "boolean" },
         output: { type: "string" },
+        download: { type: "boolean" },
       },
     });
   } catch (error) {
@@ -183,7 +186,11 @@ async function main(args: string[]): Promise<number> {
   const outDir = values.output ?? join(REPO, "dist");
   const env = Deno.env.toObject();
   const dir = await denoDir();
-  const sources = await Promise.all(targets.map((t) => findDenort(t, env, dir)));
+  const sources: DenortSource[] = await Promise.all(targets.map(async (t) => {
+    const found = await findDenort(t, env, dir);
+    // With --download, deno compile fetches what is missing from Deno's release host.
+    return found.kind === "none" && values.download ? { kind: "cache", path: "" } : found;
+  }));
   const hostAt = targets.indexOf(Deno.build.target);
   const usable = sources.filter((s) => s.kind !== "none").length;
   if (usable === 0 || (hostAt >= 0 && sources[hostAt].kind === "none")) {
