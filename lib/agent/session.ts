@@ -123,11 +123,17 @@ export class Session {
     const events: SessionEvent[] = [];
     text.split("\n").forEach((line, i) => {
       if (line.trim() === "") return;
+      let event: unknown;
       try {
-        events.push(JSON.parse(line));
+        event = JSON.parse(line);
       } catch {
         warn(`session "${found}": line ${i + 1} of ${TRANSCRIPT} is not JSON; skipped`);
+        return;
       }
+      if (isEvent(event)) events.push(event);
+      else {warn(
+          `session "${found}": line ${i + 1} of ${TRANSCRIPT} is not a session event; skipped`,
+        );}
     });
     return new Session(found, dir, events, masker);
   }
@@ -204,6 +210,28 @@ export class Session {
   close(): void {
     this.#file.close();
     this.#mirror.close();
+  }
+}
+
+/** Whether a transcript line has the shape of the event its type names. */
+function isEvent(value: unknown): value is SessionEvent {
+  if (typeof value !== "object" || value === null || Array.isArray(value)) return false;
+  const e = value as Record<string, unknown>;
+  const text = (k: string) => typeof e[k] === "string";
+  switch (e.type) {
+    case "user":
+      return text("text");
+    case "assistant":
+      return (e.text === undefined || text("text")) && (e.tool_calls === undefined ||
+        Array.isArray(e.tool_calls) &&
+          e.tool_calls.every((c) =>
+            typeof c === "object" && c !== null && typeof c.id === "string" &&
+            typeof c.name === "string"
+          ));
+    case "tool_result":
+      return text("id") && text("name") && text("said") && typeof e.is_error === "boolean";
+    default:
+      return typeof e.type === "string";
   }
 }
 

@@ -9,7 +9,7 @@
  */
 import process from "node:process";
 import { createInterface } from "node:readline";
-import { runAgent } from "../agent/loop.ts";
+import { closeUnfinished, runAgent } from "../agent/loop.ts";
 import { ProviderError } from "../agent/provider.ts";
 import type { AnswerProvider } from "../pipeline/ask.ts";
 import type { Approver } from "../policy/gate.ts";
@@ -141,6 +141,7 @@ export async function chatCommand(args: string[]): Promise<number> {
       const text = line.trim();
       if (text === "") continue;
       if (text === "/exit" || text === "/quit") break;
+      closeUnfinished(session);
       session.append({ type: "user", text: line });
       controller = new AbortController();
       try {

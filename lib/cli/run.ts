@@ -6,7 +6,7 @@
  *
  * @module
  */
-import { runAgent } from "../agent/loop.ts";
+import { closeUnfinished, runAgent } from "../agent/loop.ts";
 import { ProviderError } from "../agent/provider.ts";
 import type { AnswerProvider } from "../pipeline/ask.ts";
 import { ProviderConfigError } from "../agent/providers.ts";
@@ -96,8 +96,11 @@ export async function runCommand(args: string[]): Promise<number> {
     progress: sinkOf(Deno.stderr),
   });
   const { session } = agent;
-  if (task.trim() !== "") session.append({ type: "user", text: task });
-  else if (finished(session)) {
+  // A resumed session killed mid-turn: its calls' results must come before the new text.
+  if (task.trim() !== "") {
+    closeUnfinished(session);
+    session.append({ type: "user", text: task });
+  } else if (finished(session)) {
     session.close();
     throw new UsageError(
       `session "${session.id}" is finished; give a task to go on: magi run --resume ${session.id} "…"`,

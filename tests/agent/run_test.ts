@@ -234,6 +234,61 @@ Deno.test("magi run --resume continues a session killed with SIGKILL mid-turn", 
   assert.match(again.stderr, /is finished; give a task to go on/);
 });
 
+Deno.test("magi run --resume ID TEXT after SIGKILL sends the unfinished call's result before the new text", async () => {
+  await using dir = await tempDir();
+  const tools = await makeTools(dir.path);
+  const marker = join(dir.path, "napping");
+  await using server = scriptedServer("openai", [
+    reply("openai", "Napping first.", [{ id: "call_nap", name: "nap", args: { args: [marker] } }]),
+    reply("openai", "Going on."),
+  ]);
+  const config = await agentConfig(dir.path, "openai", server.url);
+  const home = join(dir.path, "home");
+  const child = new Deno.Command("deno", {
+    args: ["run", "-A", "--quiet", "--config", join(REPO, "deno.json"), join(REPO, "main.ts")]
+      .concat(["run", "take a nap", "--config", config, "--tools-dir", tools]),
+    cwd: dir.path,
+    env: {
+      ...ENV,
+      XDG_CONFIG_HOME: join(home, "config"),
+      XDG_CACHE_HOME: join(home, "cache"),
+      XDG_STATE_HOME: join(home, "state"),
+    },
+    stdout: "null",
+    stderr: "null",
+  }).spawn();
+  let napPid = 0;
+  for (let i = 0; i < 400 && !napPid; i++) {
+    await new Promise((r) => setTimeout(r, 50));
+    napPid = Number((await Deno.readTextFile(marker).catch(() => "")).trim());
+  }
+  assert.ok(napPid > 0, "the tool never started");
+  child.kill("SIGKILL");
+  await child.status;
+  try {
+    Deno.kill(-napPid, "SIGKILL");
+  } catch { /* already gone */ }
+  const id = onlySession(dir.path).split("/").pop()!;
+  const run = await magi([
+    "run",
+    "--resume",
+    id,
+    "and then?",
+    "--config",
+    config,
+    "--tools-dir",
+    tools,
+  ], {
+    cwd: dir.path,
+    env: ENV,
+    home,
+  });
+  assert.equal(run.code, 0, run.stderr);
+  const messages = server.requests[1].json.messages as Record<string, unknown>[];
+  assert.deepEqual(messages.slice(1).map((m) => m.role), ["user", "assistant", "tool", "user"]);
+  assert.equal(messages[4].content, "and then?");
+});
+
 Deno.test("magi run --answer answers a tool's question; with none left it is an error result", async () => {
   await using dir = await tempDir();
   const tools = await makeTools(dir.path);

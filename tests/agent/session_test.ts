@@ -74,3 +74,20 @@ Deno.test("systemPrompt() carries the working directory, the date and AGENTS.md,
   assert.match(prompt, /AGENTS\.md cut at 32768 of 40017 bytes/);
   assert.ok(prompt.length < 34_000);
 });
+
+Deno.test("Session.open() skips lines that are JSON but not session events", async () => {
+  await using dir = await tempDir();
+  const s = Session.create(dir.path, masker, { cwd: "/w", provider: "p", model: "m" });
+  s.append({ type: "user", text: "hello" });
+  s.close();
+  const path = join(s.dir, "transcript.jsonl");
+  await Deno.writeTextFile(path, 'null\n{"type":"assistant","text":5,"tool_calls":"nope"}\n', {
+    append: true,
+  });
+  const warnings: string[] = [];
+  const again = Session.open(dir.path, "last", masker, (m) => warnings.push(m));
+  assert.equal(warnings.length, 2);
+  assert.match(warnings[0], /line 3 of transcript.jsonl is not a session event; skipped/);
+  assert.deepEqual(again.messages(), [{ role: "user", text: "hello" }]);
+  again.close();
+});
