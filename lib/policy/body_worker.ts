@@ -56,18 +56,37 @@ export interface BodyRun {
   said(chunk: Uint8Array | string): Promise<void>;
 }
 
+/** How long an idle body Worker is kept for the next job, in milliseconds. */
+const IDLE_MS = 30_000;
+
+interface Pooled {
+  worker: Worker;
+  key: string;
+  idleTimer?: ReturnType<typeof setTimeout>;
+}
+
 /**
- * Runs one job in a fresh Worker with the given permissions. Never throws for what the body
- * does: Deno's refusals, a throw, a time-out and cancellation come back as an error result.
+ * Idle Workers by permission set. Starting a Worker costs tens of milliseconds (a fresh
+ * isolate loading the builtins), more than most bodies take, so a Worker that finished a job
+ * cleanly serves the next one with the same permissions; one that timed out, was cancelled
+ * or crashed is ended instead.
  */
-export function runBody(job: BodyJob, run: BodyRun): Promise<BuiltinResult> {
+const idle = new Map<string, Pooled[]>();
+
+function take(permissions: BodyPermissions): Pooled {
+  const key = JSON.stringify(permissions);
+  const ready = idle.get(key)?.pop();
+  if (ready) {
+    clearTimeout(ready.idleTimer);
+    return ready;
+  }
   const worker = new Worker(new URL("./worker_entry.ts", import.meta.url), {
     type: "module",
     deno: {
       permissions: {
-        read: run.permissions.read,
-        write: run.permissions.write,
-        run: run.permissions.run,
+        read: permissions.read,
+        write: permissions.write,
+        run: permissions.run,
         net: false,
         env: false,
         sys: false,
@@ -76,31 +95,72 @@ export function runBody(job: BodyJob, run: BodyRun): Promise<BuiltinResult> {
       },
     },
   } as WorkerOptions);
+  return { worker, key };
+}
+
+function giveBack(pooled: Pooled): void {
+  pooled.worker.onmessage = null;
+  pooled.worker.onerror = null;
+  const list = idle.get(pooled.key) ?? [];
+  idle.set(pooled.key, list);
+  list.push(pooled);
+  pooled.idleTimer = setTimeout(() => {
+    list.splice(list.indexOf(pooled), 1);
+    pooled.worker.terminate();
+  }, IDLE_MS);
+  Deno.unrefTimer(pooled.idleTimer as unknown as number);
+}
+
+/** Ends every idle body Worker (an idle Worker keeps the process alive). */
+export function closeBodyWorkers(): void {
+  for (const list of idle.values()) {
+    for (const pooled of list.splice(0)) {
+      clearTimeout(pooled.idleTimer);
+      pooled.worker.terminate();
+    }
+  }
+}
+
+/**
+ * Runs one job in a Worker with the given permissions (a pooled one when one is idle). Never
+ * throws for what the body does: Deno's refusals, a throw, a time-out and cancellation come
+ * back as an error result.
+ */
+export function runBody(job: BodyJob, run: BodyRun): Promise<BuiltinResult> {
+  const pooled = take(run.permissions);
+  const worker = pooled.worker;
   return new Promise<BuiltinResult>((resolve) => {
     let pending = Promise.resolve();
-    const finish = (result: BuiltinResult) => {
+    let done = false;
+    const finish = (result: BuiltinResult, healthy: boolean) => {
+      if (done) return;
+      done = true;
       clearTimeout(timer);
       run.signal?.removeEventListener("abort", onAbort);
-      worker.terminate();
+      if (healthy) giveBack(pooled);
+      else worker.terminate();
       pending.then(() => resolve(result), () => resolve(result));
     };
-    const onAbort = () => finish({ said: "", isError: true, note: "[magi: cancelled]" });
+    const onAbort = () => finish({ said: "", isError: true, note: "[magi: cancelled]" }, false);
     run.signal?.addEventListener("abort", onAbort);
     const timer = setTimeout(() =>
       finish({
         said: "",
         isError: true,
         note: `[magi: the body ran past ${run.timeoutMs / 1000} s and was stopped]`,
-      }), Math.min(run.timeoutMs + 1000, 2 ** 31 - 1)); // a timer holds at most 2^31 − 1 ms
+      }, false), Math.min(run.timeoutMs + 1000, 2 ** 31 - 1)); // a timer holds at most 2^31 − 1 ms
     worker.onmessage = (event) => {
       const m = event.data;
       if (m.type === "said") pending = pending.then(() => run.said(m.chunk));
-      else if (m.type === "done") finish(m.result);
+      else if (m.type === "done") finish(m.result, true);
       else if (m.type === "error") {
         const refused = m.name === "NotCapable"
           ? "Deno refused it (the policy's permissions): "
           : "";
-        finish({ said: "", isError: true, note: `[magi: ${refused}${m.name}: ${m.message}]` });
+        finish(
+          { said: "", isError: true, note: `[magi: ${refused}${m.name}: ${m.message}]` },
+          true,
+        );
       }
     };
     worker.onerror = (event) => {
@@ -109,7 +169,7 @@ export function runBody(job: BodyJob, run: BodyRun): Promise<BuiltinResult> {
         said: "",
         isError: true,
         note: `[magi: the body's Worker failed: ${event.message}]`,
-      });
+      }, false);
     };
     worker.postMessage(job);
   });
