@@ -302,7 +302,12 @@ async function searchAll(
     } catch (error) {
       bytes = error as Error;
     }
-    searchBytes(search, bytes, path, shown);
+    try {
+      searchBytes(search, bytes, path, shown);
+    } catch (error) {
+      // A file too large for one string (512 MiB and more) costs only itself.
+      search.problems.push(`Cannot search "${shown || path}": ${(error as Error).message}`);
+    }
   }
   return true;
 }
@@ -337,7 +342,7 @@ function searchBytes(
   const re = search.re;
   re.lastIndex = 0;
   let m = re.exec(text);
-  if (m === null) return;
+  if (m === null || (m.index === text.length && text.endsWith("\n"))) return;
   search.files++;
   const name = shown || real;
   let line = 1;
@@ -360,6 +365,8 @@ function searchBytes(
     }
   };
   while (m !== null) {
+    // An empty match after the final newline is no line of the file (`^$`, `x*`).
+    if (m.index === text.length && text.endsWith("\n")) break;
     if (search.shownLines >= search.limit) {
       // Past the limit only the count matters: no line numbers, no text.
       const end = lineEnd(text, m.index + (m[0].length > 0 ? m[0].length - 1 : 0));

@@ -82,3 +82,13 @@ Deno.test("grep matches UTF-8 text by character and cuts long lines around the m
   assert.match(cut, /^min\.js:1:…x+ needle y+… \[line of 10008 bytes\]\n$/);
   assert.ok(cut.length < 400, cut);
 });
+
+Deno.test("grep finds no line after a file's final newline", async () => {
+  await using dir = await tempDir();
+  await tree(dir.path, { "t": "a\nb\n", "u": "a\n\nb" });
+  await using t = await builtinRuntime(dir.path);
+  const r = await call(t.rt, "grep", { pattern: "^$" });
+  assert.equal(r.is_error, false, r.said);
+  assert.match(r.said, /^u:2:$/m);
+  assert.ok(!r.said.includes("t:3:"), r.said);
+});
