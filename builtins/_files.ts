@@ -103,7 +103,12 @@ export function countLines(text: string): number {
  */
 export async function atomicWrite(real: string, bytes: Uint8Array, mode: number): Promise<void> {
   const dir = dirname(real);
-  const tmp = join(dir, `.${basename(real)}.magi-${crypto.randomUUID().slice(0, 8)}.tmp`);
+  // A name near the 255-byte limit leaves no room for a prefix and a suffix.
+  const name = new TextEncoder().encode(basename(real)).length > 200 ? "" : basename(real);
+  const tmp = join(dir, `.${name}.magi-${crypto.randomUUID().slice(0, 8)}.tmp`);
+  // The folder was checked against the roots by its real path; a symlink put in its place
+  // since then (a race with another process) must not carry the write elsewhere.
+  sameFolder(dir);
   try {
     const file = await Deno.open(tmp, { write: true, createNew: true, mode: 0o600 });
     try {
@@ -114,10 +119,18 @@ export async function atomicWrite(real: string, bytes: Uint8Array, mode: number)
     } finally {
       file.close();
     }
+    sameFolder(dir);
     await Deno.rename(tmp, real);
   } catch (error) {
     await Deno.remove(tmp).catch(() => {});
     throw error;
+  }
+}
+
+/** Throws when `dir` no longer is the real folder it was (a symlink took its place). */
+function sameFolder(dir: string): void {
+  if (Deno.realPathSync(dir) !== dir) {
+    throw new Deno.errors.PermissionDenied(`the folder "${dir}" changed while writing`);
   }
 }
 

@@ -52,3 +52,12 @@ Deno.test("write refuses to replace a device, pipe or socket", async () => {
   assert.match(r.said, /^Cannot write "pipe": not a regular file/);
   assert.ok((await Deno.lstat(fifo)).isFifo, "the pipe is still a pipe");
 });
+
+Deno.test("write takes a file name close to the 255-byte limit", async () => {
+  await using dir = await tempDir();
+  await using t = await builtinRuntime(dir.path);
+  const name = "n".repeat(250);
+  const r = await call(t.rt, "write", { path: name, content: "x\n" });
+  assert.equal(r.is_error, false, r.said);
+  assert.equal(await Deno.readTextFile(join(dir.path, name)), "x\n");
+});
