@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { magi, REPO, tempDir, TESTDATA } from "./helpers.ts";
+import { magi, magiCommand, tempDir, TESTDATA } from "./helpers.ts";
 
 const TOOLS = join(TESTDATA, "tools");
 
@@ -88,28 +88,16 @@ Deno.test("a credential shorter than 6 bytes is named once on stderr and not mas
 Deno.test("magi ended by SIGTERM mid-call removes the unmasked $MAGI_SHOWN file and the tool", async () => {
   await using dir = await tempDir();
   const report = join(dir.path, "shown-path");
-  const child = new Deno.Command("deno", {
-    args: [
-      "run",
-      "-A",
-      "--quiet",
-      "--config",
-      join(REPO, "deno.json"),
-      join(REPO, "main.ts"),
-      "call",
-      "shown-then-sleep",
-      JSON.stringify({ args: [report] }),
-      "--tools-dir",
-      TOOLS,
-    ],
-    env: {
-      XDG_CACHE_HOME: join(dir.path, "cache"),
-      XDG_STATE_HOME: join(dir.path, "state"),
-      MY_SECRET_TOKEN: "tok_Abc123XyZ987qwertyUIOP555",
+  const child = magiCommand(
+    ["call", "shown-then-sleep", JSON.stringify({ args: [report] }), "--tools-dir", TOOLS],
+    {
+      env: {
+        XDG_CACHE_HOME: join(dir.path, "cache"),
+        XDG_STATE_HOME: join(dir.path, "state"),
+        MY_SECRET_TOKEN: "tok_Abc123XyZ987qwertyUIOP555",
+      },
     },
-    stdout: "null",
-    stderr: "null",
-  }).spawn();
+  ).spawn();
   let shownPath = "";
   for (let i = 0; i < 200 && shownPath === ""; i++) {
     await new Promise((r) => setTimeout(r, 50));

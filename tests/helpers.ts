@@ -92,6 +92,38 @@ export async function magi(args: string[], opts: MagiOptions = {}): Promise<Magi
   return { code: out.code, stdout: dec.decode(out.stdout), stderr: dec.decode(out.stderr) };
 }
 
+/**
+ * The real `magi` command line as a `Deno.Command` (`deno run -A main.ts ARGS…`), for tests
+ * that must watch or signal the process itself (memory, SIGTERM, SIGKILL); `magi()` suits
+ * the rest. `env` is added to this process's environment (DENO_DIR kept).
+ */
+export function magiCommand(
+  args: string[],
+  opts: {
+    cwd?: string;
+    env?: Record<string, string>;
+    stdout?: "piped" | "null";
+    stderr?: "piped" | "null";
+  } = {},
+): Deno.Command {
+  return new Deno.Command("deno", {
+    args: [
+      "run",
+      "-A",
+      "--quiet",
+      "--config",
+      join(REPO, "deno.json"),
+      join(REPO, "main.ts"),
+      ...args,
+    ],
+    cwd: opts.cwd ?? REPO,
+    env: { DENO_DIR, ...opts.env },
+    stdin: "null",
+    stdout: opts.stdout ?? "null",
+    stderr: opts.stderr ?? "null",
+  });
+}
+
 /** Writes a config file and returns its path. */
 export async function writeConfig(dir: string, config: unknown): Promise<string> {
   const path = join(dir, "config.jsonc");

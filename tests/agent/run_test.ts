@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { magi, REPO, tempDir } from "../helpers.ts";
+import { magi, magiCommand, tempDir } from "../helpers.ts";
 import { reply, scriptedServer, toolResultsIn } from "./fake_provider.ts";
 import { agentConfig, makeTools, onlySession } from "./setup.ts";
 
@@ -172,28 +172,25 @@ Deno.test("magi run: a provider that refuses ends the run with exit 1 and a clea
   assert.match(run.stderr, /provider "fake": HTTP 400: no such model/);
 });
 
-Deno.test("magi run --resume continues a session killed with SIGKILL mid-turn", async () => {
-  await using dir = await tempDir();
-  const tools = await makeTools(dir.path);
-  const marker = join(dir.path, "napping");
-  await using server = scriptedServer("openai", [
-    reply("openai", "Napping first.", [{ id: "call_nap", name: "nap", args: { args: [marker] } }]),
-    reply("openai", "Resumed and finished."),
-  ]);
-  const config = await agentConfig(dir.path, "openai", server.url);
-  const home = join(dir.path, "home");
-  const child = new Deno.Command("deno", {
-    args: ["run", "-A", "--quiet", "--config", join(REPO, "deno.json"), join(REPO, "main.ts")]
-      .concat(["run", "take a nap", "--config", config, "--tools-dir", tools]),
-    cwd: dir.path,
+/**
+ * Starts `magi run "take a nap"` (the model calls `nap`), waits until the tool runs, then
+ * kills magi with SIGKILL mid-turn and ends the nap. Returns the home folder magi used.
+ */
+async function napThenKill(
+  dir: string,
+  tools: string,
+  marker: string,
+  config: string,
+): Promise<string> {
+  const home = join(dir, "home");
+  const child = magiCommand(["run", "take a nap", "--config", config, "--tools-dir", tools], {
+    cwd: dir,
     env: {
       ...ENV,
       XDG_CONFIG_HOME: join(home, "config"),
       XDG_CACHE_HOME: join(home, "cache"),
       XDG_STATE_HOME: join(home, "state"),
     },
-    stdout: "null",
-    stderr: "null",
   }).spawn();
   let napPid = 0;
   for (let i = 0; i < 400 && !napPid; i++) {
@@ -206,6 +203,19 @@ Deno.test("magi run --resume continues a session killed with SIGKILL mid-turn", 
   try {
     Deno.kill(-napPid, "SIGKILL");
   } catch { /* already gone */ }
+  return home;
+}
+
+Deno.test("magi run --resume continues a session killed with SIGKILL mid-turn", async () => {
+  await using dir = await tempDir();
+  const tools = await makeTools(dir.path);
+  const marker = join(dir.path, "napping");
+  await using server = scriptedServer("openai", [
+    reply("openai", "Napping first.", [{ id: "call_nap", name: "nap", args: { args: [marker] } }]),
+    reply("openai", "Resumed and finished."),
+  ]);
+  const config = await agentConfig(dir.path, "openai", server.url);
+  const home = await napThenKill(dir.path, tools, marker, config);
 
   const session = onlySession(dir.path);
   const transcript = join(session, "transcript.jsonl");
@@ -243,31 +253,7 @@ Deno.test("magi run --resume ID TEXT after SIGKILL sends the unfinished call's r
     reply("openai", "Going on."),
   ]);
   const config = await agentConfig(dir.path, "openai", server.url);
-  const home = join(dir.path, "home");
-  const child = new Deno.Command("deno", {
-    args: ["run", "-A", "--quiet", "--config", join(REPO, "deno.json"), join(REPO, "main.ts")]
-      .concat(["run", "take a nap", "--config", config, "--tools-dir", tools]),
-    cwd: dir.path,
-    env: {
-      ...ENV,
-      XDG_CONFIG_HOME: join(home, "config"),
-      XDG_CACHE_HOME: join(home, "cache"),
-      XDG_STATE_HOME: join(home, "state"),
-    },
-    stdout: "null",
-    stderr: "null",
-  }).spawn();
-  let napPid = 0;
-  for (let i = 0; i < 400 && !napPid; i++) {
-    await new Promise((r) => setTimeout(r, 50));
-    napPid = Number((await Deno.readTextFile(marker).catch(() => "")).trim());
-  }
-  assert.ok(napPid > 0, "the tool never started");
-  child.kill("SIGKILL");
-  await child.status;
-  try {
-    Deno.kill(-napPid, "SIGKILL");
-  } catch { /* already gone */ }
+  const home = await napThenKill(dir.path, tools, marker, config);
   const id = onlySession(dir.path).split("/").pop()!;
   const run = await magi([
     "run",

@@ -1,17 +1,11 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { REPO, tempDir, TESTDATA } from "../helpers.ts";
+import { magiCommand, tempDir, TESTDATA } from "../helpers.ts";
 
 /** Runs `magi call gib` for `mib` MiB of output and returns magi's peak resident memory in bytes. */
 async function peakRss(mib: number, home: string): Promise<{ peak: number; spill: string | null }> {
-  const child = new Deno.Command("deno", {
-    args: [
-      "run",
-      "-A",
-      "--quiet",
-      "--config",
-      join(REPO, "deno.json"),
-      join(REPO, "main.ts"),
+  const child = magiCommand(
+    [
       "call",
       "gib",
       JSON.stringify({ args: [String(mib)] }),
@@ -19,14 +13,15 @@ async function peakRss(mib: number, home: string): Promise<{ peak: number; spill
       "--tools-dir",
       join(TESTDATA, "big-tools"),
     ],
-    env: {
-      XDG_CONFIG_HOME: join(home, "config"),
-      XDG_CACHE_HOME: join(home, "cache"),
-      XDG_STATE_HOME: join(home, "state"),
+    {
+      env: {
+        XDG_CONFIG_HOME: join(home, "config"),
+        XDG_CACHE_HOME: join(home, "cache"),
+        XDG_STATE_HOME: join(home, "state"),
+      },
+      stdout: "piped",
     },
-    stdout: "piped",
-    stderr: "null",
-  }).spawn();
+  ).spawn();
   let peak = 0;
   const poll = setInterval(() => {
     try {
