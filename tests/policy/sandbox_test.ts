@@ -5,6 +5,7 @@
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
+import { tmpdir } from "node:os";
 import { runTool } from "../../lib/pipeline/run_tool.ts";
 import { findBwrap, sandboxProblem } from "../../lib/policy/sandbox.ts";
 import { tempDir, TESTDATA, testRuntime } from "../helpers.ts";
@@ -27,7 +28,12 @@ async function layout(dir: string) {
   // good (read-only is what we test), so use the home-like folder next to the temp dir.
   const root = join(dir, "project");
   await Deno.mkdir(root);
-  const outside = await Deno.makeTempDir({ dir: Deno.cwd(), prefix: ".magi-sandbox-outside-" });
+  // The checkout may itself lie under the temp folder (CI clones anywhere), which the sandbox
+  // leaves writable: then use the home folder.
+  const tmp = await Deno.realPath(tmpdir());
+  const cwd = await Deno.realPath(Deno.cwd());
+  const base = cwd === tmp || cwd.startsWith(tmp + "/") ? Deno.env.get("HOME") ?? "/root" : cwd;
+  const outside = await Deno.makeTempDir({ dir: base, prefix: ".magi-sandbox-outside-" });
   return { root, outside };
 }
 
