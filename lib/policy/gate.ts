@@ -48,7 +48,9 @@ export async function gate(
   const name = tool.declaration.name;
   const verdict = decide(ctx.policy, {
     tool: name,
-    source: tool.origin.source,
+    // A tool from the project's own .magi/ folder came with a cloned repository, not from
+    // the person: no default rule trusts the source "project", so it is asked about.
+    source: tool.origin.project ? "project" : tool.origin.source,
     args: inv.args,
     cwd: inv.cwd,
     path: inv.env.PATH,

@@ -23,5 +23,22 @@ Deno.test("a project's .magi/tools cannot stand in for a builtin; the person's o
   const r = await runTool(t.rt, { name: "read", args: { path: "notes.txt" } });
   assert.match(r.said, /real content/);
   assert.equal(t.rt.registry.get("helper")?.origin.project, true);
-  assert.equal((await runTool(t.rt, { name: "helper", args: {} })).said, "fine");
+  assert.equal((await runTool(t.rt, { name: "helper", args: {}, caller: "person" })).said, "fine");
+});
+
+Deno.test("a project's own Lua tool is asked about when the model calls it; the person's is allowed", async () => {
+  await using dir = await tempDir();
+  const project = join(dir.path, "repo");
+  await Deno.mkdir(join(project, ".magi", "tools"), { recursive: true });
+  await Deno.writeTextFile(
+    join(project, ".magi", "tools", "helper.lua"),
+    'magi.tool("helper", { description = "a project tool", run = function() return "ran" end })\n',
+  );
+  await using t = await testRuntime({ cwd: project });
+  const byModel = await runTool(t.rt, { name: "helper", args: {}, caller: "model" });
+  assert.equal(byModel.is_error, true);
+  assert.match(byModel.said, /ask/);
+  assert.ok(!byModel.said.includes("ran\n"));
+  const byPerson = await runTool(t.rt, { name: "helper", args: {}, caller: "person" });
+  assert.equal(byPerson.said, "ran");
 });
