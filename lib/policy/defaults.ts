@@ -53,6 +53,14 @@ export const READ_ONLY_EXCEPTIONS = [
   "find -fls *",
   "tree -o *",
   "tree --o* *",
+  // Following symlinks reads wherever they point, outside the roots too.
+  "grep -R *",
+  "grep --dereference-recursive *",
+  "rg -L *",
+  "rg --follow *",
+  "find -L *",
+  "find -follow *",
+  "tree -l *",
 ];
 
 /** Every default rule, by id. */
@@ -95,7 +103,7 @@ export const DEFAULT_RULES: RuleConfig[] = [
     source: "builtin",
     command: READ_ONLY_EXCEPTIONS,
     decision: "ask",
-    reason: "an option that writes files or starts programs",
+    reason: "an option that writes files, starts programs or follows symlinks",
   },
   {
     id: "installed-tools",

@@ -57,6 +57,11 @@ const ATTEMPTS: Attempt[] = [
   run("git -c alias.x='!rm victim' x", "ask"),
   run("find . -exec rm {} ;", "ask"),
   run("find . -delete", "ask"),
+  // Following symlinks reads wherever they point: a symlink in the roots can lead out.
+  run("grep -R secret .", "ask"),
+  run("grep -nR secret .", "ask"),
+  run("find -L . -name s.txt", "ask"),
+  run("find . -follow -name s.txt", "ask"),
   // Paths out of the roots: .., absolute, ~, symlinks, redirections, cd.
   run("cat ../outside/secret.txt", "deny"),
   run("cat escape/secret.txt", "deny"),
