@@ -213,14 +213,20 @@ function exists(path: string): boolean {
   }
 }
 
+/**
+ * A folder's ignore rules: its `.gitignore`, and at a repository's top also
+ * `.git/info/exclude` (read first, so `.gitignore` overrides it, as in git).
+ */
 function loadIgnore(dir: string): Ignore | undefined {
-  let text: string;
-  try {
-    text = Deno.readTextFileSync(join(dir, ".gitignore"));
-  } catch {
-    return undefined;
+  const texts: string[] = [];
+  for (const file of [join(dir, ".git", "info", "exclude"), join(dir, ".gitignore")]) {
+    try {
+      texts.push(Deno.readTextFileSync(file));
+    } catch {
+      // No such file here.
+    }
   }
-  return ignore().add(text);
+  return texts.length > 0 ? ignore().add(texts.join("\n")) : undefined;
 }
 
 function ignored(levels: readonly IgnoreLevel[], path: string, isDir: boolean): boolean {
@@ -256,7 +262,9 @@ function* walk(
       search.problems.push(`Cannot search "${shownDir || "."}": ${describeError(error)}`);
       return;
     }
-    const own = entries.some((e) => e.name === ".gitignore") ? loadIgnore(dir) : undefined;
+    const own = entries.some((e) => e.name === ".gitignore" || e.name === ".git")
+      ? loadIgnore(dir)
+      : undefined;
     const here = own ? [...levels, { dir, rules: own }] : levels;
     entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
     for (const entry of entries) {

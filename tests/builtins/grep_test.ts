@@ -92,3 +92,16 @@ Deno.test("grep finds no line after a file's final newline", async () => {
   assert.match(r.said, /^u:2:$/m);
   assert.ok(!r.said.includes("t:3:"), r.said);
 });
+
+Deno.test("grep honours .git/info/exclude", async () => {
+  await using dir = await tempDir();
+  await tree(dir.path, {
+    ".git/info/exclude": "scratch.txt\n",
+    "scratch.txt": "needle\n",
+    "kept.txt": "needle\n",
+  });
+  await using t = await builtinRuntime(dir.path);
+  const r = await call(t.rt, "grep", { pattern: "needle" });
+  assert.match(r.said, /^kept.txt:1:needle$/m);
+  assert.ok(!r.said.includes("scratch.txt"), r.said);
+});
