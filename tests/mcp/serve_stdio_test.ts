@@ -106,12 +106,14 @@ Deno.test("magi mcp serves the registry to the SDK client over stdio", async (t)
   await using home = await tempDir();
   const tools = join(home.path, "tools");
   await makeTools(tools);
+  // The person's own Lua folder (a project's .magi/tools would be asked about).
   const config = await writeConfig(home.path, {
     shipped_tools: false,
     limits: { said_bytes: 1024 },
+    lua_dirs: [join(home.path, "lua")],
   });
   await Deno.writeTextFile(join(home.path, "notes.txt"), "hello from a file\n");
-  await Deno.mkdir(join(home.path, ".magi", "tools"), { recursive: true });
+  await Deno.mkdir(join(home.path, "lua"), { recursive: true });
   const client = await connect(home.path, tools, config);
   try {
     await t.step("tools/list gives declarations and annotations", async () => {
@@ -272,7 +274,7 @@ Deno.test("magi mcp serves the registry to the SDK client over stdio", async (t)
       const changed = Promise.withResolvers<void>();
       client.setNotificationHandler(ToolListChangedNotificationSchema, () => changed.resolve());
       await Deno.writeTextFile(
-        join(home.path, ".magi", "tools", "greet.lua"),
+        join(home.path, "lua", "greet.lua"),
         'magi.tool("greet_lua", { description = "Says hello", run = function(args) return "hello" end })\n',
       );
       await changed.promise;
