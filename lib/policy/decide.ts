@@ -302,6 +302,9 @@ function commandFloor(
   if (c.dynamic) return `\`${c.text}\`: words only known when bash runs it`;
   if (c.assigns.length > 0) return `\`${c.text}\` sets ${c.assigns.join(", ")}`;
   if (c.program === ">" || c.program === "<") return undefined;
+  // A command that writes a file through an option (`time -o F`) is never read-only.
+  const written = c.paths.find((p) => p.access === "write");
+  if (written) return `\`${c.text}\` writes "${written.path}"`;
   if (!c.program.includes("/") && SHELL_BUILTINS.has(c.program)) return undefined;
   const trusted = trustedProgram(policy, basename(c.program));
   const actual = c.program.includes("/")

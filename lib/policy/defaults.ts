@@ -61,6 +61,12 @@ export const READ_ONLY_EXCEPTIONS = [
   "find -L *",
   "find -follow *",
   "tree -l *",
+  "ls -L *",
+  "ls --dereference *",
+  "du -L *",
+  "du --dereference *",
+  // git reads an order file from anywhere.
+  "git diff -O* *",
 ];
 
 /** Every default rule, by id. */

@@ -130,6 +130,12 @@ function collect(
       }
       case "LetClause":
       case "ArithmCmd":
+        // bash evaluates arithmetic on words at run time: `a[$(cmd)]` inside runs cmd.
+        out.problems.push("the line evaluates arithmetic (`(( ))` or `let`)");
+        return true;
+      case "TestClause":
+        // `[[ 'a[$(cmd)]' -eq 0 ]]` runs cmd; `[[ -f /x ]]` looks at any path.
+        out.problems.push("the line has a `[[ ]]` test, which bash may evaluate as code");
         return true;
       default:
         return true;
@@ -140,8 +146,30 @@ function collect(
 /** Redirections belong to the statement; the path is judged on its own. */
 function redirect(node: Node, out: Line): void {
   const op = node.Op as number;
-  if (RDR_DUP.has(op) || !node.Word) return;
+  if (!node.Word) return;
   const w = word(node.Word);
+  if (RDR_DUP.has(op)) {
+    // `>&2`, `<&0`, `>&-` duplicate descriptors; `>&file` writes a file (like `&>file`).
+    if (!w.dynamic && /^(\d+-?|-)$/.test(w.text)) return;
+    if (w.dynamic) {
+      out.problems.push(`a redirection to a dynamic path (${w.text})`);
+      return;
+    }
+    const access = op === 58 ? "read" : "write"; // <& reads, >& writes
+    out.commands.push(
+      command(
+        access === "write" ? ">" : "<",
+        [],
+        [w.text],
+        false,
+        [{ path: w.text, access }],
+        [],
+        [],
+        `${access === "write" ? ">&" : "<&"} ${w.text}`,
+      ),
+    );
+    return;
+  }
   if (!RDR_WRITE.has(op) && !RDR_READ.has(op)) return; // here-docs and here-strings
   if (w.dynamic) {
     out.problems.push(`a redirection to a dynamic path (${w.text})`);
@@ -178,7 +206,9 @@ function word(w: Node): WordText {
         const raw = part.Value as string;
         if (/[{}]/.test(raw) && /[{][^}]*(,|\.\.)[^}]*[}]/.test(raw)) dynamic = true;
         if (i === 0 && /^~[^/]/.test(raw)) dynamic = true; // ~user, ~+, ~-
-        if (/(^|\/)\.?[*?[]/.test(raw) && /(^|\/)\.[*?[]|(^|\/)\.\./.test(raw)) dynamic = true;
+        // A glob's matches are only known when bash runs it, and one may be a symlink
+        // leading out of the roots (`cat ./*`): such a word is judged as unknown.
+        if (/(?<!\\)[*?[]/.test(raw)) dynamic = true;
         text += raw.replace(/\\(.)/gs, "$1");
         break;
       }

@@ -62,6 +62,21 @@ const ATTEMPTS: Attempt[] = [
   run("grep -nR secret .", "ask"),
   run("find -L . -name s.txt", "ask"),
   run("find . -follow -name s.txt", "ask"),
+  // From a review: arithmetic in [[ ]] runs a command substitution hidden in a literal.
+  run("[[ 'a[$(touch victim)]' -eq 0 ]]", "ask"),
+  run("if [[ 'a[$(touch victim)]' -gt 0 ]]; then ls; fi", "ask"),
+  run("(( a[$(touch victim)] ))", "ask"),
+  // time's -o writes a file (here git's config, which git status would then obey).
+  run('nice time -a -f "[core] fsmonitor = touch victim" -o .git/config true', "ask"),
+  run("env time -o .git/config true", "ask"),
+  // >&WORD redirects to a file when WORD is not a number.
+  run("echo x >&victim", "ask"),
+  run("ls >&/etc/victim", "deny"),
+  // Globs may match symlinks that lead out of the roots.
+  run("cat ./*", "ask"),
+  run("head ./l*", "ask"),
+  run("ls -RL", "ask"),
+  run("du -aL", "ask"),
   // Paths out of the roots: .., absolute, ~, symlinks, redirections, cd.
   run("cat ../outside/secret.txt", "deny"),
   run("cat escape/secret.txt", "deny"),
