@@ -98,8 +98,13 @@ export async function declaredTools(opts: DeclaredSourcesOptions): Promise<Decla
     stampCachePath(opts.env, "lua-declarations"),
     LUA_CACHE_VERSION,
   );
-  const lua = await loadLuaTools({
-    dirs: luaDirs(opts.config, opts.cwd, opts.env),
+  // The project's own declarations came with a repository: they get an engine of their own
+  // (so they cannot change what the person's declarations see, such as `magi.exec` or the
+  // string library), are marked, never re-describe anything, and rank after the builtins.
+  const project = projectToolsDir(opts.cwd);
+  const projectReal = project ? realPath(project) : undefined;
+  const dirs = luaDirs(opts.config, opts.cwd, opts.env);
+  const common = {
     builtins: opts.builtins,
     peers,
     peerTools: fromPeers,
@@ -107,24 +112,15 @@ export async function declaredTools(opts: DeclaredSourcesOptions): Promise<Decla
     cache: luaCache,
     known: knownShipped(shippedToolsDir()),
     warn: opts.warn,
+  };
+  const lua = await loadLuaTools({
+    ...common,
+    dirs: dirs.filter((d) => realPath(d) !== projectReal),
   });
+  const fromProject = projectReal
+    ? await loadLuaTools({ ...common, dirs: dirs.filter((d) => realPath(d) === projectReal) })
+    : { tools: [] };
   luaCache.save();
-  // The project's own declarations are marked, and may not stand in for a builtin: the
-  // registry ranks them after builtins, and the builtins they would re-describe stay.
-  const project = projectToolsDir(opts.cwd);
-  const replaced = new Set(lua.replaced);
-  if (project) {
-    const inProject = realPath(project) + "/";
-    for (const tool of lua.tools) {
-      const file = tool.origin.where.replace(/:\d+$/, ""); // "path:line"
-      if (!realPath(file).startsWith(inProject)) continue;
-      tool.origin.project = true;
-      for (const gone of replaced) {
-        if (gone.origin.source === "builtin" && gone.declaration.name === tool.declaration.name) {
-          replaced.delete(gone);
-        }
-      }
-    }
-  }
-  return { tools: [...lua.tools, ...fromPeers], replaced };
+  for (const tool of fromProject.tools) tool.origin.project = true;
+  return { tools: [...lua.tools, ...fromProject.tools, ...fromPeers], replaced: lua.replaced };
 }
