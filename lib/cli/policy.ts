@@ -33,7 +33,11 @@ export async function policyCommand(args: string[]): Promise<number> {
   }
   const rt = await runtimeFor(values);
   // `approval` is the pseudo-tool of the approvals socket's requests.
-  const source = name === "approval" ? "magi" : rt.registry.get(name)?.origin.source;
+  const tool = rt.registry.get(name);
+  // The same source the gate judges by: "project" for a project's own declarations.
+  const source = name === "approval"
+    ? "magi"
+    : tool && (tool.origin.project ? "project" : tool.origin.source);
   if (!source) throw new UsageError(`unknown tool "${name}"; \`magi tools\` lists the tools`);
   const cwd = values.cwd ?? rt.session.cwd;
   const verdict = decide(rt.policy, {
