@@ -232,6 +232,25 @@ function callPaths(facts: CallFacts): PathUse[] {
   return out;
 }
 
+/** A string argument that names a path beyond the working folder: absolute, `~/`, or `..`. */
+const PATH_LIKE = /^(\/|~\/|~$|\.\.(\/|$))|\/\.\.(\/|$)/;
+
+/**
+ * The paths an installed tool's call names, for the roots check: its working folder, and
+ * every string argument (or list element) that reaches beyond it. A tool's program can read
+ * whatever it is given, so a path outside the roots is refused before it runs.
+ */
+function toolPaths(facts: CallFacts): PathUse[] {
+  const out: PathUse[] = [{ path: facts.cwd, access: "read" }];
+  const visit = (value: unknown) => {
+    if (typeof value === "string" && PATH_LIKE.test(value)) {
+      out.push({ path: value, access: "read" });
+    } else if (Array.isArray(value)) value.forEach(visit);
+  };
+  Object.values(facts.args).forEach(visit);
+  return out;
+}
+
 function resolvePath(use: PathUse, cwd: string, home: string | undefined): string {
   let p = use.path;
   if (p === "~" || p.startsWith("~/")) p = (home ?? "/nonexistent-home") + p.slice(1);
@@ -255,7 +274,7 @@ function subjectsOf(policy: Policy, facts: CallFacts): Subjects {
   const isRun = facts.tool === "run" && facts.source === "builtin" &&
     typeof facts.args.command === "string";
   if (!isRun) {
-    const paths = facts.source === "builtin" ? callPaths(facts) : [];
+    const paths = facts.source === "builtin" ? callPaths(facts) : toolPaths(facts);
     return {
       subjects: [{ ...base, inside: allInside(policy, paths, [facts.cwd]) }],
       floors: [],

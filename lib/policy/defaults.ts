@@ -96,6 +96,14 @@ export const DEFAULT_RULES: RuleConfig[] = [
     reason: "a path outside the roots",
   },
   {
+    id: "outside-roots-tools",
+    tool: "*",
+    source: ["tools_dir", "shipped", "lua", "project", "peer"],
+    where: "outside_roots",
+    decision: "deny",
+    reason: "a path outside the roots (an installed tool reads what it is given)",
+  },
+  {
     id: "run-read-only",
     tool: "run",
     source: "builtin",

@@ -320,7 +320,7 @@ Deno.test("a tool that declares cwd still gets magi's timeout_seconds", async ()
     },
   );
   await using t = await testRuntime({ toolsDirs: [dir.path] });
-  const r = await runTool(t.rt, { name: "own-cwd", args: { cwd: "/x", timeout_seconds: 0.5 } });
+  const r = await runTool(t.rt, { name: "own-cwd", args: { cwd: "x", timeout_seconds: 0.5 } });
   assert.equal(r.is_error, true);
   assert.match(r.said, /timed out after 0.5 s/);
 });
