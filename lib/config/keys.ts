@@ -26,11 +26,37 @@ export interface KeySpec {
 
 const strings = { type: "array", items: { type: "string" } };
 
+/**
+ * Keys a project's `.magi/config.jsonc` may set only when the person's own config lists the
+ * project in `trusted_projects`: they start programs (tools, peers, MCP servers), send the
+ * conversation and an API key somewhere (providers), widen what tools may touch (roots), or
+ * choose where magi writes. A cloned repository must not do any of that by itself.
+ */
+export const PROJECT_TRUSTED_ONLY = [
+  "tools_dir",
+  "lua_dirs",
+  "peers",
+  "mcp_servers",
+  "providers",
+  "provider",
+  "roots",
+  "spill_dir",
+  "sessions_dir",
+  "trusted_projects",
+];
+
 /** Keys whose value is an object of further keys. */
 export const GROUPS = ["limits", "secrets"] as const;
 
 /** Leaf keys, dotted for those inside a group. */
 export const KEYS: Record<string, KeySpec> = {
+  trusted_projects: {
+    union: true,
+    schema: { type: "array", items: { type: "string" } },
+    expected: "a list of project folders whose .magi/config.jsonc may name programs and servers",
+    default: [],
+    paths: true,
+  },
   tools_dir: {
     schema: { anyOf: [{ type: "string" }, strings] },
     expected: "a folder path or a list of folder paths",

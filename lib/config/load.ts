@@ -11,7 +11,7 @@ import type * as Jsonc from "jsonc-parser";
 import type { ParseError } from "jsonc-parser";
 import { lazyRequire } from "../lazy_require.ts";
 import { isValid } from "../registry/schema.ts";
-import { GROUPS, KEYS } from "./keys.ts";
+import { GROUPS, KEYS, PROJECT_TRUSTED_ONLY } from "./keys.ts";
 
 /** The JSONC parser, loaded when a config file exists rather than at every start. */
 const jsonc = lazyRequire<typeof Jsonc>("jsonc-parser");
@@ -98,7 +98,21 @@ export function loadConfig(sources: ConfigSources): Config {
     files.push(explicit);
   }
   for (const file of files) {
-    for (const [key, value] of Object.entries(readConfigFile(file))) {
+    const fromFile = readConfigFile(file);
+    if (file === project && !trusted(values.trusted_projects, dirname(dirname(project)))) {
+      const dropped = Object.keys(fromFile).filter((k) => PROJECT_TRUSTED_ONLY.includes(k));
+      for (const key of dropped) delete fromFile[key];
+      if (dropped.length > 0) {
+        notes.push(
+          `config ${file}: ignored ${
+            dropped.map((k) => `"${k}"`).join(", ")
+          }: a project's config ` +
+            `may name programs, servers and roots only when your own config lists the project in ` +
+            `"trusted_projects"`,
+        );
+      }
+    }
+    for (const [key, value] of Object.entries(fromFile)) {
       if (KEYS[key]?.union && Array.isArray(values[key]) && origins[key] !== "default") {
         values[key] = [...new Set([...(values[key] as unknown[]), ...(value as unknown[])])];
         origins[key] = `${origins[key]} + ${file}`;
@@ -165,6 +179,20 @@ export function readConfigFile(file: string): Record<string, unknown> {
   };
   visit(data as Record<string, unknown>, "");
   return out;
+}
+
+/** Whether a project folder is listed (by real path) in `trusted_projects`. */
+function trusted(list: unknown, folder: string): boolean {
+  if (!Array.isArray(list)) return false;
+  const real = (p: string) => {
+    try {
+      return Deno.realPathSync(p);
+    } catch {
+      return p;
+    }
+  };
+  const target = real(folder);
+  return list.some((p) => typeof p === "string" && real(p) === target);
 }
 
 /** A bad value as an error message shows it: never the value of a `secrets.*` key. */
