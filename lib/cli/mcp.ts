@@ -76,6 +76,9 @@ export async function mcpCommand(args: string[]): Promise<number> {
     } else {
       const server = createMcpServer(() => rt);
       servers.add(server);
+      // The SDK reports a transport fault (a message over its 10 MiB buffer, a line that is no
+      // JSON) here; without a handler the session could end with nothing said.
+      server.onerror = (error) => warn(`mcp: ${error.message}`);
       const ended = new Promise<void>((resolve) => {
         server.onclose = () => resolve();
         process.stdin.once("end", () => resolve());
