@@ -4,6 +4,7 @@
  *
  * @module
  */
+import { Buffer } from "node:buffer";
 import { childEnv } from "../process/env.ts";
 import { stderrTail } from "../process/outcome.ts";
 import { spawnProcess } from "../process/spawn.ts";
@@ -44,7 +45,7 @@ export async function checkCommand(args: string[]): Promise<number> {
         : spawned.signal
         ? `killed by ${spawned.signal}`
         : `exit status ${spawned.code}`);
-    const said = stderrTail(new Uint8Array(out.flatMap((c) => [...c]))) + "\n" +
+    const said = stderrTail(Buffer.concat(out)) + "\n" +
       stderrTail(spawned.stderrTail);
     const detail = rt.masker.maskText(said.trim()).split("\n").map((l) => `      ${l}`).join("\n");
     await write(`FAIL  ${tool.name}: ${why}\n${detail}\n`);

@@ -5,6 +5,7 @@
  *
  * @module
  */
+import { Buffer } from "node:buffer";
 import { isAbsolute, join, resolve } from "node:path";
 import { spawnProcess } from "../process/spawn.ts";
 import { HELP_MAX_BYTES, HELP_TIMEOUT_MS } from "../registry/tools_dir.ts";
@@ -124,10 +125,10 @@ export async function captureHelp(
       break;
     }
     const decoder = new TextDecoder();
-    let text = decoder.decode(concat(out));
+    let text = decoder.decode(Buffer.concat(out));
     let fromStderr = false;
     if (text.trim() === "") {
-      text = decoder.decode(concat(err));
+      text = decoder.decode(Buffer.concat(err));
       fromStderr = true;
     }
     if (text.trim() === "") {
@@ -156,14 +157,4 @@ export async function captureHelp(
     if (model.usage && !man && (typed > 0 || model.positionals !== null)) break;
   }
   return result;
-}
-
-function concat(chunks: Uint8Array[]): Uint8Array {
-  const out = new Uint8Array(chunks.reduce((n, c) => n + c.length, 0));
-  let at = 0;
-  for (const c of chunks) {
-    out.set(c, at);
-    at += c.length;
-  }
-  return out;
 }

@@ -12,6 +12,7 @@
  *
  * @module
  */
+import { Buffer } from "node:buffer";
 import { dirname, isAbsolute, join, resolve } from "node:path";
 import { processOutcome } from "../process/outcome.ts";
 import { spawnProcess } from "../process/spawn.ts";
@@ -169,7 +170,7 @@ async function askForTools(peer: Peer, opts: PeerDiscovery): Promise<PeerListing
       }`,
     };
   }
-  const text = new TextDecoder().decode(concat(chunks));
+  const text = new TextDecoder().decode(Buffer.concat(chunks));
   let data: unknown;
   try {
     data = JSON.parse(text);
@@ -263,7 +264,7 @@ export async function invokePeer(peer: Peer, remote: string, call: Invocation): 
   });
   const outcome = processOutcome(spawned, call.timeoutMs);
   if (!held) return outcome;
-  const text = new TextDecoder().decode(concat(held));
+  const text = new TextDecoder().decode(Buffer.concat(held));
   const question = parseQuestion(text);
   if (question && !outcome.isError) return { isError: false, ask: question };
   const result = structured(text);
@@ -291,14 +292,4 @@ function structured(text: string): { said: string; shown?: string; isError: bool
     shown: typeof r.shown === "string" ? r.shown : undefined,
     isError: r.is_error === true,
   };
-}
-
-function concat(chunks: Uint8Array[]): Uint8Array {
-  const out = new Uint8Array(chunks.reduce((n, c) => n + c.length, 0));
-  let at = 0;
-  for (const c of chunks) {
-    out.set(c, at);
-    at += c.length;
-  }
-  return out;
 }

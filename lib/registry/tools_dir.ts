@@ -5,6 +5,7 @@
  *
  * @module
  */
+import { Buffer } from "node:buffer";
 import { join } from "node:path";
 import { spawnProcess } from "../process/spawn.ts";
 import {
@@ -182,7 +183,7 @@ async function readHelp(
   }
   if (spawned.signal && !spawned.capped) return { skip: `--help crashed (${spawned.signal})` };
   const decoder = new TextDecoder();
-  let text = decoder.decode(concat(chunks));
+  let text = decoder.decode(Buffer.concat(chunks));
   if (text.trim() === "" && spawned.code === 0) {
     text = decoder.decode(spawned.stderrTail.subarray(0, HELP_MAX_BYTES));
   }
@@ -205,16 +206,6 @@ function readHeader(bin: string): HelpLines | null {
   } catch {
     return null;
   }
-}
-
-function concat(chunks: Uint8Array[]): Uint8Array {
-  const out = new Uint8Array(chunks.reduce((n, c) => n + c.length, 0));
-  let at = 0;
-  for (const c of chunks) {
-    out.set(c, at);
-    at += c.length;
-  }
-  return out;
 }
 
 /** Reads `schema.json`; any problem keeps the tool generic, with one warn line saying why. */
