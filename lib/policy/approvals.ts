@@ -14,9 +14,9 @@
  *
  * @module
  */
-import { join } from "node:path";
 import { decide, type Policy, verdictLine } from "./decide.ts";
 import type { Approver } from "./gate.ts";
+import { serveUnixSocket } from "../process/unix_socket.ts";
 
 /** One request and its answer. */
 export interface ApprovalRecord {
@@ -43,23 +43,14 @@ const servers = new WeakMap<Policy, Server>();
 export function serveApprovals(policy: Policy): string {
   const found = servers.get(policy);
   if (found) return found.path;
-  const dir = Deno.makeTempDirSync({ prefix: "magi-approve-" });
-  const path = join(dir, "approve.sock");
-  const listener = Deno.listen({ transport: "unix", path });
-  listener.unref();
-  const server: Server = { path, approvers: new Set(), listeners: [] };
+  const server: Server = { path: "", approvers: new Set(), listeners: [] };
+  server.path = serveUnixSocket(
+    "magi-approve-",
+    "approve.sock",
+    (conn) => serveConnection(policy, server, conn),
+  );
   servers.set(policy, server);
-  globalThis.addEventListener("unload", () => {
-    try {
-      Deno.removeSync(dir, { recursive: true });
-    } catch {
-      // already gone
-    }
-  });
-  (async () => {
-    for await (const conn of listener) serveConnection(policy, server, conn).catch(() => {});
-  })().catch(() => {});
-  return path;
+  return server.path;
 }
 
 /** Adds a listener told of every request and answer. */

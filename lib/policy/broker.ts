@@ -16,6 +16,7 @@
 import { isAbsolute, join, resolve } from "node:path";
 import { allowedPrograms, type Policy } from "./decide.ts";
 import { isInside, realPathLenient } from "./roots.ts";
+import { serveUnixSocket } from "../process/unix_socket.ts";
 
 /** One request from Deno. */
 export interface BrokerRequest {
@@ -112,21 +113,8 @@ function findProgram(name: string): string | undefined {
 export function serveBroker(policy: Policy, options: BrokerOptions): string {
   const found = brokers.get(policy);
   if (found) return found.path;
-  const dir = Deno.makeTempDirSync({ prefix: "magi-priv-" });
-  const path = join(dir, "broker.sock");
-  const listener = Deno.listen({ transport: "unix", path });
-  listener.unref();
+  const path = serveUnixSocket("magi-priv-", "broker.sock", (conn) => serve(policy, options, conn));
   brokers.set(policy, { path, options });
-  globalThis.addEventListener("unload", () => {
-    try {
-      Deno.removeSync(dir, { recursive: true });
-    } catch {
-      // already gone
-    }
-  });
-  (async () => {
-    for await (const conn of listener) serve(policy, options, conn).catch(() => {});
-  })().catch(() => {});
   return path;
 }
 
