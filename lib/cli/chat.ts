@@ -13,11 +13,9 @@ import { closeUnfinished, runAgent } from "../agent/loop.ts";
 import { ProviderError } from "../agent/provider.ts";
 import type { AnswerProvider } from "../pipeline/ask.ts";
 import type { Approver } from "../policy/gate.ts";
-import { ProviderConfigError } from "../agent/providers.ts";
-import { startAgent } from "../agent/start.ts";
 import { sinkOf, TerminalView } from "../agent/view.ts";
-import { EXIT, parseCommand, runtimeFor, UsageError, warn } from "./common.ts";
-import { maxTurnsOf } from "./run.ts";
+import { EXIT, parseCommand, UsageError } from "./common.ts";
+import { maxTurnsOf, startFromFlags } from "./run.ts";
 import { claimInterrupts } from "../process/spawn.ts";
 
 /** Lines from stdin, one at a time, with a prompt when stdin is a terminal. */
@@ -72,15 +70,9 @@ export async function chatCommand(args: string[]): Promise<number> {
     throw new UsageError(`magi chat takes no task; got ${JSON.stringify(positionals)}`);
   }
   const maxTurns = maxTurnsOf(values["max-turns"]);
-  const rt = await runtimeFor(values);
-  let agent;
-  try {
-    agent = startAgent(rt, values);
-  } catch (error) {
-    if (error instanceof ProviderConfigError) throw new UsageError(error.message);
-    warn((error as Error).message);
-    return EXIT.usage;
-  }
+  const started = await startFromFlags(values);
+  if (typeof started === "number") return started;
+  const { rt, agent } = started;
   const { session, provider } = agent;
   const terminal = Deno.stdin.isTerminal() && Deno.stdout.isTerminal();
   const out = sinkOf(Deno.stdout);

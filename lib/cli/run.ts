@@ -11,10 +11,29 @@ import { ProviderError } from "../agent/provider.ts";
 import type { AnswerProvider } from "../pipeline/ask.ts";
 import { ProviderConfigError } from "../agent/providers.ts";
 import type { Session } from "../agent/session.ts";
-import { startAgent } from "../agent/start.ts";
+import { type Agent, startAgent } from "../agent/start.ts";
+import type { Runtime } from "../runtime.ts";
 import { sinkOf, TerminalView } from "../agent/view.ts";
 import { EXIT, parseCommand, runtimeFor, UsageError, warn } from "./common.ts";
 import { claimInterrupts } from "../process/spawn.ts";
+
+/**
+ * Builds the runtime and starts (or resumes) the agent for `magi run` and `magi chat`. A
+ * provider config problem is a usage error; a session that cannot be opened is one stderr
+ * line and exit status 2 (returned as a number).
+ */
+export async function startFromFlags(
+  values: Parameters<typeof startAgent>[1] & Parameters<typeof runtimeFor>[0],
+): Promise<{ rt: Runtime; agent: Agent } | number> {
+  const rt = await runtimeFor(values);
+  try {
+    return { rt, agent: startAgent(rt, values) };
+  } catch (error) {
+    if (error instanceof ProviderConfigError) throw new UsageError(error.message);
+    warn((error as Error).message);
+    return EXIT.usage;
+  }
+}
 
 /** Exit statuses of `magi run` beyond {@link EXIT}. */
 export const RUN_EXIT = { providerFailed: 1, maxTurns: 3, interrupted: 130 } as const;
@@ -78,15 +97,9 @@ export async function runCommand(args: string[]): Promise<number> {
     throw new UsageError('magi run needs a task: magi run "what to do"');
   }
   const maxTurns = maxTurnsOf(values["max-turns"]);
-  const rt = await runtimeFor(values);
-  let agent;
-  try {
-    agent = startAgent(rt, values);
-  } catch (error) {
-    if (error instanceof ProviderConfigError) throw new UsageError(error.message);
-    warn((error as Error).message);
-    return EXIT.usage;
-  }
+  const started = await startFromFlags(values);
+  if (typeof started === "number") return started;
+  const { rt, agent } = started;
   const json = values.json ?? false;
   const view = new TerminalView({
     json,
