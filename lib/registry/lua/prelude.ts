@@ -307,6 +307,7 @@ local coroutine_api = {
 ----------------------------------------------------------------------------------------------
 local loading = nil   -- the file being loaded: { source = chunkname, decls = {} }
 local runs = {}       -- declaration id → run function
+local names = {}      -- declaration id → the tool's name, for errors about what run returned
 local next_id = 0
 
 local magi = { json = json }
@@ -327,6 +328,7 @@ function magi.tool(name, spec)
       decl.problem = "run must be a function"
     else
       runs[next_id] = spec.run
+      names[next_id] = name
       decl.has_run = spec.run ~= nil
     end
     local fields = {}
@@ -433,7 +435,7 @@ local function load_file(text, chunkname, load_call)
   local decls = loading.decls
   loading = nil
   if not ok then
-    for _, d in ipairs(decls) do if d.id then runs[d.id] = nil end end
+    for _, d in ipairs(decls) do if d.id then runs[d.id], names[d.id] = nil, nil end end
     if res == TIMEOUT then return '{"timeout":true}' end
     if type(res) ~= "table" then res = { message = tostring(res) } end
     return encode_value({ error = res.message, where = res.where }, "load", {})
@@ -441,24 +443,42 @@ local function load_file(text, chunkname, load_call)
   return encode_value({ decls = json.array(decls) }, "load", {})
 end
 
-local function result_of(r)
-  if r == nil then return { said = "" } end
+-- What a run may return (SPEC S3.3, S3.6): a string (said), {said=…, shown=…, is_error=…} or a
+-- question {ask=…, choices={…}}. Anything else is an error naming the tool and what came back,
+-- never text made up from it. Inside the table a number is taken as text (tostring); tables,
+-- functions and booleans are refused.
+local RESULT_FORMS = "return a string or {said=…, shown=…}"
+local function text_of(v, what, name)
+  local tv = type(v)
+  if tv == "string" then return v end
+  if tv == "number" then return tostring(v) end
+  raw_error(sformat('run of "%s" returned %s as a %s; it must be a string', name, what, tv), 0)
+end
+
+local function result_of(name, r)
   local tr = type(r)
-  if tr == "string" or tr == "number" or tr == "boolean" then return { said = tostring(r) } end
-  if tr ~= "table" then raw_error("run returned a " .. tr .. "; expected a string or {said=…, shown=…}", 0) end
+  if tr == "string" then return { said = r } end
+  if r == nil then raw_error(sformat('run of "%s" returned nothing; %s', name, RESULT_FORMS), 0) end
+  if tr ~= "table" then raw_error(sformat('run of "%s" returned a %s; %s', name, tr, RESULT_FORMS), 0) end
   if r.ask ~= nil then
     local choices = nil
     if r.choices ~= nil then
-      if type(r.choices) ~= "table" then raw_error("choices must be a list of strings", 0) end
+      if type(r.choices) ~= "table" then
+        raw_error(sformat('run of "%s" returned choices as a %s; it must be a list of strings',
+          name, type(r.choices)), 0)
+      end
       choices = {}
-      for i, c in ipairs(r.choices) do choices[i] = tostring(c) end
+      for i, c in ipairs(r.choices) do choices[i] = text_of(c, "choices[" .. i .. "]", name) end
       json.array(choices)
     end
-    return { ask = tostring(r.ask), choices = choices }
+    return { ask = text_of(r.ask, "ask", name), choices = choices }
+  end
+  if r.said == nil then
+    raw_error(sformat('run of "%s" returned a table without said or ask; %s', name, RESULT_FORMS), 0)
   end
   return {
-    said = r.said ~= nil and tostring(r.said) or "",
-    shown = r.shown ~= nil and tostring(r.shown) or nil,
+    said = text_of(r.said, "said", name),
+    shown = r.shown ~= nil and text_of(r.shown, "shown", name) or nil,
     is_error = r.is_error == true or nil,
   }
 end
@@ -470,7 +490,7 @@ local function dispatch(id, call_id, args_json)
   -- let magi's event loop run); coroutines made here get a Lua hook (see inherit).
   local me = co_running()
   calls[me] = call_id
-  local ok, res = raw_xpcall(function() return result_of(run(json.decode(args_json))) end, handler)
+  local ok, res = raw_xpcall(function() return result_of(names[id], run(json.decode(args_json))) end, handler)
   calls[me] = nil
   if not ok then
     if res == TIMEOUT then return '{"timeout":true}' end
