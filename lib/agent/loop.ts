@@ -12,6 +12,7 @@ import { runTool, type ToolResult } from "../pipeline/run_tool.ts";
 import type { Runtime } from "../runtime.ts";
 import { type Provider, type ToolCallRequest, turnWithRetries, type Usage } from "./provider.ts";
 import type { Session } from "./session.ts";
+import { ShownText } from "./shown_text.ts";
 
 /** What the person is shown while the loop runs. */
 export interface AgentView {
@@ -25,6 +26,11 @@ export interface AgentView {
   usage(usage: Usage): void;
   /** The provider's stream was cut and the turn is sent again. */
   retry(message: string): void;
+  /**
+   * The retried answer does not go on from the text already shown of a cut attempt: the
+   * text that follows starts the answer over.
+   */
+  restart(): void;
 }
 
 /** How the loop ended. */
@@ -84,6 +90,9 @@ export async function runAgent(opts: AgentOptions): Promise<EndReason> {
     if (signal?.aborted) return "cancelled";
     if (turns >= opts.maxTurns) return "max_turns";
     let result;
+    // A retried stream's text is not printed again (only what goes beyond it); only the
+    // finished attempt's answer and tool calls are recorded and run.
+    const shown = new ShownText(view);
     try {
       result = await turnWithRetries(
         provider,
@@ -92,11 +101,15 @@ export async function runAgent(opts: AgentOptions): Promise<EndReason> {
           messages: session.messages(),
           tools,
           signal,
-          onText: (delta) => view.text(delta),
+          onText: (delta) => shown.text(delta),
         },
         opts.maxRetries,
-        (message) => view.retry(message),
+        (message) => {
+          view.retry(message);
+          shown.retry();
+        },
       );
+      shown.finish();
     } catch (error) {
       if (signal?.aborted) return "cancelled";
       throw error;

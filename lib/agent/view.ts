@@ -51,6 +51,10 @@ const DIM = "\x1b[2m";
 const RED = "\x1b[31m";
 const RESET = "\x1b[0m";
 
+/** Shown (stderr for `magi run`) when a retried answer does not go on from the cut text. */
+export const RESTART =
+  "[magi: the provider's stream broke; the answer below starts over (the cut text above is not kept)]";
+
 function oneLine(text: string, max: number): string {
   const flat = text.replace(/\s+/g, " ").trim();
   return flat.length > max ? flat.slice(0, max - 1) + "…" : flat;
@@ -60,6 +64,8 @@ function oneLine(text: string, max: number): string {
 export class TerminalView implements AgentView {
   readonly #o: ViewOptions;
   #midLine = false;
+  /** A retry note ended the screen's line while stdout's text is still mid-line. */
+  #lineBroken = false;
   #running = new Map<string, { name: string; started: number }>();
   #timer: ReturnType<typeof setInterval> | undefined;
   #progressShown = false;
@@ -91,6 +97,7 @@ export class TerminalView implements AgentView {
     this.#clearProgress();
     this.#o.out(delta);
     this.#midLine = !delta.endsWith("\n");
+    this.#lineBroken = false;
   }
 
   answer(text: string): void {
@@ -147,7 +154,19 @@ export class TerminalView implements AgentView {
 
   retry(message: string): void {
     if (this.#o.json) return this.event({ type: "retry", message });
-    this.note(`magi: ${message}`);
+    if (!this.#midLine || this.#o.info === this.#o.out) return this.note(`magi: ${message}`);
+    // The cut text is mid-line on stdout and the answer may go on from it: the note breaks
+    // the line on its own stream, so stdout still holds the answer alone.
+    this.#clearProgress();
+    this.#o.info(`${this.#lineBroken ? "" : "\n"}magi: ${message}\n`);
+    this.#lineBroken = true;
+  }
+
+  restart(): void {
+    if (this.#o.json) return;
+    this.#clearProgress();
+    this.#endLine();
+    this.#o.info(this.#o.fancy ? `${DIM}${RESTART}${RESET}\n` : RESTART + "\n");
   }
 
   /** Stops the progress line; call before exiting. */
@@ -161,6 +180,7 @@ export class TerminalView implements AgentView {
       this.#o.out("\n");
       this.#midLine = false;
     }
+    this.#lineBroken = false;
   }
 
   #startProgress(): void {
