@@ -14,7 +14,6 @@ import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 // @ts-types="@modelcontextprotocol/sdk/types"
 // @ts-types="@modelcontextprotocol/sdk/types"
 import {
-  CallToolRequestSchema,
   type CallToolResult,
   ErrorCode,
   ListToolsRequestSchema,
@@ -23,6 +22,7 @@ import {
   type ToolAnnotations,
 } from "@modelcontextprotocol/sdk/types.js";
 import type { AnswerProvider } from "../pipeline/ask.ts";
+import { ToolsCallRequestSchema } from "./call_request.ts";
 import type { ApprovalAnswer, Approver } from "../policy/gate.ts";
 import { runTool, type ToolResult } from "../pipeline/run_tool.ts";
 import type { Question } from "../registry/types.ts";
@@ -85,7 +85,7 @@ export function createMcpServer(current: RuntimeGetter): Server {
     { capabilities: { tools: { listChanged: true } } },
   );
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: listedTools(current()) }));
-  server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
+  server.setRequestHandler(ToolsCallRequestSchema, async (request, extra) => {
     const rt = current();
     const name = request.params.name;
     if (!rt.registry.get(name)) {
