@@ -17,6 +17,7 @@ import { loadPolicy, type Policy, policySources, userConfigFile } from "./policy
 import { serveApprovals } from "./policy/approvals.ts";
 import { confinedBody } from "./policy/body_worker.ts";
 import { gatedInner } from "./policy/gate.ts";
+import { luaConfinement } from "./policy/lua_exec.ts";
 import { builtinShim } from "./process/self_command.ts";
 import { defaultCachePath, DiscoveryCache } from "./registry/discovery_cache.ts";
 import { mcpTools } from "./registry/mcp.ts";
@@ -155,6 +156,8 @@ export async function createRuntime(opts: RuntimeOptions): Promise<Runtime> {
     childEnv: helpEnv,
     // A Lua declaration re-describing a builtin reaches it through the policy again.
     builtins: builtinTools.map((t) => innerOf.get(t)!),
+    // Lua bodies run in Workers with Deno permissions from the policy; `magi.exec` is judged.
+    confine: luaConfinement(() => policy),
     warn: opts.warn,
   });
   const cache = new DiscoveryCache(defaultCachePath(opts.env));

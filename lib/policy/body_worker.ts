@@ -1,17 +1,15 @@
 /**
- * Deno's permissions behind the policy (SPEC S8.2): an in-process tool body — a builtin or a
- * Lua body — runs in a Worker whose Deno permissions are derived from the policy: read inside
- * the roots, write inside the roots only for a tool that writes, run only the programs the
- * policy allows (their real paths), no network, no FFI, no environment, no imports from the
- * network. A bug in the body, or in magi's own checks, then meets Deno's refusal
+ * Deno's permissions behind the policy (SPEC S8.2): an in-process builtin's body runs in a
+ * Worker whose Deno permissions are derived from the policy: read inside the roots, write
+ * inside the roots only for a tool that writes, run only the programs the policy allows (their
+ * real paths), no network, no FFI, no environment, no imports from the network. (Lua bodies
+ * have a Worker of their own: `lib/registry/lua/worker_host.ts`.) A bug in the body, or in magi's own checks, then meets Deno's refusal
  * (`Deno.errors.NotCapable`), and the call ends as an error result saying what was refused.
  *
  * Needs `--unstable-worker-options` (deno.json `"unstable": ["worker-options"]`).
  *
  * @module
  */
-import { dirname } from "node:path";
-import { fileURLToPath } from "node:url";
 import type { BuiltinContext, BuiltinResult } from "../registry/builtins.ts";
 import { allowedPrograms, type Policy } from "./decide.ts";
 import type { BodyJob } from "./worker_entry.ts";
@@ -39,11 +37,6 @@ export function bodyPermissions(
     write: opts.write ? [...policy.roots] : false,
     run: programs.length > 0 ? programs : false,
   };
-}
-
-/** wasmoon's package folder: a Lua Worker reads its code and its glue.wasm. */
-export function wasmoonDir(): string {
-  return dirname(dirname(fileURLToPath(import.meta.resolve("wasmoon"))));
 }
 
 /** What running a body needs besides the job. */

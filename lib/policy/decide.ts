@@ -337,6 +337,22 @@ function commandFloor(
   return undefined;
 }
 
+/**
+ * The real path of the program a command word names: a word with a slash from `cwd`, a bare
+ * name as the first executable on `path`; undefined when there is none.
+ */
+export function resolveProgram(program: string, cwd: string, path: string): string | undefined {
+  if (program.includes("/")) {
+    const real = realPathLenient(resolve(cwd, program));
+    try {
+      return Deno.statSync(real).isFile ? real : undefined;
+    } catch {
+      return undefined;
+    }
+  }
+  return findOnPath(program, path, cwd);
+}
+
 function basename(p: string): string {
   return p.slice(p.lastIndexOf("/") + 1);
 }
@@ -424,7 +440,7 @@ export function verdictLine(v: Verdict): string {
 /**
  * The real paths of the programs the policy lets `run` start without asking: the program
  * word of each `allow` rule's command patterns, found as {@link decide} trusts it (on magi's
- * own PATH, outside the roots). This is the `run` permission of in-process bodies.
+ * own PATH, outside the roots). This is the Deno `run` permission of in-process bodies.
  */
 export function allowedPrograms(policy: Policy): string[] {
   const out = new Set<string>();
@@ -432,7 +448,9 @@ export function allowedPrograms(policy: Policy): string[] {
     if (rule.decision !== "allow" || !rule.commands || !rule.matchTool("run")) continue;
     for (const p of rule.commands) {
       const name = p.source.trim().split(/\s+/)[0];
-      if (/[*?/]/.test(name) || SHELL_BUILTINS.has(name)) continue;
+      // A shell builtin's name (`echo`) still allows the program of that name (`/usr/bin/echo`)
+      // to a body that starts programs without a shell.
+      if (/[*?/]/.test(name)) continue;
       const real = trustedProgram(policy, name);
       if (real) out.add(real);
     }

@@ -35,6 +35,7 @@ export const READ_ONLY_COMMANDS = [
   "git log *",
   "git show *",
   "git branch",
+  "git branch --show-current",
   "git rev-parse *",
 ];
 
@@ -98,7 +99,7 @@ export const DEFAULT_RULES: RuleConfig[] = [
   {
     id: "outside-roots-tools",
     tool: "*",
-    source: ["tools_dir", "shipped", "lua", "project", "peer"],
+    source: ["tools_dir", "shipped", "lua", "project", "peer", "mcp"],
     where: "outside_roots",
     decision: "deny",
     reason: "a path outside the roots (an installed tool reads what it is given)",

@@ -55,30 +55,77 @@ export async function gate(
     cwd: inv.cwd,
     path: inv.env.PATH,
   });
-  const note = (what: string) => ({
-    isError: true,
-    note: `[magi: ${what} by the policy — ${verdictLine(verdict)}]`,
-  });
-  const done = (outcome: string, result: Outcome | undefined) => {
+  const settled = await settle(ctx, name, name + " " + JSON.stringify(inv.args), verdict);
+  if (settled === true) return undefined;
+  return { isError: true, note: `[magi: ${settled} by the policy — ${verdictLine(verdict)}]` };
+}
+
+/**
+ * Settles a verdict: `allow` passes; `deny` fails; `ask` passes for a person's own call, or
+ * goes to the approver (remembering "always" under `key`), and fails with no one to ask.
+ *
+ * @returns true when the call may run, else the word for the refusal ("denied", …)
+ */
+async function settle(
+  ctx: GateContext,
+  name: string,
+  key: string,
+  verdict: Verdict,
+): Promise<true | string> {
+  const done = (outcome: string, result: true | string) => {
     ctx.record?.({ tool: name, verdict, outcome });
     return result;
   };
-  if (verdict.decision === "allow") return done("allowed", undefined);
-  if (verdict.decision === "deny") return done("denied", note("denied"));
-  if (ctx.caller === "person") return done("approved: the person's own call", undefined);
-  const key = name + " " + JSON.stringify(inv.args);
-  if (ctx.always.has(key)) return done("approved: always, earlier in this session", undefined);
+  if (verdict.decision === "allow") return done("allowed", true);
+  if (verdict.decision === "deny") return done("denied", "denied");
+  if (ctx.caller === "person") return done("approved: the person's own call", true);
+  if (ctx.always.has(key)) return done("approved: always, earlier in this session", true);
   const answer = ctx.approve ? await ctx.approve({ tool: name, verdict }) : undefined;
-  if (answer === "yes") return done("approved by the person", undefined);
+  if (answer === "yes") return done("approved by the person", true);
   if (answer === "always") {
     ctx.always.add(key);
-    return done("approved by the person for this session", undefined);
+    return done("approved by the person for this session", true);
   }
-  if (answer === "no") return done("refused by the person", note("refused by the person, asked"));
+  if (answer === "no") return done("refused by the person", "refused by the person, asked");
   return done(
     "denied: no person to ask",
-    note("denied (no person to approve it: a non-interactive ask is a denial)"),
+    "denied (no person to approve it: a non-interactive ask is a denial)",
   );
+}
+
+/** How the policy settled a command a tool's body starts. */
+export type CommandGate =
+  | { refused: string }
+  | { allowed: "by-rule" | "by-person" };
+
+/**
+ * Decides a program that a tool's body starts (a Lua body's `magi.exec`) as the policy
+ * decides a `run` of the same command line, with the caller and approver of the tool call
+ * the body belongs to (none while a declaration file loads: only rules allow then).
+ *
+ * @param line the command as a shell line (each word quoted)
+ * @param cwd the absolute folder it runs in
+ */
+export async function gateCommand(
+  policy: Policy,
+  inv: Invocation | undefined,
+  line: string,
+  cwd: string,
+): Promise<CommandGate> {
+  const outer = inv ? callerOf(inv) : undefined;
+  let always = alwaysByPolicy.get(policy);
+  if (!always) alwaysByPolicy.set(policy, always = new Set());
+  const verdict = decide(policy, {
+    tool: "run",
+    source: "builtin",
+    args: { command: line },
+    cwd,
+    path: inv?.env.PATH,
+  });
+  const ctx = { policy, caller: outer?.caller ?? "model", approve: outer?.approve, always };
+  const settled = await settle(ctx, "run", "run " + JSON.stringify({ command: line }), verdict);
+  if (settled !== true) return { refused: `${settled} by the policy — ${verdictLine(verdict)}` };
+  return { allowed: verdict.decision === "allow" ? "by-rule" : "by-person" };
 }
 
 /** The tool with every invocation passing the gate first. */
@@ -94,6 +141,10 @@ const alwaysByPolicy = new WeakMap<Policy, Set<string>>();
 /** Who made the outer call, carried on the invocation to tools a tool calls in turn. */
 const CALLER = Symbol("magi.caller");
 
+function callerOf(inv: Invocation): { caller: Caller; approve?: Approver } | undefined {
+  return (inv as Invocation & { [CALLER]?: { caller: Caller; approve?: Approver } })[CALLER];
+}
+
 /**
  * A builtin as another tool reaches it (a Lua declaration with `transport = "builtin"`):
  * every invocation is decided again as a call of the builtin itself, with the outer call's
@@ -103,9 +154,7 @@ export function gatedInner(policy: () => Policy, tool: Tool): Tool {
   return {
     ...tool,
     invoke: async (inv) => {
-      const outer = (inv as Invocation & { [CALLER]?: { caller: Caller; approve?: Approver } })[
-        CALLER
-      ];
+      const outer = callerOf(inv);
       let always = alwaysByPolicy.get(policy());
       if (!always) alwaysByPolicy.set(policy(), always = new Set());
       const ctx = {

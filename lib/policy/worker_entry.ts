@@ -1,5 +1,5 @@
 /**
- * The inside of a body Worker (see `body_worker.ts`): runs one builtin or one Lua body under
+ * The inside of a body Worker (see `body_worker.ts`): runs one builtin body under
  * the Worker's Deno permissions and posts back what it said and how it ended. A permission
  * Deno refuses (`Deno.errors.NotCapable`) ends the call as an error naming what was refused.
  *
@@ -9,30 +9,18 @@
  * @module
  */
 import type { Builtin, BuiltinResult } from "../registry/builtins.ts";
-import { LuaHost } from "../registry/lua/engine.ts";
 import { BUILTINS } from "../../builtins/mod.ts";
 
 /** One job for a body Worker. */
-export type BodyJob =
-  | {
-    kind: "builtin";
-    /** URL of a module exporting the builtin as `export`; absent: one of magi's builtins. */
-    module?: string;
-    /** The export's name, or the builtin's name. */
-    export: string;
-    args: Record<string, unknown>;
-    ctx: { cwd: string; env: Record<string, string>; timeoutMs: number; roots: string[] };
-  }
-  | {
-    kind: "lua";
-    /** The declaration file's path (for messages) and text. */
-    file: string;
-    text: string;
-    tool: string;
-    args: Record<string, unknown>;
-    ctx: { cwd: string; env: Record<string, string>; timeoutMs: number };
-    memoryBytes: number;
-  };
+export type BodyJob = {
+  kind: "builtin";
+  /** URL of a module exporting the builtin as `export`; absent: one of magi's builtins. */
+  module?: string;
+  /** The export's name, or the builtin's name. */
+  export: string;
+  args: Record<string, unknown>;
+  ctx: { cwd: string; env: Record<string, string>; timeoutMs: number; roots: string[] };
+};
 
 // deno-lint-ignore no-explicit-any
 const scope = self as any;
@@ -40,7 +28,7 @@ const scope = self as any;
 scope.onmessage = async (event: MessageEvent<BodyJob>) => {
   const job = event.data;
   try {
-    const result = job.kind === "builtin" ? await runBuiltin(job) : await runLua(job);
+    const result = await runBuiltin(job);
     scope.postMessage({ type: "done", result });
   } catch (error) {
     const e = error as Error;
@@ -48,7 +36,7 @@ scope.onmessage = async (event: MessageEvent<BodyJob>) => {
   }
 };
 
-async function runBuiltin(job: Extract<BodyJob, { kind: "builtin" }>): Promise<BuiltinResult> {
+async function runBuiltin(job: BodyJob): Promise<BuiltinResult> {
   const builtin = job.module
     ? (await import(job.module))[job.export] as Builtin
     : BUILTINS.find((b) => b.name === job.export);
@@ -61,21 +49,4 @@ async function runBuiltin(job: Extract<BodyJob, { kind: "builtin" }>): Promise<B
       return Promise.resolve();
     },
   });
-}
-
-async function runLua(job: Extract<BodyJob, { kind: "lua" }>): Promise<BuiltinResult> {
-  const host = await LuaHost.start({ memoryBytes: job.memoryBytes, print: () => {} });
-  const loaded = host.loadFile(job.file, job.text, 5000);
-  if (loaded.error) return { said: "", isError: true, note: `[magi: ${loaded.error}]` };
-  const decl = loaded.decls.find((d) => d.name === job.tool && d.id !== undefined);
-  if (!decl) return { said: "", isError: true, note: `[magi: no Lua tool "${job.tool}"]` };
-  const reply = await host.run(decl.id!, job.args, job.ctx);
-  if ("error" in reply) {
-    return { said: "", isError: true, note: `[magi: the Lua body failed: ${reply.error}]` };
-  }
-  if ("timeout" in reply) {
-    return { said: "", isError: true, note: "[magi: the Lua body timed out]" };
-  }
-  if ("ask" in reply) return { said: "", isError: true, note: "[magi: a question from a Worker]" };
-  return { said: reply.said, shown: reply.shown, isError: reply.is_error === true };
 }

@@ -130,6 +130,30 @@ export function trackGroup(pgid: number): () => void {
   return () => void liveGroups.delete(pgid);
 }
 
+/**
+ * Who tracks and signals the process groups {@link spawnProcess} starts, when this thread may
+ * not: a Worker whose Deno permissions allow only certain programs cannot send signals
+ * (`Deno.kill` needs the whole run permission), so it hands each group to the thread that
+ * started it.
+ */
+export interface GroupKeeper {
+  started(pgid: number): void;
+  signal(pgid: number, signal: Deno.Signal): void;
+  ended(pgid: number): void;
+}
+
+let keeper: GroupKeeper | undefined;
+
+/** Hands every process group this thread starts from now on to `k`. */
+export function keepGroupsWith(k: GroupKeeper): void {
+  keeper = k;
+}
+
+function signalGroup(pgid: number, signal: Deno.Signal): void {
+  if (keeper) keeper.signal(pgid, signal);
+  else killGroup(pgid, signal);
+}
+
 /** Sends a signal to a whole process group; a group that is gone is not an error. */
 export function killGroup(pgid: number, signal: Deno.Signal): void {
   try {
@@ -172,14 +196,15 @@ export async function spawnProcess(opts: SpawnOptions): Promise<SpawnOutcome> {
   }
   const pgid = child.pid;
   liveGroups.add(pgid);
+  keeper?.started(pgid);
   const grace = opts.graceMs ?? 2000;
   let killTimer: ReturnType<typeof setTimeout> | undefined;
   const end = (why: "timeout" | "cancel" | "cap") => {
     if (why === "timeout") outcome.timedOut = true;
     if (why === "cancel") outcome.cancelled = true;
     if (why === "cap") outcome.capped = true;
-    killGroup(pgid, "SIGTERM");
-    killTimer ??= setTimeout(() => killGroup(pgid, "SIGKILL"), grace);
+    signalGroup(pgid, "SIGTERM");
+    killTimer ??= setTimeout(() => signalGroup(pgid, "SIGKILL"), grace);
   };
   // Timers hold at most 2^31 − 1 ms (about 24.8 days); a longer limit means no limit.
   const timer = opts.timeoutMs <= MAX_TIMER_MS
@@ -246,18 +271,19 @@ export async function spawnProcess(opts: SpawnOptions): Promise<SpawnOutcome> {
   // Children left behind may still hold stdout open: read what they already wrote, then
   // end the group and stop waiting for the pipes.
   const drained = await settleWithin(Promise.all([readStdout, readStderr]), DRAIN_MS);
-  killGroup(pgid, "SIGTERM");
+  signalGroup(pgid, "SIGTERM");
   if (!drained) {
     const settled = await settleWithin(Promise.all([readStdout, readStderr]), DRAIN_MS);
     if (!settled) {
-      killGroup(pgid, "SIGKILL");
+      signalGroup(pgid, "SIGKILL");
       await stdoutReader.cancel().catch(() => {});
       await stderrReader.cancel().catch(() => {});
     }
   }
   await Promise.all([readStdout, readStderr]);
-  killGroup(pgid, "SIGKILL");
+  signalGroup(pgid, "SIGKILL");
   liveGroups.delete(pgid);
+  keeper?.ended(pgid);
   clearTimeout(timer);
   clearTimeout(killTimer);
   opts.signal?.removeEventListener("abort", onAbort);

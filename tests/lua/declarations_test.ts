@@ -5,8 +5,15 @@ import { tempDir, TESTDATA, testRuntime } from "../helpers.ts";
 
 const LUA = join(TESTDATA, "lua");
 
+/** The bodies here start `sh` and `sleep`: the policy allows those two by rule. */
+const POLICY = {
+  rules: [{ tool: "run", command: ["sh *", "sleep *"], decision: "allow" }],
+};
+
 function luaRuntime(dirs: string[], extra: Record<string, unknown> = {}) {
-  return testRuntime({ config: { lua_dirs: dirs, shipped_tools: false, ...extra } });
+  return testRuntime({
+    config: { lua_dirs: dirs, shipped_tools: false, policy: POLICY, ...extra },
+  });
 }
 
 Deno.test("a file with a syntax error beside a good file: one stderr line with file and line, the good file loads", async () => {
@@ -84,16 +91,26 @@ Deno.test("os.execute is unavailable: os, io, package, debug, load, dofile, requ
 
 Deno.test("magi.exec: stdout, status and stderr as data; check=true makes a failure an error", async () => {
   await using t = await luaRuntime([join(LUA, "basic")]);
+  // `exit` is no program the policy knows: the person's own call approves it.
   const ok = await runTool(t.rt, {
     name: "lua_exec",
     args: { line: "cat; echo; echo oops >&2; exit 3" },
+    caller: "person",
   });
   assert.equal(ok.is_error, false, ok.said);
   assert.equal(ok.said, "out=[from-stdin] status=3 err=[oops\n]");
-  const checked = await runTool(t.rt, { name: "lua_exec", args: { line: "exit 4", check: true } });
+  const checked = await runTool(t.rt, {
+    name: "lua_exec",
+    args: { line: "exit 4", check: true },
+    caller: "person",
+  });
   assert.equal(checked.is_error, true);
   assert.match(checked.said, /magi\.exec: "sh" failed with exit status 4/);
-  const links = await runTool(t.rt, { name: "lua_exec", args: { line: 'echo "$MAGI_CWD"' } });
+  const links = await runTool(t.rt, {
+    name: "lua_exec",
+    args: { line: 'echo "$MAGI_CWD"' },
+    caller: "person",
+  });
   assert.equal(links.said, `out=[${t.rt.session.cwd}] status=0 err=[]`);
 });
 

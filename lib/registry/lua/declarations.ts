@@ -18,6 +18,7 @@ import { argumentsProblem, schemaProblem, stripExtensions } from "../schema.ts";
 import type { StampCache } from "../stamp_cache.ts";
 import type { Invocation, JsonSchema, Outcome, Tool, Warn } from "../types.ts";
 import { type LoadedFile, LuaHost, type RawDeclaration, type RunReply } from "./engine.ts";
+import { LOADING, type LuaConfinement, LuaWorkerHost } from "./worker_host.ts";
 
 /** How long a file's top-level code may run while it loads. */
 export const LOAD_TIMEOUT_MS = 5000;
@@ -51,6 +52,12 @@ export interface LuaSourceOptions {
    * used on a cold cache when the file's SHA-256 matches.
    */
   known?: ReadonlyMap<string, KnownFile>;
+  /**
+   * Runs the engine in a Worker under the policy's Deno permissions, judging each
+   * `magi.exec`. Absent: the engine runs in magi's own thread, unconfined — only for build
+   * scripts and tests that load declarations without a policy.
+   */
+  confine?: LuaConfinement;
   warn: Warn;
 }
 
@@ -92,48 +99,95 @@ export function luaFiles(dirs: readonly string[]): string[] {
   return files;
 }
 
-/** The engine of one runtime, started on first need, and the files loaded into it. */
-class LazyEngine {
-  #host: Promise<LuaHost> | undefined;
-  readonly #loaded = new Map<string, Promise<Map<string, number>>>();
+/** Where the bodies of one Lua source run: a Worker, or (unconfined) magi's own thread. */
+interface LuaBackend {
+  loadFile(path: string, text: string, timeoutMs: number): Promise<LoadedFile>;
+  run(declId: number, args: Record<string, unknown>, call: Invocation): Promise<RunReply>;
+  end?(): void;
+}
 
-  constructor(private readonly memoryBytes: number, private readonly warn: Warn) {}
+/** The engine of one Lua source, started on first need, and the files loaded into it. */
+class LazyEngine {
+  #backend: Promise<LuaBackend> | undefined;
+  #loaded = new Map<string, Promise<Map<string, number>>>();
+
+  constructor(
+    private readonly memoryBytes: number,
+    private readonly warn: Warn,
+    private readonly confine: LuaConfinement | undefined,
+  ) {}
 
   get started(): boolean {
-    return this.#host !== undefined;
+    return this.#backend !== undefined;
   }
 
-  host(): Promise<LuaHost> {
-    return this.#host ??= LuaHost.start({
-      memoryBytes: this.memoryBytes,
-      print: (line) => this.warn(`lua: ${line}`),
-    });
+  backend(): Promise<LuaBackend> {
+    if (this.#backend) return this.#backend;
+    const print = (line: string) => this.warn(`lua: ${line}`);
+    if (!this.confine) {
+      return this.#backend = LuaHost.start({ memoryBytes: this.memoryBytes, print }).then((
+        host,
+      ) => ({
+        loadFile: (path, text, timeoutMs) => Promise.resolve(host.loadFile(path, text, timeoutMs)),
+        run: (declId, args, call) =>
+          host.run(declId, args, {
+            cwd: call.cwd,
+            env: call.env,
+            timeoutMs: call.timeoutMs,
+            signal: call.signal,
+          }),
+      }));
+    }
+    const loaded = this.#loaded;
+    const backend: Promise<LuaBackend> = Promise.resolve<LuaBackend>(
+      new LuaWorkerHost({
+        memoryBytes: this.memoryBytes,
+        confine: this.confine,
+        print,
+        // An ended Worker took its loaded files with it: the next call starts afresh.
+        onEnd: () => {
+          if (this.#backend !== backend) return;
+          this.#backend = undefined;
+          loaded.clear();
+        },
+      }),
+    );
+    return this.#backend = backend;
+  }
+
+  /** Ends a Worker engine (the next need starts a new one). */
+  async end(): Promise<void> {
+    (await this.#backend)?.end?.();
   }
 
   /** Loads a file into the engine now, remembering its handles. */
   async load(path: string, text: string): Promise<LoadedFile> {
-    const host = await this.host();
-    const loaded = host.loadFile(path, text, LOAD_TIMEOUT_MS);
+    const loaded = await (await this.backend()).loadFile(path, text, LOAD_TIMEOUT_MS);
     this.#loaded.set(path, Promise.resolve(handles(loaded)));
     return loaded;
   }
 
   /** The engine handle of a declaration, loading its file first when a warm start skipped it. */
-  async handle(path: string, name: string): Promise<{ host: LuaHost; id: number }> {
+  async handle(path: string, name: string): Promise<{ backend: LuaBackend; id: number }> {
+    const backend = await this.backend();
     let ids = this.#loaded.get(path);
     if (!ids) {
       ids = (async () => {
-        const loaded = (await this.host()).loadFile(path, await read(path), LOAD_TIMEOUT_MS);
+        const loaded = await backend.loadFile(path, await read(path), LOAD_TIMEOUT_MS);
         if (loaded.error !== undefined) {
           throw new Error(`the file ${path} no longer loads: ${loaded.error}`);
         }
         return handles(loaded);
       })();
       this.#loaded.set(path, ids);
+      // A failed load is not remembered: the next call tries again.
+      ids.catch(() => {
+        if (this.#loaded.get(path) === ids) this.#loaded.delete(path);
+      });
     }
     const id = (await ids).get(name);
     if (id === undefined) throw new Error(`the file ${path} no longer declares "${name}"`);
-    return { host: await this.host(), id };
+    return { backend, id };
   }
 }
 
@@ -155,7 +209,10 @@ async function read(path: string): Promise<string> {
  * declaration costs only that tool and one warn line with file and line.
  */
 export async function loadLuaTools(opts: LuaSourceOptions): Promise<LuaTools> {
-  const engine = new LazyEngine(opts.memoryBytes, opts.warn);
+  const engine = new LazyEngine(opts.memoryBytes, opts.warn, opts.confine);
+  // Under a policy, a new file's top-level code runs in a Worker of its own that may start
+  // nothing, ended once every file is read; bodies load their file again where they run.
+  const loader = opts.confine ? new LazyEngine(opts.memoryBytes, opts.warn, LOADING) : engine;
   const out: LuaTools = { tools: [], replaced: new Set(), engineStarted: false };
   for (const path of luaFiles(opts.dirs)) {
     let file: CachedFile;
@@ -169,7 +226,7 @@ export async function loadLuaTools(opts: LuaSourceOptions): Promise<LuaTools> {
         const text = await read(path);
         if (known && known.sha256 === await sha256(text)) file = structuredClone(known.file);
         else {
-          const loaded = await engine.load(path, text);
+          const loaded = await loader.load(path, text);
           file = {
             ...loaded,
             decls: loaded.decls.map(({ id: _id, ...rest }) => rest),
@@ -209,7 +266,8 @@ export async function loadLuaTools(opts: LuaSourceOptions): Promise<LuaTools> {
     // Checking a schema loads Ajv: a warm start reuses the verdicts instead.
     if (checked) opts.cache.set(path, stamp, { ...file, checks });
   }
-  out.engineStarted = engine.started;
+  out.engineStarted = loader.started;
+  if (loader !== engine) await loader.end();
   return out;
 }
 
@@ -406,13 +464,8 @@ async function runBody(
 ): Promise<Outcome> {
   let reply: RunReply;
   try {
-    const { host, id } = await engine.handle(path, name);
-    reply = await host.run(id, call.args, {
-      cwd: call.cwd,
-      env: call.env,
-      timeoutMs: call.timeoutMs,
-      signal: call.signal,
-    });
+    const { backend, id } = await engine.handle(path, name);
+    reply = await backend.run(id, call.args, call);
   } catch (error) {
     return { isError: true, note: `[magi: the Lua engine failed: ${(error as Error).message}]` };
   }

@@ -9,7 +9,13 @@
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { LuaEngine, LuaFactory, LuaGlobal } from "wasmoon";
-import { type ExecLimits, HostCalls, hostFunctions } from "./host_api.ts";
+import {
+  type ExecDecision,
+  type ExecJob,
+  execLimits,
+  HostCalls,
+  hostFunctions,
+} from "./host_api.ts";
 import { HOOK_INSTRUCTIONS, PRELUDE, PRELUDE_NAME } from "./prelude.ts";
 
 /**
@@ -62,6 +68,8 @@ export interface RunContext {
   /** Milliseconds. */
   timeoutMs: number;
   signal?: AbortSignal;
+  /** Decides each `magi.exec` before it starts; absent: every exec starts. */
+  judge?: (job: ExecJob) => Promise<ExecDecision>;
 }
 
 /** How to start the engine. */
@@ -124,10 +132,7 @@ export class LuaHost {
     });
     const g = engine.global;
     const calls = new HostCalls();
-    const limits: ExecLimits = {
-      maxStdoutBytes: Math.max(1024 * 1024, Math.floor(opts.memoryBytes / 4)),
-      maxStderrBytes: 256 * 1024,
-    };
+    const limits = execLimits(opts.memoryBytes);
     const pack = (...values: unknown[]) => wasmoon.LuaMultiReturn.of(...values);
     g.set("__magi_host", hostFunctions(calls, limits, opts.print, pack));
     g.loadString(PRELUDE, PRELUDE_NAME);
@@ -152,11 +157,22 @@ export class LuaHost {
    *
    * @param path the file's path, used in error messages as `path:line`
    * @param timeoutMs how long the file's top-level code may run
+   * @param judge decides each `magi.exec` the top-level code makes
    */
-  loadFile(path: string, text: string, timeoutMs: number): LoadedFile {
+  loadFile(
+    path: string,
+    text: string,
+    timeoutMs: number,
+    judge?: (job: ExecJob) => Promise<ExecDecision>,
+  ): LoadedFile {
     const g = this.#global;
     const top = g.getTop();
-    const id = this.#calls.open({ cwd: dirname(path), env: {}, deadline: Date.now() + timeoutMs });
+    const id = this.#calls.open({
+      cwd: dirname(path),
+      env: {},
+      deadline: Date.now() + timeoutMs,
+      judge,
+    });
     try {
       g.lua.lua_rawgeti(g.address, LUA_REGISTRYINDEX, BigInt(this.#refs.load));
       g.pushValue(text);
@@ -191,6 +207,7 @@ export class LuaHost {
       env: ctx.env,
       deadline: Date.now() + ctx.timeoutMs,
       signal: ctx.signal,
+      judge: ctx.judge,
     });
     const thread = g.newThread();
     const threadRef = g.lua.luaL_ref(g.address, LUA_REGISTRYINDEX);

@@ -18,7 +18,36 @@ export interface HostCall {
   /** When the call's time runs out, in milliseconds since the epoch. */
   deadline: number;
   signal?: AbortSignal;
+  /**
+   * Decides each `magi.exec` of the call before it starts (the policy, SPEC S8.1); absent:
+   * every exec starts (an engine that only loads declarations, in tests and build scripts).
+   */
+  judge?: (job: ExecJob) => Promise<ExecDecision>;
 }
+
+/** One `magi.exec` as it is about to start: checked, its folder absolute. */
+export interface ExecJob {
+  program: string;
+  args: string[];
+  /** Absolute working directory. */
+  cwd: string;
+  stdin?: string;
+  /** Milliseconds. */
+  timeoutMs: number;
+}
+
+/**
+ * What the policy made of an exec: refused (the message the Lua error carries), allowed as
+ * this program (its real path, started here), or already run elsewhere (its values).
+ */
+export type ExecDecision = { refused: string } | { program: string } | { done: ExecValues };
+
+/**
+ * What `magi.exec` gives Lua: `true, stdout, status, stderr` (status absent when a signal
+ * ended the program), or `false, message` when it could not start, ran past its time, printed
+ * too much or was refused.
+ */
+export type ExecValues = [true, string, number | undefined, string] | [false, string];
 
 /** The calls in flight, by the id the Lua side knows them by. */
 export class HostCalls {
@@ -56,6 +85,14 @@ export interface ExecLimits {
   maxStderrBytes: number;
 }
 
+/** The exec limits of an engine whose Lua heap is capped at `memoryBytes`. */
+export function execLimits(memoryBytes: number): ExecLimits {
+  return {
+    maxStdoutBytes: Math.max(1024 * 1024, Math.floor(memoryBytes / 4)),
+    maxStderrBytes: 256 * 1024,
+  };
+}
+
 interface ExecRequest {
   program: string;
   args: string[];
@@ -70,8 +107,7 @@ export type Pack = (...values: unknown[]) => unknown;
 
 /**
  * Runs one `magi.exec` request for a call. Resolves (never rejects) to the values the Lua side
- * unpacks: `true, stdout, status, stderr` (status is absent when a signal ended the program),
- * or `false, message` when it could not start, ran past its time or printed too much.
+ * unpacks ({@link ExecValues}), packed.
  */
 export async function execFor(
   calls: HostCalls,
@@ -109,17 +145,46 @@ export async function execFor(
     : isAbsolute(req.cwd)
     ? req.cwd
     : resolve(call.cwd, req.cwd);
+  const job: ExecJob = { program: req.program, args: req.args, cwd, stdin: req.stdin, timeoutMs };
+  if (call.judge) {
+    const decision = await call.judge(job);
+    if ("refused" in decision) return fail(decision.refused);
+    if ("done" in decision) return pack(...decision.done);
+    return pack(
+      ...await execValues({ ...job, program: decision.program }, call.env, limits, call.signal, {
+        name: req.program,
+      }),
+    );
+  }
+  return pack(...await execValues(job, call.env, limits, call.signal));
+}
+
+/**
+ * Starts one exec job and waits for it. Never rejects: a program that cannot start (Deno's
+ * refusal included), runs past its time, prints more than `limits.maxStdoutBytes` or is
+ * cancelled gives `[false, message]`.
+ *
+ * @param env the child's whole environment
+ * @param opts.name the program as the body named it, for messages (default: `job.program`)
+ */
+export async function execValues(
+  job: ExecJob,
+  env: Record<string, string>,
+  limits: ExecLimits,
+  signal?: AbortSignal,
+  opts: { name?: string } = {},
+): Promise<ExecValues> {
   const out: Uint8Array[] = [];
   const err: Uint8Array[] = [];
   let errBytes = 0;
   const spawned = await spawnProcess({
-    program: req.program,
-    args: req.args,
-    cwd,
-    env: call.env,
-    stdin: req.stdin,
-    timeoutMs,
-    signal: call.signal,
+    program: job.program,
+    args: job.args,
+    cwd: job.cwd,
+    env,
+    stdin: job.stdin,
+    timeoutMs: job.timeoutMs,
+    signal,
     maxStdoutBytes: limits.maxStdoutBytes + 1,
     onStdout: (chunk) => void out.push(chunk.slice()),
     onStderr: (chunk) => {
@@ -130,17 +195,18 @@ export async function execFor(
       err.push(kept);
     },
   });
-  if (spawned.startError) return fail(spawned.startError);
+  const name = JSON.stringify(opts.name ?? job.program);
+  if (spawned.startError) {
+    return [false, spawned.startError.replace(JSON.stringify(job.program), name)];
+  }
   if (spawned.capped) {
-    return fail(
-      `"${req.program}" printed more than ${limits.maxStdoutBytes} bytes; it was stopped`,
-    );
+    return [false, `${name} printed more than ${limits.maxStdoutBytes} bytes; it was stopped`];
   }
   if (spawned.timedOut) {
-    return fail(`"${req.program}" did not finish within ${timeoutMs / 1000} s; it was stopped`);
+    return [false, `${name} did not finish within ${job.timeoutMs / 1000} s; it was stopped`];
   }
-  if (spawned.cancelled) return fail(`"${req.program}" was cancelled`);
-  return pack(true, decode(out), spawned.code ?? undefined, decode(err));
+  if (spawned.cancelled) return [false, `${name} was cancelled`];
+  return [true, decode(out), spawned.code ?? undefined, decode(err)];
 }
 
 function decode(chunks: Uint8Array[]): string {

@@ -14,6 +14,7 @@ import { StampCache, stampCachePath } from "../stamp_cache.ts";
 import type { Tool, Warn } from "../types.ts";
 import { type CachedFile, loadLuaTools, LUA_CACHE_VERSION } from "./declarations.ts";
 import { knownShipped } from "./shipped_manifest.ts";
+import type { LuaConfinement } from "./worker_host.ts";
 
 /** What the two sources need. */
 export interface DeclaredSourcesOptions {
@@ -24,6 +25,8 @@ export interface DeclaredSourcesOptions {
   /** The environment `<peer> tools --json` runs with. */
   childEnv: Record<string, string>;
   builtins: readonly Tool[];
+  /** Runs Lua bodies in Workers under the policy (see `loadLuaTools`). */
+  confine?: LuaConfinement;
   warn: Warn;
 }
 
@@ -111,6 +114,7 @@ export async function declaredTools(opts: DeclaredSourcesOptions): Promise<Decla
     memoryBytes: v["limits.lua_memory_bytes"] as number,
     cache: luaCache,
     known: knownShipped(shippedToolsDir()),
+    confine: opts.confine,
     warn: opts.warn,
   };
   const lua = await loadLuaTools({

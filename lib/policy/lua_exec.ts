@@ -1,0 +1,46 @@
+/**
+ * The policy over Lua bodies (SPEC S8.1, S8.2): which programs a Lua Worker may start (its
+ * Deno `run` permission), and the judgement of each `magi.exec` as a `run` of the same
+ * command line would be judged — rules, the roots, asking the person.
+ *
+ * @module
+ */
+import type { ExecJob } from "../registry/lua/host_api.ts";
+import type { ExecVerdict, LuaConfinement } from "../registry/lua/worker_host.ts";
+import type { Invocation } from "../registry/types.ts";
+import { allowedPrograms, type Policy, resolveProgram } from "./decide.ts";
+import { gateCommand } from "./gate.ts";
+
+/** A word as bash reads it literally: bare when it is plain, else in single quotes. */
+export function shellWord(word: string): string {
+  if (/^[A-Za-z0-9_@%+:,./-]+$/.test(word)) return word;
+  return "'" + word.replaceAll("'", `'\\''`) + "'";
+}
+
+/**
+ * The confinement of a runtime's Lua bodies under its policy.
+ *
+ * @param policy called when a Worker starts or an exec is judged (the policy is built after
+ *   the declarations are read)
+ */
+export function luaConfinement(policy: () => Policy): LuaConfinement {
+  return {
+    programs: () => allowedPrograms(policy()),
+    judge: (job, call) => judgeExec(policy(), job, call),
+  };
+}
+
+async function judgeExec(
+  policy: Policy,
+  job: ExecJob,
+  call: Invocation | undefined,
+): Promise<ExecVerdict> {
+  const name = JSON.stringify(job.program);
+  const line = [job.program, ...job.args].map(shellWord).join(" ");
+  const gated = await gateCommand(policy, call, line, job.cwd);
+  if ("refused" in gated) return { refused: `${name}: ${gated.refused}` };
+  const path = call?.env.PATH ?? policy.env.PATH ?? "";
+  const program = resolveProgram(job.program, job.cwd, path);
+  if (!program) return { refused: `Cannot start ${name}: no such program` };
+  return { program, byPerson: gated.allowed === "by-person" };
+}

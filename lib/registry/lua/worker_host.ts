@@ -1,0 +1,245 @@
+/**
+ * Lua bodies under Deno's permissions (SPEC S8.2): the engine of one Lua source lives in a
+ * Worker whose permissions come from the policy — no file access, no network, no
+ * environment, and only the programs the policy allows by rule (their real paths). Each
+ * `magi.exec` a body makes is judged here, on the main thread, as a `run` of that command
+ * would be; Deno then refuses any program the Worker was not given, whatever a bug in the
+ * judging said.
+ *
+ * The Worker stays up while calls come (files loaded once), and is ended after
+ * {@link IDLE_MS} without one, when it stops answering, or when it fails; the next call
+ * starts a fresh one.
+ *
+ * @module
+ */
+import { dirname } from "node:path";
+import { fileURLToPath } from "node:url";
+import { killGroup, trackGroup } from "../../process/spawn.ts";
+import type { Invocation } from "../types.ts";
+import type { LoadedFile, RunReply } from "./engine.ts";
+import { type ExecDecision, type ExecJob, execLimits, execValues } from "./host_api.ts";
+import type { FromLuaWorker, ToLuaWorker } from "./worker_entry.ts";
+
+/** What confines the Lua bodies of a runtime: the programs a Worker may start, the exec judge. */
+export interface LuaConfinement {
+  /** Real paths of the programs a Worker may start (its Deno `run` permission); called when one starts. */
+  programs(): string[];
+  /**
+   * Decides one `magi.exec`: refused, or allowed as the program at this real path — by a rule
+   * (the Worker starts it, under its Deno permission) or by a person who was asked (a program
+   * beyond the Worker's permission is then started by magi's main thread).
+   *
+   * @param call the tool call whose body execs; undefined while a file's top-level code runs
+   */
+  judge(job: ExecJob, call: Invocation | undefined): Promise<ExecVerdict>;
+}
+
+/** What the judge made of one exec. */
+export type ExecVerdict = { refused: string } | { program: string; byPerson: boolean };
+
+/** How long a Worker with nothing to do is kept, in milliseconds. */
+export const IDLE_MS = 30_000;
+/** How long past a request's own time limit the Worker may stay silent, in milliseconds. */
+const GRACE_MS = 5_000;
+
+interface Pending {
+  call?: Invocation;
+  timer: ReturnType<typeof setTimeout>;
+  settle(message: FromLuaWorker | { type: "failed"; message: string }): void;
+}
+
+/** One Lua Worker. */
+export class LuaWorkerHost {
+  readonly #worker: Worker;
+  readonly #confine: LuaConfinement;
+  readonly #print: (line: string) => void;
+  readonly #onEnd: () => void;
+  readonly #pending = new Map<number, Pending>();
+  readonly #programs: string[];
+  /** The process groups the Worker started and that have not ended: pgid → untrack. */
+  readonly #groups = new Map<number, () => void>();
+  readonly #memoryBytes: number;
+  #next = 0;
+  #idle?: ReturnType<typeof setTimeout>;
+  #ended = false;
+
+  /**
+   * Starts the Worker.
+   *
+   * @param opts.memoryBytes the Lua heap's cap in bytes
+   * @param opts.onEnd called once when the Worker is ended (its loaded files are gone)
+   */
+  constructor(opts: {
+    memoryBytes: number;
+    confine: LuaConfinement;
+    print: (line: string) => void;
+    onEnd: () => void;
+  }) {
+    this.#confine = opts.confine;
+    this.#print = opts.print;
+    this.#onEnd = opts.onEnd;
+    const programs = this.#programs = opts.confine.programs();
+    this.#memoryBytes = opts.memoryBytes;
+    this.#worker = new Worker(new URL("./worker_entry.ts", import.meta.url), {
+      type: "module",
+      deno: {
+        permissions: {
+          // wasmoon's own files (its code and glue.wasm), nothing else.
+          read: [dirname(dirname(fileURLToPath(import.meta.resolve("wasmoon"))))],
+          write: false,
+          run: programs.length > 0 ? programs : false,
+          net: false,
+          env: false,
+          sys: false,
+          ffi: false,
+          import: false,
+        },
+      },
+    } as WorkerOptions);
+    this.#worker.onerror = (event) => {
+      event.preventDefault();
+      this.end(`the Lua Worker failed: ${event.message}`);
+    };
+    this.#send({ type: "init", memoryBytes: opts.memoryBytes });
+    this.#startIdle();
+  }
+
+  /** Runs a declaration file's top-level code in the Worker; never rejects. */
+  async loadFile(path: string, text: string, timeoutMs: number): Promise<LoadedFile> {
+    const m = await this.#request(
+      (id) => ({ type: "load", id, path, text, timeoutMs }),
+      timeoutMs,
+    );
+    if (m.type === "loaded") return m.loaded;
+    return { error: m.type === "failed" ? m.message : "unexpected reply", decls: [] };
+  }
+
+  /** Runs one body; never rejects (failures come back as `{error}`). */
+  async run(
+    declId: number,
+    args: Record<string, unknown>,
+    call: Invocation,
+  ): Promise<RunReply> {
+    const ctx = { cwd: call.cwd, env: call.env, timeoutMs: call.timeoutMs };
+    let id = 0;
+    const onAbort = () => this.#send({ type: "cancel", id });
+    call.signal.addEventListener("abort", onAbort);
+    try {
+      const m = await this.#request(
+        (n) => {
+          id = n;
+          return { type: "run", id: n, declId, args, ctx };
+        },
+        call.timeoutMs,
+        call,
+      );
+      if (m.type === "ran") return m.reply;
+      return { error: m.type === "failed" ? m.message : "unexpected reply" };
+    } finally {
+      call.signal.removeEventListener("abort", onAbort);
+    }
+  }
+
+  /** Ends the Worker; requests in flight end with `reason`. */
+  end(reason = "the Lua Worker was ended"): void {
+    if (this.#ended) return;
+    this.#ended = true;
+    clearTimeout(this.#idle);
+    this.#worker.terminate();
+    for (const [pgid, untrack] of this.#groups) {
+      killGroup(pgid, "SIGKILL");
+      untrack();
+    }
+    this.#groups.clear();
+    for (const p of [...this.#pending.values()]) p.settle({ type: "failed", message: reason });
+    this.#onEnd();
+  }
+
+  #request(
+    make: (id: number) => ToLuaWorker,
+    timeoutMs: number,
+    call?: Invocation,
+  ): Promise<FromLuaWorker | { type: "failed"; message: string }> {
+    if (this.#ended) return Promise.resolve({ type: "failed", message: "the Lua Worker ended" });
+    clearTimeout(this.#idle);
+    this.#worker.onmessage = (event) => this.#receive(event.data);
+    const id = ++this.#next;
+    return new Promise((resolve) => {
+      const timer = setTimeout(
+        () => this.end(`the Lua Worker did not answer within ${(timeoutMs + GRACE_MS) / 1000} s`),
+        Math.min(timeoutMs + GRACE_MS, 2 ** 31 - 1),
+      );
+      this.#pending.set(id, {
+        call,
+        timer,
+        settle: (message) => {
+          clearTimeout(timer);
+          this.#pending.delete(id);
+          if (this.#pending.size === 0 && !this.#ended) this.#startIdle();
+          resolve(message);
+        },
+      });
+      this.#send(make(id));
+    });
+  }
+
+  #receive(m: FromLuaWorker): void {
+    if (m.type === "print") this.#print(m.line);
+    else if (m.type === "exec") void this.#judge(m.id, m.execId, m.job);
+    else if (m.type === "group") this.#group(m);
+    else this.#pending.get(m.id)?.settle(m);
+  }
+
+  /** Keeps the Worker's process groups: tracked for magi's own signals, signalled for it. */
+  #group(m: Extract<FromLuaWorker, { type: "group" }>): void {
+    if (m.op === "started") this.#groups.set(m.pgid, trackGroup(m.pgid));
+    else if (m.op === "ended") {
+      this.#groups.get(m.pgid)?.();
+      this.#groups.delete(m.pgid);
+    } else if (m.op === "signal" && this.#groups.has(m.pgid)) killGroup(m.pgid, m.signal);
+  }
+
+  async #judge(id: number, execId: number, job: ExecJob): Promise<void> {
+    let decision: ExecDecision;
+    const call = this.#pending.get(id)?.call;
+    try {
+      const verdict = await this.#confine.judge(job, call);
+      if ("refused" in verdict) decision = verdict;
+      else if (!verdict.byPerson || !call || this.#programs.includes(verdict.program)) {
+        decision = { program: verdict.program };
+      } else {
+        const limits = execLimits(this.#memoryBytes);
+        const approved = { ...job, program: verdict.program };
+        decision = {
+          done: await execValues(approved, call.env, limits, call.signal, { name: job.program }),
+        };
+      }
+    } catch (error) {
+      decision = { refused: `the policy could not judge it: ${(error as Error).message}` };
+    }
+    this.#send({ type: "exec-decision", execId, decision });
+  }
+
+  /** Whether the Worker was ended. */
+  get ended(): boolean {
+    return this.#ended;
+  }
+
+  #send(message: ToLuaWorker): void {
+    if (!this.#ended) this.#worker.postMessage(message);
+  }
+
+  /** With nothing in flight, the Worker stops listening and is ended after {@link IDLE_MS}. */
+  #startIdle(): void {
+    this.#worker.onmessage = null;
+    this.#idle = setTimeout(() => this.end(), IDLE_MS);
+    Deno.unrefTimer(this.#idle as unknown as number);
+  }
+}
+
+/** Declaration files load with no program allowed: their top-level code only declares. */
+export const LOADING: LuaConfinement = {
+  programs: () => [],
+  judge: () =>
+    Promise.resolve({ refused: "magi.exec cannot start programs while declaration files load" }),
+};

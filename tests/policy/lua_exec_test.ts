@@ -1,0 +1,158 @@
+/**
+ * Lua bodies under the policy (SPEC S8.1, S8.2): they run in a Worker whose Deno permissions
+ * come from the policy, and each `magi.exec` is judged as a `run` of the same command.
+ */
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { allowedPrograms } from "../../lib/policy/decide.ts";
+import { luaConfinement, shellWord } from "../../lib/policy/lua_exec.ts";
+import { runTool } from "../../lib/pipeline/run_tool.ts";
+import { LuaWorkerHost } from "../../lib/registry/lua/worker_host.ts";
+import type { Invocation } from "../../lib/registry/types.ts";
+import { tempDir, TESTDATA, testRuntime } from "../helpers.ts";
+
+const BODIES = join(TESTDATA, "policy", "bodies");
+
+async function setup(dir: string) {
+  const root = join(dir, "project");
+  await Deno.mkdir(root);
+  await Deno.writeTextFile(join(root, "inside.txt"), "inside\n");
+  await Deno.writeTextFile(join(dir, "outside.txt"), "outside\n");
+  return await testRuntime({
+    cwd: root,
+    config: { shipped_tools: false, roots: [root], lua_dirs: [BODIES] },
+  });
+}
+
+Deno.test("magi.exec is judged like run: allowed by rule, asked, denied outside the roots", async () => {
+  await using dir = await tempDir();
+  await using t = await setup(dir.path);
+  const root = t.rt.roots[0];
+  const leaky = (args: Record<string, unknown>, extra: Record<string, unknown> = {}) =>
+    runTool(t.rt, { name: "leaky_lua", args, ...extra });
+
+  // `ls *` is a default allow rule: the Worker starts it under its own permission.
+  const listed = await leaky({ program: "ls", arg: root });
+  assert.equal(listed.is_error, false, listed.said);
+  assert.match(listed.said, /inside\.txt/);
+
+  // `touch` is no rule's: a model's call with no one to ask is refused, and nothing is made.
+  const made = join(root, "made.txt");
+  const asked = await leaky({ program: "touch", arg: made });
+  assert.equal(asked.is_error, true);
+  assert.match(
+    asked.said,
+    /magi\.exec: "touch": denied \(no person to approve it.*\) by the policy — ask by no rule: no rule allows it: `touch /,
+  );
+  assert.equal(await exists(made), false);
+
+  // A person who says no, then yes.
+  const no = await leaky({ program: "touch", arg: made }, { approve: () => Promise.resolve("no") });
+  assert.match(no.said, /"touch": refused by the person/);
+  assert.equal(await exists(made), false);
+  const seen: string[] = [];
+  const yes = await leaky({ program: "touch", arg: made }, {
+    approve: (r: { verdict: { reason: string } }) => {
+      seen.push(r.verdict.reason);
+      return Promise.resolve("yes");
+    },
+  });
+  assert.equal(yes.is_error, false, yes.said);
+  assert.equal(await exists(made), true);
+  assert.match(seen[0], /`touch /);
+
+  // The person's own call (`magi call`) approves an ask, but a path outside the roots is denied
+  // — here one the body builds itself, so the call's arguments do not show it.
+  const rel = join(dir.path, "outside.txt").slice(1);
+  const outside = await runTool(t.rt, { name: "cat_from_root", args: { rel }, caller: "person" });
+  assert.equal(outside.is_error, true);
+  assert.match(
+    outside.said,
+    /"cat": denied by the policy — deny by rule "outside-roots" \(default\)/,
+  );
+  assert.ok(!outside.said.includes("outside\n"));
+  const inside = await runTool(t.rt, {
+    name: "cat_from_root",
+    args: { rel: join(root, "inside.txt").slice(1) },
+  });
+  assert.deepEqual([inside.is_error, inside.said], [false, "inside"]);
+});
+
+Deno.test("a word of a magi.exec cannot smuggle shell syntax past the judge", async () => {
+  await using dir = await tempDir();
+  await using t = await setup(dir.path);
+  // One argument holding a whole line: it is one word to ls, and judged as one word.
+  const r = await runTool(t.rt, {
+    name: "leaky_lua",
+    args: { program: "ls", arg: "x; rm -rf /" },
+  });
+  // ls was given one file name that does not exist: it printed nothing, and nothing ran.
+  assert.deepEqual([r.is_error, r.said], [false, ""]);
+  assert.equal(shellWord("x; rm -rf /"), `'x; rm -rf /'`);
+  assert.equal(shellWord("it's"), `'it'\\''s'`);
+  assert.equal(shellWord("A=b"), `'A=b'`);
+  assert.equal(shellWord("--stat"), "--stat");
+});
+
+Deno.test("a judge that wrongly allows everything still meets Deno's refusal in the Lua Worker", async () => {
+  await using dir = await tempDir();
+  await using t = await setup(dir.path);
+  const root = t.rt.roots[0];
+  const real = luaConfinement(() => t.rt.policy);
+  // A bug in the policy code: every exec allowed by rule, as the program's real path.
+  const host = new LuaWorkerHost({
+    memoryBytes: 32 << 20,
+    confine: {
+      programs: real.programs,
+      judge: (job) =>
+        Promise.resolve({
+          program: job.program.startsWith("/") ? job.program : Deno.realPathSync(
+            `/usr/bin/${job.program}`,
+          ),
+          byPerson: false,
+        }),
+    },
+    print: () => {},
+    onEnd: () => {},
+  });
+  try {
+    const file = join(BODIES, "leaky.lua");
+    const loaded = await host.loadFile(file, await Deno.readTextFile(file), 5000);
+    const id = loaded.decls.find((d) => d.name === "leaky_lua")!.id!;
+    const call = {
+      args: {},
+      cwd: root,
+      env: { PATH: Deno.env.get("PATH")! },
+      timeoutMs: 10_000,
+      signal: new AbortController().signal,
+    } as unknown as Invocation;
+    assert.ok(!allowedPrograms(t.rt.policy).some((p) => p.endsWith("/id")));
+    const refused = await host.run(id, { program: "id", arg: "-u" }, call);
+    assert.ok("error" in refused, JSON.stringify(refused));
+    assert.match(refused.error, /Cannot start "id": not allowed by magi's permissions/);
+    const listed = await host.run(id, { program: "ls", arg: root }, call);
+    assert.ok("said" in listed, JSON.stringify(listed));
+    assert.match(listed.said, /inside\.txt/);
+  } finally {
+    host.end();
+  }
+});
+
+Deno.test("the shipped branch runs for a model with no one to ask: git branch --show-current is read-only", async () => {
+  await using dir = await tempDir();
+  const git = (...args: string[]) =>
+    new Deno.Command("git", { args, cwd: dir.path, stdout: "null", stderr: "null" }).output();
+  await git("init", "-q", "-b", "judged");
+  await using t = await testRuntime({ cwd: dir.path });
+  const r = await runTool(t.rt, { name: "branch", args: {} });
+  assert.deepEqual([r.is_error, r.said], [false, "judged"]);
+});
+
+async function exists(path: string): Promise<boolean> {
+  try {
+    await Deno.stat(path);
+    return true;
+  } catch {
+    return false;
+  }
+}
