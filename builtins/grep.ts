@@ -3,18 +3,18 @@
  * folders in name order, honours `.gitignore` files (the search root's, its ancestors' up to
  * the repository root, and every folder's below), skips `.git`, binary files and symlinks
  * met while walking, and stops showing at `limit` matching lines while still counting the
- * rest.
+ * rest. Each file is read in chunks (see `_grep_file.ts`), so memory stays bounded.
  *
  * @module
  */
 import { dirname, isAbsolute, join, relative, sep } from "node:path";
 import type ignoreFactory from "ignore";
 import type { Ignore } from "ignore";
-import { Buffer } from "node:buffer";
 import type picomatchFn from "picomatch";
 import type { Builtin, BuiltinContext, BuiltinResult } from "../lib/registry/builtins.ts";
 import { checkPath } from "../lib/policy/roots.ts";
-import { describeError, looksBinary, safeText } from "./_files.ts";
+import { describeError } from "./_files.ts";
+import { FileScan, MAX_LINE_BYTES, Search } from "./_grep_file.ts";
 
 // Loaded on the first search, not at start-up — by `import()`, not `require`: a body Worker
 // may not read `node_modules`, but Deno's module loader can.
@@ -27,8 +27,6 @@ async function loadPackages(): Promise<void> {
 
 /** Matching lines shown when the call gives no limit. */
 const DEFAULT_LIMIT = 100;
-/** Characters of one line shown (around the match for a matching line). */
-const MAX_LINE_CHARS = 240;
 /** Paths that could not be searched, listed before the rest are counted. */
 const MAX_PROBLEMS = 10;
 
@@ -71,39 +69,6 @@ export const grep: Builtin = {
 interface IgnoreLevel {
   dir: string;
   rules: Ignore;
-}
-
-/** The search's state: what is shown, what is counted. */
-class Search {
-  readonly out: string[] = [];
-  shownLines = 0;
-  moreLines = 0;
-  files = 0;
-  readonly problems: string[] = [];
-  /** Given paths that could not be searched at all. */
-  failedPaths = 0;
-  /** Why the search ended early, if it did. */
-  stopped = "";
-
-  /**
-   * Whether files may be matched as byte strings (latin1, no UTF-8 decoding): the pattern
-   * is ASCII, so it matches the same bytes either way. `risky` patterns (wildcards and
-   * classes that could match one byte of a multi-byte character) still decode files that
-   * hold non-ASCII bytes.
-   */
-  readonly bytewise: boolean;
-  readonly risky: boolean;
-
-  constructor(
-    readonly re: RegExp,
-    readonly limit: number,
-    readonly context: number,
-    readonly glob: ((path: string) => boolean) | undefined,
-  ) {
-    // deno-lint-ignore no-control-regex
-    this.bytewise = !/[^\u0000-\u007f]/.test(re.source);
-    this.risky = /\.|\[\^|\\[WSDsuxcpk]/.test(re.source);
-  }
 }
 
 async function grepBuiltin(
@@ -177,6 +142,14 @@ function result(search: Search, pathCount: number): BuiltinResult {
     : search.problems;
   const lines = [...problems, ...search.out];
   if (search.shownLines === 0 && search.failedPaths < pathCount) lines.push("(no matches)");
+  if (search.cutLines > 0) {
+    const cap = `${MAX_LINE_BYTES} bytes`;
+    lines.push(
+      search.cutLines === 1
+        ? `(1 line was longer than ${cap}; only its first ${cap} were searched)`
+        : `(${search.cutLines} lines were longer than ${cap}; only the first ${cap} of each were searched)`,
+    );
+  }
   if (search.stopped) lines.push(`(the search stopped early: ${search.stopped})`);
   if (search.moreLines > 0) {
     lines.push(
@@ -289,7 +262,8 @@ const BATCH = 256;
 
 /**
  * Searches candidates in order. Reads are synchronous (measured faster than async reads
- * here, see scripts/bench_grep.ts); every {@link BATCH} files the event loop gets a turn
+ * here, see scripts/bench_grep.ts) and in chunks (see {@link FileScan}); every {@link BATCH}
+ * files, and within a large file every 16 MiB, the event loop gets a turn
  * and the search stops early (returning false) when the call is cancelled or past its time
  * limit.
  */
@@ -298,156 +272,19 @@ async function searchAll(
   candidates: Iterable<Candidate>,
   stop: () => boolean,
 ): Promise<boolean> {
+  const turn = async () => {
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    return !stop();
+  };
   let n = 0;
   for (const { path, shown } of candidates) {
-    if (++n % BATCH === 0) {
-      await new Promise((resolve) => setTimeout(resolve, 0));
-      if (stop()) return false;
-    }
-    let bytes: Uint8Array | Error;
+    if (++n % BATCH === 0 && !(await turn())) return false;
+    const scan = new FileScan(search, path, shown);
     try {
-      bytes = Deno.readFileSync(path);
-    } catch (error) {
-      bytes = error as Error;
-    }
-    try {
-      searchBytes(search, bytes, path, shown);
-    } catch (error) {
-      // A file too large for one string (512 MiB and more) costs only itself.
-      search.problems.push(`Cannot search "${shown || path}": ${(error as Error).message}`);
+      while (scan.step()) if (!(await turn())) return false;
+    } finally {
+      scan.close();
     }
   }
   return true;
-}
-
-const decoder = new TextDecoder();
-const NON_ASCII = /[\x80-\xff]/;
-
-function searchBytes(
-  search: Search,
-  bytes: Uint8Array | Error,
-  real: string,
-  shown: string,
-): void {
-  if (bytes instanceof Error) {
-    const error = bytes;
-    // A file that vanished since the folder was listed is no problem of the search.
-    if (!(error instanceof Deno.errors.NotFound)) {
-      search.problems.push(`Cannot search "${shown || real}": ${describeError(error)}`);
-    }
-    return;
-  }
-  if (bytes.length === 0 || looksBinary(bytes)) return;
-  let text: string;
-  let bytewise = false;
-  if (search.bytewise) {
-    text = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("latin1");
-    bytewise = !search.risky || !NON_ASCII.test(text);
-    if (!bytewise) text = decoder.decode(bytes);
-  } else {
-    text = decoder.decode(bytes);
-  }
-  const re = search.re;
-  re.lastIndex = 0;
-  let m = re.exec(text);
-  if (m === null || (m.index === text.length && text.endsWith("\n"))) return;
-  search.files++;
-  const name = shown || real;
-  let line = 1;
-  let counted = 0; // offset up to which newlines are counted into `line`
-  let printed = 0; // last line number printed for this file
-  let prevEnd = -1; // end offset of the previous matching line (for after-context)
-  let prevLine = 0;
-  const C = search.context;
-  const emit = (n: number, start: number, end: number, sepChar: string, col = -1) => {
-    search.out.push(`${name}${sepChar}${n}${sepChar}${clip(text, start, end, col, bytewise)}`);
-    printed = n;
-  };
-  const flushAfter = (upTo: number) => {
-    // After-context of the previous match, up to (not including) line `upTo`.
-    let at = prevEnd;
-    for (let n = prevLine + 1; n <= prevLine + C && n < upTo && at < text.length; n++) {
-      const end = lineEnd(text, at + 1);
-      emit(n, at + 1, end, "-");
-      at = end;
-    }
-  };
-  while (m !== null) {
-    // An empty match after the final newline is no line of the file (`^$`, `x*`).
-    if (m.index === text.length && text.endsWith("\n")) break;
-    if (search.shownLines >= search.limit) {
-      // Past the limit only the count matters: no line numbers, no text.
-      const end = lineEnd(text, m.index + (m[0].length > 0 ? m[0].length - 1 : 0));
-      search.moreLines++;
-      if (end >= text.length) break;
-      re.lastIndex = end + 1;
-      m = re.exec(text);
-      continue;
-    }
-    const start = m.index === 0 ? 0 : text.lastIndexOf("\n", m.index - 1) + 1;
-    const end = lineEnd(text, m.index + (m[0].length > 0 ? m[0].length - 1 : 0));
-    line += countNewlines(text, counted, start);
-    counted = start;
-    {
-      if (C > 0) {
-        if (prevEnd >= 0) flushAfter(line);
-        if (search.out.length > 0 && (prevEnd < 0 || line - C > printed + 1)) {
-          search.out.push("--");
-        }
-        const before: [number, number][] = [];
-        let at = start;
-        for (let n = line - 1; n >= line - C && n > printed && at > 0; n--) {
-          const s = at < 2 ? 0 : text.lastIndexOf("\n", at - 2) + 1;
-          before.unshift([s, at - 1]);
-          at = s;
-        }
-        before.forEach(([s, e], i) => emit(line - before.length + i, s, e, "-"));
-      }
-      emit(line, start, end, ":", m.index - start);
-      search.shownLines++;
-      prevEnd = end;
-      prevLine = line;
-    }
-    // One result per line: go on after this line's end.
-    line += countNewlines(text, start, end + 1 > text.length ? text.length : end + 1);
-    counted = Math.min(end + 1, text.length);
-    if (end >= text.length) break;
-    re.lastIndex = end + 1;
-    m = re.exec(text);
-  }
-  if (C > 0 && prevEnd >= 0) flushAfter(Infinity);
-}
-
-function lineEnd(text: string, from: number): number {
-  const i = text.indexOf("\n", from);
-  return i === -1 ? text.length : i;
-}
-
-function countNewlines(text: string, from: number, to: number): number {
-  let n = 0;
-  for (let i = text.indexOf("\n", from); i !== -1 && i < to; i = text.indexOf("\n", i + 1)) n++;
-  return n;
-}
-
-/** One line for output: control characters replaced, a CR dropped, long lines cut. */
-function clip(text: string, start: number, end: number, col: number, bytewise: boolean): string {
-  if (end > start && text.charCodeAt(end - 1) === 13) end--;
-  const length = end - start;
-  let from = start;
-  let to = end;
-  if (length > MAX_LINE_CHARS) {
-    from = col > MAX_LINE_CHARS / 3 ? start + col - Math.floor(MAX_LINE_CHARS / 3) : start;
-    to = Math.min(end, from + MAX_LINE_CHARS);
-  }
-  if (bytewise) {
-    // Whole UTF-8 characters only: move the cuts off continuation bytes.
-    while (from > start && (text.charCodeAt(from) & 0xc0) === 0x80) from--;
-    while (to < end && (text.charCodeAt(to) & 0xc0) === 0x80) to++;
-  }
-  let slice = text.slice(from, to);
-  if (bytewise) slice = Buffer.from(slice, "latin1").toString("utf8");
-  slice = safeText(slice).replaceAll("\n", "\\n");
-  if (from === start && to === end) return slice;
-  return (from > start ? "…" : "") + slice +
-    `… [${bytewise ? "line of " : ""}${length} ${bytewise ? "bytes" : "characters"}]`;
 }

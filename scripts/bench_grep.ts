@@ -8,6 +8,10 @@
  *
  * Usage: deno run -A scripts/bench_grep.ts [TREE] [PATTERN…]
  *
+ * With `--memory [MB]` it instead searches one file of MB megabytes (default 200) of text
+ * lines whose one match is near the end, and prints the process's resident memory (RSS)
+ * before and after, and its peak (`VmHWM` in /proc/self/status, Linux), in MiB.
+ *
  * @module
  */
 import process from "node:process";
@@ -15,6 +19,10 @@ import { fileURLToPath } from "node:url";
 import { grep } from "../builtins/grep.ts";
 
 const REPO = fileURLToPath(new URL("..", import.meta.url));
+if (Deno.args[0] === "--memory") {
+  await memory(Number(Deno.args[1] ?? 200));
+  Deno.exit(0);
+}
 const [tree = `${REPO}node_modules`, ...given] = Deno.args;
 const patterns = given.length > 0 ? given : ["createTwoFilesPatch", "function", "TODO|FIXME"];
 const RUNS = 5;
@@ -76,4 +84,41 @@ for (const pattern of patterns) {
       `builtin ${ms(o.wall)} (${ms(o.cpu)})   ratio ${(o.wall / g.wall).toFixed(2)}× ` +
       `(CPU ${(o.cpu / g.cpu).toFixed(2)}×)`,
   );
+}
+
+/** Peak resident memory of this process in bytes (Linux), or NaN. */
+function peakRss(): number {
+  const status = Deno.readTextFileSync("/proc/self/status");
+  const kb = status.match(/^VmHWM:\s+(\d+) kB/m)?.[1];
+  return kb ? Number(kb) * 1024 : NaN;
+}
+
+async function memory(megabytes: number): Promise<void> {
+  const dir = await Deno.makeTempDir({ prefix: "magi-bench-grep-" });
+  try {
+    const path = `${dir}/big.log`;
+    const line = "a line of filler text in a large log file, 64 bytes with this..\n";
+    const block = new TextEncoder().encode(line.repeat(16384)); // 1 MiB
+    for (let i = 0; i < megabytes; i++) await Deno.writeFile(path, block, { append: true });
+    await Deno.writeTextFile(path, "the needle is here\n", { append: true });
+    const mib = (bytes: number) => `${(bytes / 1048576).toFixed(0)} MiB`;
+    const before = Deno.memoryUsage().rss;
+    const peakBefore = peakRss();
+    const result = await grep.run({ pattern: "needle", paths: [path] }, {
+      cwd: dir,
+      env: {},
+      timeoutMs: 600_000,
+      signal: new AbortController().signal,
+      roots: ["/"],
+      said: () => Promise.resolve(),
+    });
+    const after = Deno.memoryUsage().rss;
+    console.log(`file: ${megabytes} MiB; said: ${String(result.said).trim()}`);
+    console.log(
+      `RSS before ${mib(before)}, after ${mib(after)}; ` +
+        `peak before ${mib(peakBefore)}, after ${mib(peakRss())}`,
+    );
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
 }
