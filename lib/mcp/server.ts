@@ -12,7 +12,6 @@
 // @ts-types="@modelcontextprotocol/sdk/server/index"
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 // @ts-types="@modelcontextprotocol/sdk/types"
-// @ts-types="@modelcontextprotocol/sdk/types"
 import {
   type CallToolResult,
   ErrorCode,
