@@ -52,6 +52,11 @@ export interface CallFacts {
   cwd: string;
   /** PATH the tool's children get. */
   path?: string;
+  /**
+   * A `run` line's program is started directly, with no bash (a Lua body's `magi.exec`): a
+   * shell builtin's name (`echo`) then names whatever program PATH finds, checked like any.
+   */
+  noShell?: boolean;
 }
 
 /** Config key `policy`. */
@@ -304,7 +309,7 @@ function subjectsOf(policy: Policy, facts: CallFacts): Subjects {
     const inside = allInside(policy, c.paths, bases) !== false &&
       allInside(policy, extra, [facts.cwd]) !== false;
     subjects.push({ ...base, command: c, inside });
-    const floor = commandFloor(policy, c, cwd, facts.path);
+    const floor = commandFloor(policy, c, cwd, facts.path, facts.noShell);
     if (floor) floors.push({ index, reason: floor });
   }
   return { subjects, floors };
@@ -316,6 +321,7 @@ function commandFloor(
   c: SimpleCommand,
   cwd: string,
   path: string | undefined,
+  noShell = false,
 ): string | undefined {
   if (c.program === "") return `\`${c.text}\`: the program is only known when bash runs it`;
   if (c.dynamic) return `\`${c.text}\`: words only known when bash runs it`;
@@ -324,7 +330,7 @@ function commandFloor(
   // A command that writes a file through an option (`time -o F`) is never read-only.
   const written = c.paths.find((p) => p.access === "write");
   if (written) return `\`${c.text}\` writes "${written.path}"`;
-  if (!c.program.includes("/") && SHELL_BUILTINS.has(c.program)) return undefined;
+  if (!noShell && !c.program.includes("/") && SHELL_BUILTINS.has(c.program)) return undefined;
   const trusted = trustedProgram(policy, basename(c.program));
   const actual = c.program.includes("/")
     ? realPathLenient(resolve(cwd, c.program))

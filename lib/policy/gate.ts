@@ -121,6 +121,8 @@ export async function gateCommand(
     args: { command: line },
     cwd,
     path: inv?.env.PATH,
+    // No bash starts it: `echo` is the program PATH finds, not bash's builtin.
+    noShell: true,
   });
   const ctx = { policy, caller: outer?.caller ?? "model", approve: outer?.approve, always };
   const settled = await settle(ctx, "run", "run " + JSON.stringify({ command: line }), verdict);

@@ -156,3 +156,38 @@ async function exists(path: string): Promise<boolean> {
     return false;
   }
 }
+
+Deno.test("a shell builtin's name in magi.exec is the program PATH finds, judged like any program", async () => {
+  await using dir = await tempDir();
+  const root = join(dir.path, "project");
+  await Deno.mkdir(join(root, "bin"), { recursive: true });
+  // A folder inside the roots on PATH, where `echo` is really git (which the policy lets
+  // the Worker start for `git status`): bash would run its builtin echo, magi.exec runs git.
+  const git = Deno.realPathSync(
+    new TextDecoder().decode(new Deno.Command("which", { args: ["git"] }).outputSync().stdout)
+      .trim(),
+  );
+  await Deno.symlink(git, join(root, "bin", "echo"));
+  await using t = await testRuntime({
+    cwd: root,
+    env: { PATH: `${join(root, "bin")}:${Deno.env.get("PATH")}` },
+    config: { shipped_tools: false, roots: [root], lua_dirs: [BODIES] },
+  });
+  const r = await runTool(t.rt, {
+    name: "exec_argv",
+    args: { program: "echo", argv: ["-c", "alias.x=!touch made", "x"] },
+  });
+  assert.equal(r.is_error, true);
+  assert.match(r.said, /"echo": denied .*`echo` resolves to ".*git", not ".*echo"/);
+  assert.equal(await exists(join(root, "made")), false);
+  // The real echo still runs by rule.
+  await using plain = await testRuntime({
+    cwd: root,
+    config: { shipped_tools: false, roots: [root], lua_dirs: [BODIES] },
+  });
+  const hi = await runTool(plain.rt, {
+    name: "exec_argv",
+    args: { program: "echo", argv: ["hi"] },
+  });
+  assert.deepEqual([hi.is_error, hi.said], [false, "hi"]);
+});
