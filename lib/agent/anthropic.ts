@@ -77,6 +77,12 @@ export function anthropicMessages(
 }
 
 /** A provider speaking Anthropic Messages. */
+/**
+ * Error types of an `event: error` mid-stream that a new attempt may not meet (Anthropic's
+ * "Errors" reference: 529 overloaded_error, 500 api_error).
+ */
+const TRANSIENT_STREAM_ERRORS = new Set(["overloaded_error", "api_error"]);
+
 export class AnthropicProvider implements Provider {
   readonly name: string;
   readonly model: string;
@@ -181,6 +187,14 @@ export class AnthropicProvider implements Provider {
       watch.stop();
       if (request.signal?.aborted) throw error;
       if (watch.stalled) throw new StreamCutError(`no data for ${this.#idleMs / 1000} s`);
+      // An `error` event mid-stream has no HTTP status; an overloaded or internal error there
+      // is as passing as a 529 or a 500 before the stream, so the turn is tried again.
+      if (
+        error instanceof Anthropic.APIError && error.status === undefined &&
+        TRANSIENT_STREAM_ERRORS.has(String((error as { type?: unknown }).type))
+      ) {
+        throw new StreamCutError(`the stream reported ${(error as { type?: unknown }).type}`);
+      }
       if (
         error instanceof Anthropic.APIError && !(error instanceof Anthropic.APIConnectionError)
       ) {

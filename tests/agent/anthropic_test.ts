@@ -89,3 +89,38 @@ Deno.test("anthropic: a 429 and a 529 are retried and the turn then succeeds", a
   assert.equal(server.requests.length, 3);
   assert.ok(!("tools" in server.requests[2].json));
 });
+
+Deno.test("anthropic: an overloaded_error event mid-stream is tried again; an invalid_request_error is not", async () => {
+  const { turnWithRetries } = await import("../../lib/agent/provider.ts");
+  const errorEvent = (type: string) =>
+    `event: error\ndata: ${JSON.stringify({ type: "error", error: { type, message: type } })}\n\n`;
+  const full = anthropicReply("All done here.");
+  const broken = { sse: [...full.sse!.slice(0, 4), errorEvent("overloaded_error")] };
+  await using server = scriptedServer("anthropic", [broken, full]);
+  const retries: string[] = [];
+  const result = await turnWithRetries(
+    provider(server.url),
+    { system: "", messages: [{ role: "user", text: "hi" }], tools: [] },
+    2,
+    (m) => retries.push(m),
+    1,
+  );
+  assert.equal(result.text, "All done here.");
+  assert.equal(server.requests.length, 2);
+  assert.match(retries[0], /the stream reported overloaded_error; retrying \(2\/3\)/);
+
+  const refused = { sse: [...full.sse!.slice(0, 4), errorEvent("invalid_request_error")] };
+  await using strict = scriptedServer("anthropic", [refused, full]);
+  await assert.rejects(
+    () =>
+      turnWithRetries(
+        provider(strict.url),
+        { system: "", messages: [{ role: "user", text: "hi" }], tools: [] },
+        2,
+        () => {},
+        1,
+      ),
+    /invalid_request_error/,
+  );
+  assert.equal(strict.requests.length, 1);
+});
