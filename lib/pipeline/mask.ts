@@ -1,13 +1,15 @@
 /**
  * Masking secrets by value (SPEC S2.3): every occurrence of a credential's value — and of its
  * base64, URL-encoded and JSON-escaped forms, and of each line of a multi-line value — is
- * replaced by `$NAME`, even when the value is split across chunks of a stream.
+ * replaced by `$NAME`, even when the value is split across chunks of a stream, and when a
+ * form is cut by the line breaks of wrapped base64 (`wrapped.ts`).
  *
  * @module
  */
 import { Buffer } from "node:buffer";
 import { decodeByteString, utf8ByteString } from "./bytes.ts";
 import { FormSearch, type Found } from "./form_search.ts";
+import { findWrapped, trailingRun, type WrappedFound, wrappedSpan } from "./wrapped.ts";
 
 /** A credential: the name it is masked as (without `$`) and its value as text. */
 export interface Secret {
@@ -151,7 +153,8 @@ export function revealingForms(value: string): string[] {
 
 /**
  * Replaces secrets in output. Build one per process from {@link collectSecrets}; it is
- * immutable and can serve any number of streams at once.
+ * immutable and can serve any number of streams at once. Forms cut by the line breaks of
+ * wrapped base64 are found too (see `wrapped.ts`): each piece becomes `$NAME`.
  *
  * @example
  * ```ts
@@ -182,7 +185,7 @@ export class Masker {
   /** Masks a whole byte string (see `bytes.ts`). */
   maskBytes(text: string): string {
     if (!this.#search) return text;
-    return replaceFound(text, this.#search.findAll(text), this.#names, text.length).out;
+    return replaceCuts(text, findCuts(this.#search, this.#names, text, 0), text.length).out;
   }
 
   /** Masks ordinary text (UTF-16), such as an error message. */
@@ -197,45 +200,143 @@ export class Masker {
   }
 }
 
+/** A stretch of text to replace: bytes [index, end) become `replacement`. */
+interface Cut {
+  index: number;
+  end: number;
+  replacement: string;
+}
+
 /**
- * Replaces the occurrences that start before `until`, and returns the masked text up to
- * `cut`: `until`, or the end of the last replaced occurrence when that reaches further.
+ * The stretches of `text` to replace: the forms found in it, and the forms cut by the line
+ * breaks of wrapped lines.
+ *
+ * @param before how many base64 or hex characters came just before `text` in its stream
  */
-function replaceFound(
+function findCuts(
+  search: FormSearch,
+  names: Map<string, string>,
+  text: string,
+  before: number,
+): Cut[] {
+  const found = search.findAll(text);
+  const wrapped = findWrapped(text, search, before);
+  if (wrapped.length === 0) {
+    return found.map(({ index, form }) => ({
+      index,
+      end: index + form.length,
+      replacement: names.get(form)!,
+    }));
+  }
+  return mergeCuts(text, found, wrapped, names);
+}
+
+/** One occurrence to mask as a whole: its range and the pieces within it. */
+interface Group {
+  index: number;
+  end: number;
+  pieces: Array<[number, number, string]>;
+}
+
+/**
+ * Joins plain and wrapped occurrences into cuts that do not overlap: occurrences that
+ * overlap become one cut, in which every byte of every piece is masked.
+ */
+function mergeCuts(
   text: string,
   found: readonly Found[],
+  wrapped: readonly WrappedFound[],
   names: Map<string, string>,
+): Cut[] {
+  const groups: Group[] = found.map(({ index, form }) => ({
+    index,
+    end: index + form.length,
+    pieces: [[index, index + form.length, names.get(form)!]],
+  }));
+  for (const { index, end, form, pieces } of wrapped) {
+    const name = names.get(form)!;
+    groups.push({ index, end, pieces: pieces.map(([s, e]) => [s, e, name]) });
+  }
+  groups.sort((a, b) => a.index - b.index);
+  const cuts: Cut[] = [];
+  let current: Group | undefined;
+  const close = (group: Group) => {
+    group.pieces.sort((a, b) => a[0] - b[0]);
+    let replacement = "";
+    let pos = group.index;
+    for (const [start, end, name] of group.pieces) {
+      if (start < pos) {
+        pos = Math.max(pos, end);
+        continue;
+      }
+      replacement += text.slice(pos, start) + name;
+      pos = end;
+    }
+    cuts.push({
+      index: group.index,
+      end: group.end,
+      replacement: replacement + text.slice(pos, group.end),
+    });
+  };
+  for (const group of groups) {
+    if (current && group.index < current.end) {
+      current.end = Math.max(current.end, group.end);
+      current.pieces.push(...group.pieces);
+    } else {
+      if (current) close(current);
+      current = { ...group, pieces: [...group.pieces] };
+    }
+  }
+  if (current) close(current);
+  return cuts;
+}
+
+/**
+ * Replaces the cuts that start before `until`, and returns the masked text up to `cut`:
+ * `until`, or the end of the last replaced cut when that reaches further.
+ */
+function replaceCuts(
+  text: string,
+  cuts: readonly Cut[],
   until: number,
 ): { out: string; cut: number } {
   let out = "";
   let pos = 0;
-  for (const { index, form } of found) {
+  for (const { index, end, replacement } of cuts) {
     if (index >= until) break;
-    out += text.slice(pos, index) + names.get(form)!;
-    pos = index + form.length;
+    out += text.slice(pos, index) + replacement;
+    pos = end;
   }
   const cut = Math.max(until, pos);
   return { out: out + text.slice(pos, cut), cut };
 }
 
 /**
- * Masks one stream. `push` returns what can be released now; up to (longest form − 1) bytes
- * are held back so that a secret split across chunks is still caught; `end` releases them.
+ * Masks one stream. `push` returns what can be released now; up to (longest form − 1) bytes,
+ * plus room for the line breaks of a wrapped form, are held back so that a secret split
+ * across chunks is still caught; `end` releases them.
  */
 export class MaskStream {
   #carry = "";
+  /** How many base64 or hex characters end the released output (see `wrapped.ts`). */
+  #before = 0;
+  readonly #hold: number;
 
   constructor(
     private readonly search: FormSearch | undefined,
     private readonly names: Map<string, string>,
-  ) {}
+  ) {
+    this.#hold = search ? wrappedSpan(search.longest) - 1 : 0;
+  }
 
   /** Masks a chunk (a byte string) and returns the part that is safe to release. */
   push(chunk: string): string {
     if (!this.search) return chunk;
     const text = this.#carry + chunk;
-    const safeUntil = Math.max(0, text.length - (this.search.longest - 1));
-    const { out, cut } = replaceFound(text, this.search.findAll(text), this.names, safeUntil);
+    const safeUntil = Math.max(0, text.length - this.#hold);
+    const cuts = findCuts(this.search, this.names, text, this.#before);
+    const { out, cut } = replaceCuts(text, cuts, safeUntil);
+    this.#before = trailingRun(text, cut, this.#before);
     this.#carry = text.slice(cut);
     return out;
   }
@@ -243,8 +344,10 @@ export class MaskStream {
   /** Releases what was held back, masked. */
   end(): string {
     const rest = this.#carry;
+    const before = this.#before;
     this.#carry = "";
+    this.#before = 0;
     if (!this.search) return rest;
-    return replaceFound(rest, this.search.findAll(rest), this.names, rest.length).out;
+    return replaceCuts(rest, findCuts(this.search, this.names, rest, before), rest.length).out;
   }
 }

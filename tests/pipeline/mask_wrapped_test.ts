@@ -1,0 +1,154 @@
+import assert from "node:assert/strict";
+import { Buffer } from "node:buffer";
+import { Masker } from "../../lib/pipeline/mask.ts";
+import { runTool } from "../../lib/pipeline/run_tool.ts";
+import { makeTool, tempDir, testRuntime } from "../helpers.ts";
+
+const SECRET = "sk-live-9f8e7d6c5b4a3210fedcba98+/x";
+const masker = new Masker([{ name: "DEPLOY_TOKEN", value: SECRET }]);
+
+/** Base64 of `text`, wrapped at `width` columns with `eol` after each line. */
+function wrapped(text: string, width: number, eol = "\n"): string {
+  const b64 = Buffer.from(text).toString("base64");
+  return b64.match(new RegExp(`.{1,${width}}`, "g"))!.join(eol) + eol;
+}
+
+/**
+ * Whether masked base64 output still reveals a 4-byte stretch of `secret`: its lines are
+ * joined, cut at each `$NAME`, and each part decoded at each of the 4 alignments.
+ */
+function reveals(masked: string, secret: string): string | undefined {
+  const parts = masked.replace(/\r?\n/g, "").split(/\$[A-Z_]+/);
+  for (const part of parts) {
+    for (let drop = 0; drop < 4; drop++) {
+      const decoded = Buffer.from(part.slice(drop), "base64").toString("latin1");
+      for (let i = 0; i + 4 <= secret.length; i++) {
+        if (decoded.includes(secret.slice(i, i + 4))) return secret.slice(i, i + 4);
+      }
+    }
+  }
+  return undefined;
+}
+
+/** Text holding the secret at every offset from a line start (of 48 and 57 bytes). */
+function textWithSecret(secret = SECRET): string {
+  let text = "";
+  for (let i = 0; i < 60; i++) text += `line ${i}: ${".".repeat(i)}${secret} end\n`;
+  return text;
+}
+
+function streamed(m: Masker, text: string, seed: number): string {
+  const stream = m.stream();
+  let out = "";
+  for (let i = 0; i < text.length;) {
+    seed = (seed * 1103515245 + 12345) % 2147483648;
+    const j = Math.min(text.length, i + 1 + (seed % 150));
+    out += stream.push(text.slice(i, j));
+    i = j;
+  }
+  return out + stream.end();
+}
+
+Deno.test("base64 wrapped at 64 and 76 columns no longer reveals the secret at any offset", () => {
+  for (const width of [64, 76]) {
+    for (const eol of ["\n", "\r\n"]) {
+      for (let pre = 0; pre < 60; pre++) {
+        const input = wrapped("x".repeat(pre) + SECRET + " and more text after it", width, eol);
+        const masked = masker.maskBytes(input);
+        const what = `width ${width}, ${JSON.stringify(eol)}, offset ${pre}`;
+        assert.equal(reveals(masked, SECRET), undefined, `${what}: ${masked}`);
+        assert.ok(masked.includes("$DEPLOY_TOKEN"), what);
+        assert.equal(masked.split(eol).length, input.split(eol).length, `${what}: lines kept`);
+        assert.equal(streamed(masker, input, pre), masked, `${what}, streamed`);
+      }
+    }
+  }
+});
+
+Deno.test("a wrapped secret's pieces become $NAME on each line and the rest is kept", () => {
+  const value = "0123456789abcdefghij";
+  const m = new Masker([{ name: "API_KEY", value }]);
+  const b64 = Buffer.from("x".repeat(42) + value + "x".repeat(30)).toString("base64");
+  // The value's first 18 bytes are base64 characters 56–79, which the break after 64 cuts.
+  assert.equal(b64.slice(56, 80), Buffer.from(value.slice(0, 18)).toString("base64"));
+  const input = b64.slice(0, 64) + "\n" + b64.slice(64) + "\n";
+  assert.equal(m.maskBytes(input), b64.slice(0, 56) + "$API_KEY\n$API_KEY" + b64.slice(80) + "\n");
+});
+
+Deno.test("a long secret wrapped over several lines is masked on each of them", () => {
+  const value = "-----BEGIN-----" + "k3y".repeat(60) + "-----END-----";
+  const m = new Masker([{ name: "SIGNING_KEY", value }]);
+  for (const pre of [0, 1, 2, 30]) {
+    const masked = m.maskBytes(wrapped("#".repeat(pre) + value + "#", 64));
+    assert.equal(reveals(masked, value), undefined, masked);
+  }
+});
+
+Deno.test("wrapped base64 and text without a secret pass unchanged", () => {
+  const random = crypto.getRandomValues(new Uint8Array(30000));
+  const big = new Masker(
+    Array.from({ length: 40 }, (_, i) => ({ name: `S${i}`, value: crypto.randomUUID() })),
+  );
+  for (const m of [masker, big]) {
+    const b64 = wrapped(Buffer.from(random).toString("latin1"), 76);
+    assert.equal(m.maskBytes(b64), b64);
+    assert.equal(streamed(m, b64, 3), b64);
+    const text = textWithSecret("an ordinary value").repeat(3);
+    assert.equal(m.maskBytes(text), text);
+    assert.equal(streamed(m, text, 5), text);
+  }
+});
+
+Deno.test("a stream catches a wrapped secret whatever the chunks", () => {
+  const input = wrapped(textWithSecret(), 76) + wrapped(textWithSecret(), 64, "\r\n");
+  const whole = masker.maskBytes(input);
+  assert.equal(reveals(whole, SECRET), undefined);
+  for (let seed = 1; seed < 40; seed++) assert.equal(streamed(masker, input, seed), whole);
+});
+
+/** Runs `command` (a shell command line reading standard input) through the pipeline. */
+async function throughPipeline(command: string, stdin: string, env: Record<string, string>) {
+  await using dir = await tempDir();
+  await makeTool(
+    dir.path,
+    "encode",
+    '#!/bin/sh\nif [ "$1" = "--help" ]; then echo "Run a filter."; echo "encode COMMAND"; exit 0; fi\nexec sh -c "$1"\n',
+  );
+  await using t = await testRuntime({ toolsDirs: [dir.path], env });
+  const r = await runTool(t.rt, { name: "encode", args: { args: [command], stdin } });
+  assert.equal(r.is_error, false, r.said);
+  return r.said;
+}
+
+function direct(command: string, stdin: string): Promise<string> {
+  const child = new Deno.Command("sh", { args: ["-c", command], stdin: "piped", stdout: "piped" })
+    .spawn();
+  const writer = child.stdin.getWriter();
+  return writer.write(new TextEncoder().encode(stdin)).then(() => writer.close())
+    .then(() => child.output()).then((o) => new TextDecoder().decode(o.stdout));
+}
+
+const ENCODERS = [
+  "base64",
+  "base64 -w 64 | sed 's/$/\\r/'",
+  ...(new Deno.Command("sh", { args: ["-c", "command -v openssl"] }).outputSync().success
+    ? ["openssl base64"]
+    : []),
+];
+
+Deno.test("real base64 and openssl base64 output through the pipeline hides the secret", async () => {
+  const stdin = textWithSecret();
+  for (const command of ENCODERS) {
+    const plain = await direct(command, stdin);
+    assert.ok(reveals(plain, SECRET), `${command} output holds the secret before masking`);
+    const said = await throughPipeline(command, stdin, { DEPLOY_TOKEN: SECRET });
+    assert.equal(reveals(said, SECRET), undefined, `${command}: ${said}`);
+    assert.ok(said.includes("$DEPLOY_TOKEN"), command);
+  }
+});
+
+Deno.test("real base64 output of a text with no secret comes through unchanged", async () => {
+  const stdin = textWithSecret("nothing secret here");
+  const said = await throughPipeline("base64", stdin, { DEPLOY_TOKEN: SECRET });
+  assert.equal(said, await direct("base64", stdin));
+});
