@@ -191,3 +191,46 @@ Deno.test("a shell builtin's name in magi.exec is the program PATH finds, judged
   });
   assert.deepEqual([hi.is_error, hi.said], [false, "hi"]);
 });
+
+Deno.test("a magi.exec whose call ends while a person is asked never starts", async () => {
+  await using dir = await tempDir();
+  await using t = await setup(dir.path);
+  const root = t.rt.roots[0];
+  // The person answers "yes" only once the call has ended (or after 20 s, which fails).
+  const asking = (made: string, extra: { timeout_seconds?: number }, signal?: AbortSignal) => {
+    let answered = false;
+    let answer!: (a: "yes") => void;
+    const late = setTimeout(() => {
+      answered = true;
+      answer("yes");
+    }, 20_000);
+    const result = runTool(t.rt, {
+      name: "exec_argv",
+      args: { program: "touch", argv: [made], ...extra },
+      approve: () => new Promise((r) => answer = r),
+      signal,
+    });
+    return result.then(async (r) => {
+      clearTimeout(late);
+      assert.equal(answered, false, "the call waited for the person's answer");
+      answer("yes");
+      await new Promise((r) => setTimeout(r, 200));
+      return r;
+    });
+  };
+  const cancel = new AbortController();
+  const cancelled = asking("a.txt", {}, cancel.signal);
+  setTimeout(() => cancel.abort(), 300);
+  const c = await cancelled;
+  assert.equal(c.is_error, true);
+  assert.match(c.said, /magi\.exec: the call was cancelled while the policy decided/);
+  assert.equal(await exists(join(root, "a.txt")), false);
+
+  const timedOut = await asking("b.txt", { timeout_seconds: 0.5 });
+  assert.equal(timedOut.is_error, true);
+  assert.match(
+    timedOut.said,
+    /magi\.exec: the call's time limit was reached while the policy decided/,
+  );
+  assert.equal(await exists(join(root, "b.txt")), false);
+});

@@ -150,11 +150,11 @@ export async function execFor(
     const decision = await call.judge(job);
     if ("refused" in decision) return fail(decision.refused);
     if ("done" in decision) return pack(...decision.done);
-    return pack(
-      ...await execValues({ ...job, program: decision.program }, call.env, limits, call.signal, {
-        name: req.program,
-      }),
-    );
+    // A person may have been asked: the program gets what is left of the call's time.
+    const left = call.deadline - Date.now();
+    if (left <= 0) return fail("the call's time limit is reached");
+    const judged = { ...job, program: decision.program, timeoutMs: Math.min(job.timeoutMs, left) };
+    return pack(...await execValues(judged, call.env, limits, call.signal, { name: req.program }));
   }
   return pack(...await execValues(job, call.env, limits, call.signal));
 }

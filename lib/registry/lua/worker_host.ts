@@ -44,6 +44,8 @@ const GRACE_MS = 5_000;
 
 interface Pending {
   call?: Invocation;
+  /** When the request's own time is up, in milliseconds since the epoch. */
+  deadline: number;
   timer: ReturnType<typeof setTimeout>;
   settle(message: FromLuaWorker | { type: "failed"; message: string }): void;
 }
@@ -140,8 +142,12 @@ export class LuaWorkerHost {
     }
   }
 
-  /** Ends the Worker; requests in flight end with `reason`. */
-  end(reason = "the Lua Worker was ended"): void {
+  /**
+   * Ends the Worker; requests in flight end with `reason`.
+   *
+   * @param stuck the request that did not answer, and what the others in flight are told
+   */
+  end(reason = "the Lua Worker was ended", stuck?: { id: number; others: string }): void {
     if (this.#ended) return;
     this.#ended = true;
     clearTimeout(this.#idle);
@@ -151,7 +157,9 @@ export class LuaWorkerHost {
       untrack();
     }
     this.#groups.clear();
-    for (const p of [...this.#pending.values()]) p.settle({ type: "failed", message: reason });
+    for (const [id, p] of [...this.#pending]) {
+      p.settle({ type: "failed", message: !stuck || id === stuck.id ? reason : stuck.others });
+    }
     this.#onEnd();
   }
 
@@ -164,13 +172,24 @@ export class LuaWorkerHost {
     clearTimeout(this.#idle);
     this.#worker.onmessage = (event) => this.#receive(event.data);
     const id = ++this.#next;
+    const deadline = Date.now() + timeoutMs;
     return new Promise((resolve) => {
       const timer = setTimeout(
-        () => this.end(`the Lua Worker did not answer within ${(timeoutMs + GRACE_MS) / 1000} s`),
+        () =>
+          this.end(
+            `${call ? "the body" : "the file's code"} did not stop at its time limit (${
+              timeoutMs / 1000
+            } s); its Lua Worker was ended`,
+            {
+              id,
+              others: "its Lua Worker was ended: another call in it did not stop at its time limit",
+            },
+          ),
         Math.min(timeoutMs + GRACE_MS, 2 ** 31 - 1),
       );
       this.#pending.set(id, {
         call,
+        deadline,
         timer,
         settle: (message) => {
           clearTimeout(timer);
@@ -201,15 +220,22 @@ export class LuaWorkerHost {
 
   async #judge(id: number, execId: number, job: ExecJob): Promise<void> {
     let decision: ExecDecision;
-    const call = this.#pending.get(id)?.call;
+    const pending = this.#pending.get(id);
+    const call = pending?.call;
     try {
-      const verdict = await this.#confine.judge(job, call);
+      const verdict = await beforeCallEnds(this.#confine.judge(job, call), call, pending?.deadline);
       if ("refused" in verdict) decision = verdict;
       else if (!verdict.byPerson || !call || this.#programs.includes(verdict.program)) {
         decision = { program: verdict.program };
       } else {
         const limits = execLimits(this.#memoryBytes);
-        const approved = { ...job, program: verdict.program };
+        // The person may have taken a while: the program gets what is left of the call's time.
+        const left = Math.max(1, (pending?.deadline ?? Infinity) - Date.now());
+        const approved = {
+          ...job,
+          program: verdict.program,
+          timeoutMs: Math.min(job.timeoutMs, left),
+        };
         decision = {
           done: await execValues(approved, call.env, limits, call.signal, { name: job.program }),
         };
@@ -235,6 +261,41 @@ export class LuaWorkerHost {
     this.#idle = setTimeout(() => this.end(), IDLE_MS);
     Deno.unrefTimer(this.#idle as unknown as number);
   }
+}
+
+/**
+ * The judge's verdict, or a refusal once the call is cancelled or its time is up first — a
+ * person being asked may answer late, and a program must not start after its call ended.
+ */
+function beforeCallEnds(
+  verdict: Promise<ExecVerdict>,
+  call: Invocation | undefined,
+  deadline: number | undefined,
+): Promise<ExecVerdict> {
+  if (!call || deadline === undefined) return verdict;
+  return new Promise((resolve, reject) => {
+    const finish = () => {
+      clearTimeout(timer);
+      call.signal.removeEventListener("abort", onAbort);
+    };
+    const onAbort = () => {
+      finish();
+      resolve({ refused: "the call was cancelled while the policy decided" });
+    };
+    const timer = setTimeout(() => {
+      finish();
+      resolve({ refused: "the call's time limit was reached while the policy decided" });
+    }, Math.min(Math.max(0, deadline - Date.now()), 2 ** 31 - 1));
+    call.signal.addEventListener("abort", onAbort, { once: true });
+    if (call.signal.aborted) onAbort();
+    verdict.then((v) => {
+      finish();
+      resolve(v);
+    }, (error) => {
+      finish();
+      reject(error);
+    });
+  });
 }
 
 /** Declaration files load with no program allowed: their top-level code only declares. */
