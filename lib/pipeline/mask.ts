@@ -1,8 +1,8 @@
 /**
  * Masking secrets by value (SPEC S2.3): every occurrence of a credential's value — and of its
- * base64, URL-encoded and JSON-escaped forms, and of each line of a multi-line value — is
- * replaced by `$NAME`, even when the value is split across chunks of a stream, and when a
- * form is cut by the line breaks of wrapped base64 (`wrapped.ts`).
+ * base64, hex, URL-encoded and JSON-escaped forms, and of each line of a multi-line value —
+ * is replaced by `$NAME`, even when the value is split across chunks of a stream, and when a
+ * form is cut by the line breaks of wrapped base64 or hex (`wrapped.ts`).
  *
  * @module
  */
@@ -123,7 +123,8 @@ function urlForms(text: string): string[] {
  * The byte strings (UTF-8, one character per byte) that reveal a value: the value itself,
  * each of its lines, its JSON-escaped and URL-encoded forms, and the parts of its base64
  * (standard and URL-safe alphabets) that do not depend on neighbouring bytes, for each of
- * the three alignments the value can have inside a longer base64 text (RFC 4648 §4, §5).
+ * the three alignments the value can have inside a longer base64 text (RFC 4648 §4, §5), and
+ * its bytes in hex (lower- and upper-case, two digits a byte, nothing between).
  * Forms shorter than {@link MIN_SECRET_BYTES} are left out.
  */
 export function revealingForms(value: string): string[] {
@@ -148,13 +149,17 @@ export function revealingForms(value: string): string[] {
     add(part.toString("base64url"));
   }
   add(bytes.toString("base64"));
+  const hex = bytes.toString("hex");
+  add(hex);
+  add(hex.toUpperCase());
   return [...forms];
 }
 
 /**
  * Replaces secrets in output. Build one per process from {@link collectSecrets}; it is
  * immutable and can serve any number of streams at once. Forms cut by the line breaks of
- * wrapped base64 are found too (see `wrapped.ts`): each piece becomes `$NAME`.
+ * wrapped base64 or hex (`xxd -p`) are found too (see `wrapped.ts`): each piece becomes
+ * `$NAME`.
  *
  * @example
  * ```ts

@@ -152,3 +152,60 @@ Deno.test("real base64 output of a text with no secret comes through unchanged",
   const said = await throughPipeline("base64", stdin, { DEPLOY_TOKEN: SECRET });
   assert.equal(said, await direct("base64", stdin));
 });
+
+/** Like {@link reveals}, for hex output: each part decoded at both nibble alignments. */
+function revealsHex(masked: string, secret: string): string | undefined {
+  const parts = masked.replace(/\r?\n/g, "").split(/\$[A-Z_]+/);
+  for (const part of parts) {
+    for (let drop = 0; drop < 2; drop++) {
+      const decoded = Buffer.from(part.slice(drop), "hex").toString("latin1");
+      for (let i = 0; i + 4 <= secret.length; i++) {
+        if (decoded.includes(secret.slice(i, i + 4))) return secret.slice(i, i + 4);
+      }
+    }
+  }
+  return undefined;
+}
+
+Deno.test("the secret's hex, in either case, becomes $NAME", () => {
+  const hex = Buffer.from(SECRET).toString("hex");
+  for (const form of [hex, hex.toUpperCase()]) {
+    assert.equal(masker.maskText(`digest: 00${form}ff.`), "digest: 00$DEPLOY_TOKENff.");
+  }
+  assert.equal(masker.maskText(hex.slice(0, -2)), hex.slice(0, -2), "a part is no match");
+});
+
+Deno.test("hex wrapped at 60 columns (xxd -p) no longer reveals the secret at any offset", () => {
+  for (const upper of [false, true]) {
+    for (let pre = 0; pre < 32; pre++) {
+      let hex = Buffer.from("x".repeat(pre) + SECRET + " after").toString("hex");
+      if (upper) hex = hex.toUpperCase();
+      const input = hex.match(/.{1,60}/g)!.join("\n") + "\n";
+      const masked = masker.maskBytes(input);
+      assert.equal(revealsHex(masked, SECRET), undefined, `offset ${pre}: ${masked}`);
+      assert.equal(streamed(masker, input, pre), masked, `offset ${pre}, streamed`);
+    }
+  }
+});
+
+Deno.test("a short secret's hex masks only itself, not ordinary hex", () => {
+  const short = new Masker([{ name: "PIN_CODE", value: "4711ab" }]);
+  const hex = Buffer.from(crypto.getRandomValues(new Uint8Array(20000))).toString("hex");
+  const dump = hex.match(/.{1,60}/g)!.join("\n") + "\n";
+  assert.equal(short.maskBytes(dump), dump);
+  assert.equal(short.maskText("id 343731316162"), "id $PIN_CODE");
+});
+
+Deno.test("real xxd -p output through the pipeline hides the secret", async () => {
+  const stdin = textWithSecret();
+  for (const command of ["xxd -p", "xxd -p -u", "xxd -p | tr -d '\\n'"]) {
+    const plain = await direct(command, stdin);
+    assert.ok(revealsHex(plain, SECRET), `${command} output holds the secret before masking`);
+    const said = await throughPipeline(command, stdin, { DEPLOY_TOKEN: SECRET });
+    assert.equal(revealsHex(said, SECRET), undefined, `${command}: ${said}`);
+    assert.ok(said.includes("$DEPLOY_TOKEN"), command);
+  }
+  const clean = textWithSecret("nothing secret here");
+  const said = await throughPipeline("xxd -p", clean, { DEPLOY_TOKEN: SECRET });
+  assert.equal(said, await direct("xxd -p", clean));
+});
