@@ -44,7 +44,8 @@ const COMMANDS: Record<string, [() => Promise<Command>, string]> = {
   ],
   new: [
     async () => (await late<typeof import("./new.ts")>("./new.ts")).newCommand,
-    "new NAME --from PROGRAM [--dry-run] [--generic] [--force]  make a tool",
+    "new NAME --from PROGRAM [--max-params N | --only A,B] [--dry-run] [--generic] [--force]  " +
+    "make a tool",
   ],
   run: [
     async () => (await late<typeof import("./run.ts")>("./run.ts")).runCommand,

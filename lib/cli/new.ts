@@ -1,11 +1,12 @@
 /**
- * `magi new NAME --from PROGRAM [--tools-dir DIR] [--dry-run] [--generic] [--force]`: turns a
- * program's `--help` into a typed tool in a tools folder (SPEC S10.3), and says what it guessed
- * and what it left to the generic `args` parameter.
+ * `magi new NAME --from PROGRAM [--tools-dir DIR] [--max-params N | --only A,B] [--dry-run]
+ * [--generic] [--force]`: turns a program's `--help` into a typed tool in a tools folder (SPEC
+ * S10.3), and says what it guessed and what it left to the generic `args` parameter. The
+ * declaration is kept small (`budget.ts`): at most N typed parameters, within a byte budget.
  *
  * @module
  */
-import { resolve } from "node:path";
+import { basename, resolve } from "node:path";
 import { BUILTINS } from "../../builtins/mod.ts";
 import { loadConfig, stringList } from "../config/load.ts";
 import {
@@ -14,16 +15,19 @@ import {
   findProgram,
   NEW_HELP_MAX_BYTES,
 } from "../new/capture.ts";
-import { type GeneratedSchema, genericReason, schemaFromModel } from "../new/schema_gen.ts";
+import {
+  type BoundedSchema,
+  boundedSchema,
+  DECLARATION_BUDGET,
+  DEFAULT_MAX_PARAMS,
+} from "../new/budget.ts";
+import { genericReason } from "../new/schema_gen.ts";
 import { planTool, type ToolPlan, writePlan } from "../new/scaffold.ts";
 import { childEnv } from "../process/env.ts";
 import { defaultCachePath, DiscoveryCache } from "../registry/discovery_cache.ts";
 import { TOOL_NAME } from "../registry/registry.ts";
 import { discover } from "../registry/tools_dir.ts";
 import { EXIT, parseCommand, UsageError, warn, write } from "./common.ts";
-
-/** Past this many typed parameters the report suggests trimming the schema. */
-const MANY_PARAMETERS = 40;
 
 /** What `magi new` was asked to do. */
 export interface NewRequest {
@@ -39,13 +43,17 @@ export interface NewRequest {
   generic: boolean;
   force: boolean;
   dryRun: boolean;
+  /** At most this many typed parameters (else `DEFAULT_MAX_PARAMS`, and the byte budget). */
+  maxParams?: number;
+  /** Type just these options, by any spelling (`-c`, `--create`, `create`). */
+  only?: string[];
 }
 
 /** What `magi new` did. */
 export interface NewResult {
   plan: ToolPlan;
   capture: CaptureResult;
-  generated?: GeneratedSchema;
+  generated?: BoundedSchema;
   /** Lines of the report a person reads. */
   report: string[];
 }
@@ -57,6 +65,8 @@ export async function newCommand(args: string[]): Promise<number> {
     "dry-run": { type: "boolean" },
     generic: { type: "boolean" },
     force: { type: "boolean" },
+    "max-params": { type: "string" },
+    only: { type: "string", multiple: true },
   });
   const [name, ...more] = positionals;
   if (!name) throw new UsageError("magi new needs a tool NAME: magi new NAME --from PROGRAM");
@@ -64,6 +74,13 @@ export async function newCommand(args: string[]): Promise<number> {
     throw new UsageError(`magi new needs --from PROGRAM (the program "${name}" runs)`);
   }
   const words = [...values.from.trim().split(/\s+/), ...more].filter((w) => w !== "");
+  const max = values["max-params"];
+  if (max !== undefined && !/^\d+$/.test(max)) {
+    throw new UsageError(`--max-params needs a whole number, not "${max}"`);
+  }
+  if (max !== undefined && values.only !== undefined) {
+    throw new UsageError("give --max-params or --only, not both");
+  }
   const cwd = Deno.cwd();
   const env = Deno.env.toObject();
   const result = await makeTool({
@@ -75,6 +92,8 @@ export async function newCommand(args: string[]): Promise<number> {
     generic: values.generic ?? false,
     force: values.force ?? false,
     dryRun: values["dry-run"] ?? false,
+    ...(max !== undefined ? { maxParams: Number(max) } : {}),
+    ...(values.only !== undefined ? { only: values.only.flatMap((o) => o.split(",")) } : {}),
   }).catch((error) => {
     if (error instanceof UsageError) throw error;
     warn((error as Error).message);
@@ -139,20 +158,27 @@ export async function makeTool(req: NewRequest): Promise<NewResult> {
       `warning: the builtin "${req.name}" wins over a tools_dir tool of that name; pick another`,
     );
   }
-  let generated: GeneratedSchema | undefined;
+  let generated: BoundedSchema | undefined;
   let why: string | undefined;
   if (req.generic) why = "--generic was given";
   else if (!help) why = "its help text could not be read";
   else why = genericReason(help.model);
-  if (!why) generated = schemaFromModel(help!.model);
-  const plan = planTool({
-    name: req.name,
-    toolsDir: req.toolsDir,
-    program,
-    words: req.words,
-    help,
-    schema: generated?.schema,
-  });
+  const planInput = { name: req.name, toolsDir: req.toolsDir, program, words: req.words, help };
+  if (!why) {
+    try {
+      generated = boundedSchema(help!.model, {
+        text: help!.text,
+        words: req.words,
+        maxParams: req.maxParams,
+        only: req.only,
+        budget: DECLARATION_BUDGET - nameAndDescriptionBytes(planTool(planInput)),
+      });
+    } catch (error) {
+      if (error instanceof RangeError) throw new UsageError(error.message);
+      throw error;
+    }
+  }
+  const plan = planTool({ ...planInput, schema: generated?.schema });
   if (help) {
     line(
       `read the help of "${[req.words[0], ...help.args].join(" ")}" (${help.model.style} style` +
@@ -167,12 +193,8 @@ export async function makeTool(req: NewRequest): Promise<NewResult> {
   if (generated) {
     line(`typed parameters (${generated.guessed.length}), plus args and stdin:`);
     for (const g of generated.guessed) line(`  ${g}`);
-    if (generated.guessed.length > MANY_PARAMETERS) {
-      line(
-        `note: ${generated.guessed.length} parameters cost context on every request; ` +
-          `remove the ones the model does not need from schema.json`,
-      );
-    }
+    const left = leftLine(generated, help!.model.options.length, req);
+    if (left) line(left);
   } else {
     line(`generic tool (parameters args and stdin): ${why}`);
   }
@@ -213,6 +235,39 @@ export async function makeTool(req: NewRequest): Promise<NewResult> {
     );
   } else for (const p of problems) line(`warning: ${p}`);
   return { plan, capture, generated, report };
+}
+
+/**
+ * Bytes the declaration takes besides its parameters: its name, and the description discovery
+ * will read from the tool's `--help` (the summary and usage lines the plan gives).
+ */
+function nameAndDescriptionBytes(plan: ToolPlan): number {
+  const name = basename(plan.folder);
+  const description = `${plan.summary}\n${plan.usage}`;
+  return new TextEncoder().encode(JSON.stringify({ name, description, parameters: {} })).length;
+}
+
+/** The one report line on what bounding left out, and how to get it; undefined if nothing. */
+function leftLine(g: BoundedSchema, options: number, req: NewRequest): string | undefined {
+  const size = `${g.bytes} bytes of parameters`;
+  const over = g.bytes > g.budget
+    ? `, over the ${g.budget}-byte budget: the model reads them every turn`
+    : "";
+  if (req.only !== undefined || req.maxParams !== undefined) {
+    if (g.left.length === 0 && over === "") return undefined;
+    const asked = req.only !== undefined ? "--only" : `--max-params ${req.maxParams}`;
+    return `typed what ${asked} asked (${size}${over})` +
+      (g.left.length > 0 ? `; the other ${g.left.length} options go in args` : "");
+  }
+  if (g.left.length === 0 && g.shortened === undefined) return undefined;
+  const cut = g.shortened !== undefined
+    ? `descriptions cut to ${g.shortened} characters`
+    : undefined;
+  if (g.left.length === 0) return `note: ${cut} to keep the declaration small (${size})`;
+  const names = g.left.slice(0, 4).map((o) => o.flag).join(", ");
+  return `left out ${g.left.length} of ${options} options (${names}, …) to keep the declaration ` +
+    `small (${size}${cut ? `; ${cut}` : ""}${over}): the model passes them in args; ` +
+    `type more with --max-params N (now ${DEFAULT_MAX_PARAMS}) or name them with --only a,b,c`;
 }
 
 function absoluteIfFile(word: string, cwd: string): string {

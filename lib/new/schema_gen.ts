@@ -33,13 +33,23 @@ export function genericReason(model: HelpModel): string | undefined {
   return undefined;
 }
 
+/** Options the help text lists that the schema leaves to `args` (see `budget.ts`). */
+export interface LeftOptions {
+  /** The options not typed, most likely to matter first. */
+  left: HelpOption[];
+  /** The program as the description names it: `tar`, `git log`. */
+  program: string;
+}
+
 /**
  * Makes the schema of a typed tool from a help model.
  *
+ * @param leftOut options of the program not in `model` (not typed): the `args` description
+ *   then says they go there, before the positionals, and names the first few
  * @returns the schema (checked with `schemaProblem` and `readMapping`) and what was guessed
  * @throws Error when the result is not a usable schema (a bug in this module, not in the text)
  */
-export function schemaFromModel(model: HelpModel): GeneratedSchema {
+export function schemaFromModel(model: HelpModel, leftOut?: LeftOptions): GeneratedSchema {
   const properties: Record<string, JsonSchema> = {};
   const required: string[] = [];
   const optionArgv: ArgvItem[] = [];
@@ -80,7 +90,9 @@ export function schemaFromModel(model: HelpModel): GeneratedSchema {
   ordered.args = {
     type: "array",
     items: { type: "string" },
-    description: model.positionals === null
+    description: leftOut && leftOut.left.length > 0
+      ? leftDescription(leftOut, model.positionals === null, required.length === 0)
+      : model.positionals === null
       ? "Arguments, given as they are (the usage line could not be typed)"
       : "Further arguments, given as they are after the options above" +
         (positionals.length > 0 ? " and before the positionals" : ""),
@@ -103,6 +115,23 @@ export function schemaFromModel(model: HelpModel): GeneratedSchema {
     throw new Error(`The generated x-magi is not usable: ${mapping}`);
   }
   return { schema, guessed };
+}
+
+/** How many left-out options the `args` description names. */
+const LEFT_EXAMPLES = 6;
+
+/** The `args` description when options were left out of the schema. */
+function leftDescription(leftOut: LeftOptions, untyped: boolean, callable: boolean): string {
+  const { left, program } = leftOut;
+  const shown = left.slice(0, LEFT_EXAMPLES).map((o) =>
+    o.value ? `${o.flag}${joinOf(o) === " " ? " " : joinOf(o)}${o.value.metavar}` : o.flag
+  );
+  const more = left.length > LEFT_EXAMPLES ? ", …" : "";
+  const where = untyped ? "all arguments" : "before the positionals";
+  const help = callable ? `; args ["--help"] lists them all` : "";
+  return `More options of ${program} (${left.length} not typed above, such as ${
+    shown.join(", ")
+  }${more}) and other words, as argv words placed ${where}${help}`;
 }
 
 /** A property name from an option: its long name in snake_case, else its letter. */

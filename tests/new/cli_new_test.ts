@@ -97,3 +97,22 @@ Deno.test("magi new takes the tools folder from the config, and says so when the
   assert.equal(missing.code, 2);
   assert.match(missing.stderr, /cannot find the program "no-such-program-here"/);
 });
+
+Deno.test("magi new --only and --max-params choose the typed options; bad values are usage errors", async () => {
+  await using dir = await tempDir();
+  const tools = join(dir.path, "tools");
+  const base = ["new", "tar", "--from", "tar", "--tools-dir", tools, "--dry-run"];
+  const only = await magi([...base, "--only=-c,-x", "--only", "file"]);
+  assert.equal(only.code, 0, only.stderr);
+  assert.match(only.stdout, /^typed parameters \(4\), plus args and stdin:$/m);
+  assert.match(
+    only.stdout,
+    /^typed what --only asked \(\d+ bytes of parameters\); the other \d+ options go in args$/m,
+  );
+  const wrong = await magi([...base, "--only", "c,--no-such-option"]);
+  assert.equal(wrong.code, 2);
+  assert.match(wrong.stderr, /--only names "--no-such-option", which the help text does not list/);
+  const bad = await magi([...base, "--max-params", "many"]);
+  assert.equal(bad.code, 2);
+  assert.match(bad.stderr, /--max-params needs a whole number, not "many"/);
+});
