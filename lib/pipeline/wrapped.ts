@@ -75,10 +75,13 @@ export function findWrapped(text: string, search: FormSearch, before = 0): Wrapp
     }
     let end = probe + 1;
     while (end < n && isAlpha(end)) end++;
+    // Ordinary words mostly end in a space: look back only from a line's end.
+    let after = breakAt(end);
     let start = probe;
-    while (start > 0 && isAlpha(start - 1)) start--;
-    const length = end - start + (start === 0 ? before : 0);
-    let after = length >= MIN_WRAP ? breakAt(end) : -1;
+    if (after >= 0) {
+      while (start > 0 && isAlpha(start - 1)) start--;
+      if (end - start + (start === 0 ? before : 0) < MIN_WRAP) after = -1;
+    }
     if (after < 0) {
       // Any longer run starts after `end` and so holds `end + MIN_WRAP` or a later probe.
       probe = end + MIN_WRAP;
