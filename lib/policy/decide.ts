@@ -20,7 +20,7 @@ import {
   type Subject,
 } from "./rules.ts";
 import type { SandboxConfig } from "./sandbox.ts";
-import { type PathUse, readLine, type SimpleCommand } from "./shell.ts";
+import { type PathUse, readArgv, readLine, type SimpleCommand } from "./shell.ts";
 
 /** The loaded policy. */
 export interface Policy {
@@ -53,10 +53,11 @@ export interface CallFacts {
   /** PATH the tool's children get. */
   path?: string;
   /**
-   * A `run` line's program is started directly, with no bash (a Lua body's `magi.exec`): a
-   * shell builtin's name (`echo`) then names whatever program PATH finds, checked like any.
+   * The words of a `run` command started directly, with no bash (a Lua body's `magi.exec`):
+   * they are read as they are, not parsed from `args.command` (which only shows them), and
+   * a shell builtin's name (`echo`) names whatever program PATH finds, checked like any.
    */
-  noShell?: boolean;
+  argv?: readonly string[];
 }
 
 /** Config key `policy`. */
@@ -293,7 +294,7 @@ function subjectsOf(policy: Policy, facts: CallFacts): Subjects {
   // The folder the line runs in is read by it (`ls` alone lists it): it must be inside too,
   // also after a `cd` the person approved has left the roots.
   extra.push({ path: cwd, access: "read" });
-  const line = readLine(facts.args.command as string);
+  const line = facts.argv ? readArgv(facts.argv) : readLine(facts.args.command as string);
   // A `cd` earlier in the line moves later commands: check relative paths from every folder
   // the line may reach.
   const bases = [cwd];
@@ -309,7 +310,7 @@ function subjectsOf(policy: Policy, facts: CallFacts): Subjects {
     const inside = allInside(policy, c.paths, bases) !== false &&
       allInside(policy, extra, [facts.cwd]) !== false;
     subjects.push({ ...base, command: c, inside });
-    const floor = commandFloor(policy, c, cwd, facts.path, facts.noShell);
+    const floor = commandFloor(policy, c, cwd, facts.path, facts.argv !== undefined);
     if (floor) floors.push({ index, reason: floor });
   }
   return { subjects, floors };

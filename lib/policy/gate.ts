@@ -103,12 +103,14 @@ export type CommandGate =
  * decides a `run` of the same command line, with the caller and approver of the tool call
  * the body belongs to (none while a declaration file loads: only rules allow then).
  *
- * @param line the command as a shell line (each word quoted)
+ * @param argv the program, then its arguments
+ * @param line the same command as a shell line (each word quoted), for rules and messages
  * @param cwd the absolute folder it runs in
  */
 export async function gateCommand(
   policy: Policy,
   inv: Invocation | undefined,
+  argv: readonly string[],
   line: string,
   cwd: string,
 ): Promise<CommandGate> {
@@ -121,8 +123,8 @@ export async function gateCommand(
     args: { command: line },
     cwd,
     path: inv?.env.PATH,
-    // No bash starts it: `echo` is the program PATH finds, not bash's builtin.
-    noShell: true,
+    // No bash starts it: the words are read as they are, `echo` is the program PATH finds.
+    argv,
   });
   const ctx = { policy, caller: outer?.caller ?? "model", approve: outer?.approve, always };
   const settled = await settle(ctx, "run", "run " + JSON.stringify({ command: line }), verdict);

@@ -36,8 +36,8 @@ async function judgeExec(
   call: Invocation | undefined,
 ): Promise<ExecVerdict> {
   const name = JSON.stringify(job.program);
-  const line = [job.program, ...job.args].map(shellWord).join(" ");
-  const gated = await gateCommand(policy, call, line, job.cwd);
+  const argv = [job.program, ...job.args];
+  const gated = await gateCommand(policy, call, argv, argv.map(shellWord).join(" "), job.cwd);
   if ("refused" in gated) return { refused: `${name}: ${gated.refused}` };
   const path = call?.env.PATH ?? policy.env.PATH ?? "";
   const program = resolveProgram(job.program, job.cwd, path);

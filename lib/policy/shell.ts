@@ -85,6 +85,19 @@ export function readLine(line: string): Line {
   return out;
 }
 
+/**
+ * Reads a command given as its words, as a program started with no shell gets them (a Lua
+ * body's `magi.exec`): nothing is parsed or expanded, so no word is dynamic; wrappers are
+ * unwrapped as in {@link readLine} (a `sh -c` script is then parsed).
+ *
+ * @param argv the program, then its arguments
+ */
+export function readArgv(argv: readonly string[]): Line {
+  const out: Line = { commands: [], problems: [] };
+  if (argv.length > 0) judgeArgv(argv.map((text) => ({ text, dynamic: false })), [], [], out, 0);
+  return out;
+}
+
 function collect(
   line: string,
   via: string[],

@@ -6,6 +6,7 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { allowedPrograms } from "../../lib/policy/decide.ts";
 import { luaConfinement, shellWord } from "../../lib/policy/lua_exec.ts";
+import { readArgv, readLine } from "../../lib/policy/shell.ts";
 import { runTool } from "../../lib/pipeline/run_tool.ts";
 import { LuaWorkerHost } from "../../lib/registry/lua/worker_host.ts";
 import type { Invocation } from "../../lib/registry/types.ts";
@@ -233,4 +234,19 @@ Deno.test("a magi.exec whose call ends while a person is asked never starts", as
     /magi\.exec: the call's time limit was reached while the policy decided/,
   );
   assert.equal(await exists(join(root, "b.txt")), false);
+});
+
+Deno.test("an exec's words are read as the quoted run line would be, without the shell parser", () => {
+  const cases = [
+    ["ls", "a b", "it's", "$(rm -rf /)", "`id`", "x\ny", "*", "~", "~/.ssh", "A=b", "-la"],
+    ["git", "-C", "..", "log", "--output=/tmp/x", "{a,b}", "back\\slash", '"q"'],
+    ["sh", "-c", "rm -rf ~; echo $HOME"],
+    ["env", "PATH=/tmp", "cat", "/etc/passwd"],
+    ["timeout", "5", "find", ".", "-delete"],
+    ["cat", "", "--", "-"],
+  ];
+  for (const argv of cases) {
+    const line = argv.map(shellWord).join(" ");
+    assert.deepEqual(readArgv(argv), readLine(line), line);
+  }
 });
