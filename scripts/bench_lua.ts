@@ -1,9 +1,11 @@
 /**
  * What Lua declarations cost at start-up: `magi tools --json` with no Lua files, with the
  * shipped declarations (read from the cache, or on a cold cache from the shipped manifest: no
- * engine either way), with a user's Lua file on a cold cache (the engine starts to read it);
- * then `magi call branch` warm (the engine starts at the call). Each figure is
- * the median of several runs of the real CLI, in milliseconds, with the ratio to the first.
+ * engine either way), with a user's Lua file on a cold cache (a Lua Worker starts to read it);
+ * then `magi call branch` warm (a Lua Worker starts at the call, and its `magi.exec` is
+ * judged by the policy); then what a Lua Worker alone costs, in a fresh process (start,
+ * wasmoon, load a file, run a body). Each figure is the median of several runs, in
+ * milliseconds, with the ratio to the first.
  *
  * Run: `deno run -A scripts/bench_lua.ts [--runs N]`.
  *
@@ -24,7 +26,16 @@ function median(values: number[]): number {
 async function magi(args: string[], cwd: string, home: string): Promise<number> {
   const start = performance.now();
   const out = await new Deno.Command("deno", {
-    args: ["run", "-A", "--quiet", join(REPO, "main.ts"), ...args],
+    args: [
+      "run",
+      "-A",
+      "--unstable-worker-options",
+      "--quiet",
+      "--config",
+      join(REPO, "deno.json"),
+      join(REPO, "main.ts"),
+      ...args,
+    ],
     cwd,
     env: {
       XDG_CONFIG_HOME: join(home, "config"),
@@ -39,14 +50,29 @@ async function magi(args: string[], cwd: string, home: string): Promise<number> 
   return ms;
 }
 
-/** Milliseconds `LuaHost.start` takes in a fresh process (what the first Lua call adds). */
-async function engineAlone(): Promise<number> {
-  const code = `const t = performance.now();
-const { LuaHost } = await import(${JSON.stringify(join(REPO, "lib/registry/lua/engine.ts"))});
-await LuaHost.start({ memoryBytes: 64 << 20, print: () => {} });
-console.log(performance.now() - t);`;
+/**
+ * Milliseconds a Lua Worker takes in a fresh process from its start to a body's answer
+ * (what the first Lua call adds): the Worker, wasmoon, the engine, one file, one run.
+ */
+async function workerAlone(): Promise<number> {
+  const code = `const { LuaWorkerHost } = await import(${
+    JSON.stringify(join(REPO, "lib/registry/lua/worker_host.ts"))
+  });
+const t = performance.now();
+const host = new LuaWorkerHost({
+  memoryBytes: 64 << 20,
+  confine: { programs: () => [], judge: () => Promise.resolve({ refused: "none" }) },
+  print: () => {},
+  onEnd: () => {},
+});
+const file = 'magi.tool("x", { description = "x", run = function() return "x" end })';
+const loaded = await host.loadFile("/x.lua", file, 5000);
+const call = { cwd: "/", env: {}, timeoutMs: 5000, signal: new AbortController().signal };
+await host.run(loaded.decls[0].id, {}, call);
+console.log(performance.now() - t);
+host.end();`;
   const out = await new Deno.Command("deno", {
-    args: ["eval", "--config", join(REPO, "deno.json"), code],
+    args: ["eval", "--unstable-worker-options", "--config", join(REPO, "deno.json"), code],
     cwd: REPO,
     stderr: "inherit",
   }).output();
@@ -72,9 +98,9 @@ try {
     ["tools --json, shipped Lua, warm cache (no engine)", []],
     ["tools --json, no Lua files, cold cache", []],
     ["tools --json, shipped Lua, cold cache (manifest, no engine)", []],
-    ["tools --json, one user Lua file, cold cache (engine starts)", []],
-    ["call branch, warm cache (engine starts at the call)", []],
-    ["engine alone: import wasmoon, wasm, state, prelude", []],
+    ["tools --json, one user Lua file, cold cache (a Lua Worker starts)", []],
+    ["call branch, warm cache (a Lua Worker starts at the call)", []],
+    ["Lua Worker alone: start, wasmoon, engine, load a file, run a body", []],
   ];
   for (let i = 0; i < RUNS; i++) {
     rows[0][1].push(await magi(["tools", "--json", "--config", noLua], work, warmNoLua));
@@ -85,7 +111,7 @@ try {
       await magi(["tools", "--json", "--config", userLua], work, join(work, `u${i}`)),
     );
     rows[5][1].push(await magi(["call", "branch"], work, warm));
-    rows[6][1].push(await engineAlone());
+    rows[6][1].push(await workerAlone());
   }
   const base = median(rows[0][1]);
   console.log("| start-up | median ms | min–max ms | ratio |");
