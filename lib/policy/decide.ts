@@ -9,7 +9,7 @@
 import { delimiter, isAbsolute, join, resolve } from "node:path";
 import { ConfigError } from "../config/load.ts";
 import { DEFAULT_RULES } from "./defaults.ts";
-import { isInside, realPathLenient } from "./roots.ts";
+import { isInside, physicalPath, realPathLenient } from "./roots.ts";
 import {
   compileRule,
   type Decision,
@@ -260,8 +260,9 @@ function toolPaths(facts: CallFacts): PathUse[] {
 function resolvePath(use: PathUse, cwd: string, home: string | undefined): string {
   let p = use.path;
   if (p === "~" || p.startsWith("~/")) p = (home ?? "/nonexistent-home") + p.slice(1);
-  const base = use.base ? resolve(cwd, use.base) : cwd;
-  return realPathLenient(resolve(base, p));
+  // The program opens the word as the kernel resolves it: `link/..` is the link target's parent.
+  const base = use.base ? physicalPath(cwd, use.base) : cwd;
+  return physicalPath(base, p);
 }
 
 function allInside(policy: Policy, uses: PathUse[], bases: string[]): boolean | undefined {
@@ -334,7 +335,7 @@ function commandFloor(
   if (!noShell && !c.program.includes("/") && SHELL_BUILTINS.has(c.program)) return undefined;
   const trusted = trustedProgram(policy, basename(c.program));
   const actual = c.program.includes("/")
-    ? realPathLenient(resolve(cwd, c.program))
+    ? physicalPath(cwd, c.program)
     : findOnPath(c.program, path ?? policy.env.PATH ?? "", cwd);
   if (trusted === undefined || actual !== trusted) {
     return `\`${c.program}\` resolves to ${actual ? `"${actual}"` : "nothing"}, not ${
@@ -350,7 +351,7 @@ function commandFloor(
  */
 export function resolveProgram(program: string, cwd: string, path: string): string | undefined {
   if (program.includes("/")) {
-    const real = realPathLenient(resolve(cwd, program));
+    const real = physicalPath(cwd, program);
     try {
       return Deno.statSync(real).isFile ? real : undefined;
     } catch {

@@ -6,7 +6,7 @@
  *
  * @module
  */
-import { basename, dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
+import { dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
 
 /** A path that passed the check. */
 export interface AllowedPath {
@@ -15,25 +15,45 @@ export interface AllowedPath {
 }
 
 /**
- * Resolves a path like `realpath -m`: `..` collapsed, then symlinks resolved through the
- * nearest ancestor that exists, with the components that do not exist yet appended.
+ * Resolves a path like `realpath -m`, as the kernel would open it: component by component,
+ * each symlink resolved where it stands — so `..` after a symlink leaves the symlink's target
+ * (`link/../x` with `link` → `/etc` is `/x`), not the folder holding the link. Components
+ * that do not exist are kept as written (a `..` after one goes back up).
  *
- * @param path an absolute path
+ * @param path an absolute path (a relative one is taken from the process's folder)
  */
 export function realPathLenient(path: string): string {
-  const missing: string[] = [];
-  let at = resolve(path);
-  while (true) {
+  if (!isAbsolute(path)) path = resolve(path);
+  try {
+    return Deno.realPathSync(path);
+  } catch {
+    // Something is missing: resolve what exists, one component at a time.
+  }
+  let at = "/";
+  for (const part of path.split("/")) {
+    if (part === "" || part === ".") continue;
+    if (part === "..") {
+      at = dirname(at);
+      continue;
+    }
+    const next = join(at, part);
     try {
-      const real = Deno.realPathSync(at);
-      return missing.length === 0 ? real : join(real, ...missing.reverse());
+      at = Deno.realPathSync(next);
     } catch {
-      const parent = dirname(at);
-      if (parent === at) return resolve(path);
-      missing.push(basename(at));
-      at = parent;
+      at = next;
     }
   }
+  return at;
+}
+
+/**
+ * A command's path word from its folder, as the program will open it: `base` and `path`
+ * joined without collapsing `..` first (see {@link realPathLenient}).
+ *
+ * @param base an absolute folder
+ */
+export function physicalPath(base: string, path: string): string {
+  return realPathLenient(isAbsolute(path) ? path : `${base}/${path}`);
 }
 
 /**
