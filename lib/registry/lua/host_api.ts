@@ -203,7 +203,9 @@ export async function execValues(
     return [false, `${name} printed more than ${limits.maxStdoutBytes} bytes; it was stopped`];
   }
   if (spawned.timedOut) {
-    return [false, `${name} did not finish within ${job.timeoutMs / 1000} s; it was stopped`];
+    // What was left of the call's time is rarely round: 999 ms reads as "1 s".
+    const seconds = Number((job.timeoutMs / 1000).toPrecision(2));
+    return [false, `${name} did not finish within ${seconds} s; it was stopped`];
   }
   if (spawned.cancelled) return [false, `${name} was cancelled`];
   return [true, decode(out), spawned.code ?? undefined, decode(err)];
