@@ -1,14 +1,16 @@
 /**
  * Masking secrets by value (SPEC S2.3): every occurrence of a credential's value — and of its
  * base64, hex, URL-encoded and JSON-escaped forms, and of each line of a multi-line value —
- * is replaced by `$NAME`, even when the value is split across chunks of a stream, and when a
- * form is cut by the line breaks of wrapped base64 or hex (`wrapped.ts`).
+ * is replaced by `$NAME`, even when the value is split across chunks of a stream, when a
+ * form is cut by the line breaks of wrapped base64 or hex (`wrapped.ts`), and when the value
+ * is shown by a canonical hex dump (`dump.ts`).
  *
  * @module
  */
 import { Buffer } from "node:buffer";
 import { decodeByteString, utf8ByteString } from "./bytes.ts";
 import { FormSearch, type Found } from "./form_search.ts";
+import { dumpSpan, findDumped, MAX_DUMP_LINE } from "./dump.ts";
 import { findWrapped, trailingRun, type WrappedFound, wrappedSpan } from "./wrapped.ts";
 
 /** A credential: the name it is masked as (without `$`) and its value as text. */
@@ -158,8 +160,8 @@ export function revealingForms(value: string): string[] {
 /**
  * Replaces secrets in output. Build one per process from {@link collectSecrets}; it is
  * immutable and can serve any number of streams at once. Forms cut by the line breaks of
- * wrapped base64 or hex (`xxd -p`) are found too (see `wrapped.ts`): each piece becomes
- * `$NAME`.
+ * wrapped base64 or hex (`xxd -p`) are found too (see `wrapped.ts`), and values in hex dumps
+ * (`dump.ts`): each piece becomes `$NAME`.
  *
  * @example
  * ```ts
@@ -190,7 +192,8 @@ export class Masker {
   /** Masks a whole byte string (see `bytes.ts`). */
   maskBytes(text: string): string {
     if (!this.#search) return text;
-    return replaceCuts(text, findCuts(this.#search, this.#names, text, 0), text.length).out;
+    const cuts = findCuts(this.#search, this.#names, text, { before: 0, lead: "", final: true });
+    return replaceCuts(text, cuts, text.length, Infinity).out;
   }
 
   /** Masks ordinary text (UTF-16), such as an error message. */
@@ -212,20 +215,30 @@ interface Cut {
   replacement: string;
 }
 
+/** What a stream knows of the output before the text it searches. */
+interface Before {
+  /** How many base64 or hex characters end it (see `wrapped.ts`). */
+  before: number;
+  /** Its unended last line, or null when that is too long for a dump line (see `dump.ts`). */
+  lead: string | null;
+  /** Whether the text ends the output. */
+  final: boolean;
+}
+
 /**
- * The stretches of `text` to replace: the forms found in it, and the forms cut by the line
- * breaks of wrapped lines.
- *
- * @param before how many base64 or hex characters came just before `text` in its stream
+ * The stretches of `text` to replace: the forms found in it, the forms cut by the line
+ * breaks of wrapped lines, and the forms in the bytes that hex dump lines show.
  */
 function findCuts(
   search: FormSearch,
   names: Map<string, string>,
   text: string,
-  before: number,
+  { before, lead, final }: Before,
 ): Cut[] {
   const found = search.findAll(text);
   const wrapped = findWrapped(text, search, before);
+  const dumped = findDumped(text, search, lead, final);
+  if (dumped.length > 0) wrapped.push(...dumped);
   if (wrapped.length === 0) {
     return found.map(({ index, form }) => ({
       index,
@@ -298,17 +311,21 @@ function mergeCuts(
 
 /**
  * Replaces the cuts that start before `until`, and returns the masked text up to `cut`:
- * `until`, or the end of the last replaced cut when that reaches further.
+ * `until`, or the end of the last replaced cut when that reaches further. A cut that ends
+ * after `settled` may overlap an occurrence not yet whole (one of a dump's lines shows the
+ * end of one and the start of the next): it and what follows are kept for the next call.
  */
 function replaceCuts(
   text: string,
   cuts: readonly Cut[],
   until: number,
+  settled: number,
 ): { out: string; cut: number } {
   let out = "";
   let pos = 0;
   for (const { index, end, replacement } of cuts) {
     if (index >= until) break;
+    if (end > settled) return { out: out + text.slice(pos, index), cut: index };
     out += text.slice(pos, index) + replacement;
     pos = end;
   }
@@ -316,32 +333,50 @@ function replaceCuts(
   return { out: out + text.slice(pos, cut), cut };
 }
 
+/** Beyond this many bytes held, a stream releases a cut that it would rather keep. */
+const MAX_CARRY = 1 << 20;
+
 /**
- * Masks one stream. `push` returns what can be released now; up to (longest form − 1) bytes,
- * plus room for the line breaks of a wrapped form, are held back so that a secret split
- * across chunks is still caught; `end` releases them.
+ * Masks one stream. `push` returns what can be released now; twice the most bytes a form
+ * can span (wrapped into lines or in a hex dump) are held back so that a secret split across
+ * chunks is still caught; `end` releases them.
  */
 export class MaskStream {
   #carry = "";
-  /** How many base64 or hex characters end the released output (see `wrapped.ts`). */
-  #before = 0;
-  readonly #hold: number;
+  #before: Before = { before: 0, lead: "", final: false };
+  /** The most bytes an occurrence of a form spans. */
+  readonly #span: number;
 
   constructor(
     private readonly search: FormSearch | undefined,
     private readonly names: Map<string, string>,
   ) {
-    this.#hold = search ? wrappedSpan(search.longest) - 1 : 0;
+    const longest = search?.longest ?? 0;
+    this.#span = Math.max(wrappedSpan(longest), dumpSpan(longest));
   }
 
   /** Masks a chunk (a byte string) and returns the part that is safe to release. */
   push(chunk: string): string {
     if (!this.search) return chunk;
     const text = this.#carry + chunk;
-    const safeUntil = Math.max(0, text.length - this.#hold);
+    const safeUntil = Math.max(0, text.length - 2 * this.#span);
+    const settled = text.length > MAX_CARRY ? Infinity : text.length - this.#span;
     const cuts = findCuts(this.search, this.names, text, this.#before);
-    const { out, cut } = replaceCuts(text, cuts, safeUntil);
-    this.#before = trailingRun(text, cut, this.#before);
+    const { out, cut } = replaceCuts(text, cuts, safeUntil, settled);
+    if (cut > 0) {
+      const { before, lead } = this.#before;
+      const newline = text.lastIndexOf("\n", cut - 1);
+      const line = newline >= 0
+        ? text.slice(newline + 1, cut)
+        : lead === null
+        ? null
+        : lead + text.slice(0, cut);
+      this.#before = {
+        before: trailingRun(text, cut, before),
+        lead: line !== null && line.length <= MAX_DUMP_LINE ? line : null,
+        final: false,
+      };
+    }
     this.#carry = text.slice(cut);
     return out;
   }
@@ -349,10 +384,11 @@ export class MaskStream {
   /** Releases what was held back, masked. */
   end(): string {
     const rest = this.#carry;
-    const before = this.#before;
+    const before = { ...this.#before, final: true };
     this.#carry = "";
-    this.#before = 0;
+    this.#before = { before: 0, lead: "", final: false };
     if (!this.search) return rest;
-    return replaceCuts(rest, findCuts(this.search, this.names, rest, before), rest.length).out;
+    return replaceCuts(rest, findCuts(this.search, this.names, rest, before), rest.length, Infinity)
+      .out;
   }
 }

@@ -1,10 +1,8 @@
 import assert from "node:assert/strict";
 import { Buffer } from "node:buffer";
 import { Masker } from "../../lib/pipeline/mask.ts";
-import { runTool } from "../../lib/pipeline/run_tool.ts";
-import { makeTool, tempDir, testRuntime } from "../helpers.ts";
+import { direct, SECRET, streamed, textWithSecret, throughPipeline } from "./mask_helpers.ts";
 
-const SECRET = "sk-live-9f8e7d6c5b4a3210fedcba98+/x";
 const masker = new Masker([{ name: "DEPLOY_TOKEN", value: SECRET }]);
 
 /** Base64 of `text`, wrapped at `width` columns with `eol` after each line. */
@@ -28,25 +26,6 @@ function reveals(masked: string, secret: string): string | undefined {
     }
   }
   return undefined;
-}
-
-/** Text holding the secret at every offset from a line start (of 48 and 57 bytes). */
-function textWithSecret(secret = SECRET): string {
-  let text = "";
-  for (let i = 0; i < 60; i++) text += `line ${i}: ${".".repeat(i)}${secret} end\n`;
-  return text;
-}
-
-function streamed(m: Masker, text: string, seed: number): string {
-  const stream = m.stream();
-  let out = "";
-  for (let i = 0; i < text.length;) {
-    seed = (seed * 1103515245 + 12345) % 2147483648;
-    const j = Math.min(text.length, i + 1 + (seed % 150));
-    out += stream.push(text.slice(i, j));
-    i = j;
-  }
-  return out + stream.end();
 }
 
 Deno.test("base64 wrapped at 64 and 76 columns no longer reveals the secret at any offset", () => {
@@ -105,28 +84,6 @@ Deno.test("a stream catches a wrapped secret whatever the chunks", () => {
   assert.equal(reveals(whole, SECRET), undefined);
   for (let seed = 1; seed < 40; seed++) assert.equal(streamed(masker, input, seed), whole);
 });
-
-/** Runs `command` (a shell command line reading standard input) through the pipeline. */
-async function throughPipeline(command: string, stdin: string, env: Record<string, string>) {
-  await using dir = await tempDir();
-  await makeTool(
-    dir.path,
-    "encode",
-    '#!/bin/sh\nif [ "$1" = "--help" ]; then echo "Run a filter."; echo "encode COMMAND"; exit 0; fi\nexec sh -c "$1"\n',
-  );
-  await using t = await testRuntime({ toolsDirs: [dir.path], env });
-  const r = await runTool(t.rt, { name: "encode", args: { args: [command], stdin } });
-  assert.equal(r.is_error, false, r.said);
-  return r.said;
-}
-
-function direct(command: string, stdin: string): Promise<string> {
-  const child = new Deno.Command("sh", { args: ["-c", command], stdin: "piped", stdout: "piped" })
-    .spawn();
-  const writer = child.stdin.getWriter();
-  return writer.write(new TextEncoder().encode(stdin)).then(() => writer.close())
-    .then(() => child.output()).then((o) => new TextDecoder().decode(o.stdout));
-}
 
 const ENCODERS = [
   "base64",
