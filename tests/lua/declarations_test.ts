@@ -106,6 +106,8 @@ Deno.test("magi.exec: stdout, status and stderr as data; check=true makes a fail
   });
   assert.equal(checked.is_error, true);
   assert.match(checked.said, /magi\.exec: "sh" failed with exit status 4/);
+  // Where: the line of the body that called magi.exec, not magi's own prelude.
+  assert.match(checked.said, /Lua error: \S*good\.lua:35: magi\.exec/);
   const links = await runTool(t.rt, {
     name: "lua_exec",
     args: { line: 'echo "$MAGI_CWD"' },

@@ -250,3 +250,11 @@ Deno.test("an exec's words are read as the quoted run line would be, without the
     assert.deepEqual(readArgv(argv), readLine(line), line);
   }
 });
+
+Deno.test("a refused magi.exec names the body's own line, also through pcall", async () => {
+  await using dir = await tempDir();
+  await using t = await setup(dir.path);
+  // argv.lua calls pcall(magi.exec, …) on its line 14 and returns the message.
+  const r = await runTool(t.rt, { name: "exec_argv", args: { program: "touch", argv: ["x"] } });
+  assert.match(r.said, /^\S*argv\.lua:14: magi\.exec: "touch": denied/);
+});

@@ -342,12 +342,26 @@ function magi.tool(name, spec)
   loading.decls[#loading.decls + 1] = decl
 end
 
+-- An error of magi.exec at the declaration file's line that called it (magi.exec and this
+-- function are tail calls, so the frame is found, not counted); none when the body itself
+-- tail-called magi.exec (the error's "where" then names the declaration).
+local function exec_error(message)
+  for level = 2, 40 do
+    local info = getinfo(level, "Sl")
+    if not info then break end
+    if info.what ~= "C" and info.source ~= "${PRELUDE_NAME}" and ssub(info.source, 1, 1) == "@" then
+      raw_error(message, level)
+    end
+  end
+  raw_error(message, 0)
+end
+
 local function exec_reply(program, opts, ok, out, status, stderr)
-  if not ok then raw_error("magi.exec: " .. tostring(out), 3) end
+  if not ok then exec_error("magi.exec: " .. tostring(out)) end
   if opts.check and status ~= 0 then
     local tail = stderr ~= "" and (": " .. sgsub(stderr, "%s+$", "")) or ""
-    raw_error(sformat('magi.exec: "%s" failed with %s%s', program,
-      status and ("exit status " .. status) or "a signal", tail), 3)
+    exec_error(sformat('magi.exec: "%s" failed with %s%s', program,
+      status and ("exit status " .. status) or "a signal", tail))
   end
   if not opts.raw then out = sgsub(out, "[\r\n]+$", "") end
   return out, status, stderr
