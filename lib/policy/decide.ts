@@ -448,7 +448,8 @@ export function verdictLine(v: Verdict): string {
 /**
  * The real paths of the programs the policy lets `run` start without asking: the program
  * word of each `allow` rule's command patterns, found as {@link decide} trusts it (on magi's
- * own PATH, outside the roots). This is the Deno `run` permission of in-process bodies.
+ * own PATH, outside the roots; an absolute program word when it is that same program). This
+ * is the Deno `run` permission of in-process bodies and Lua Workers.
  */
 export function allowedPrograms(policy: Policy): string[] {
   const out = new Set<string>();
@@ -458,7 +459,13 @@ export function allowedPrograms(policy: Policy): string[] {
       const name = p.source.trim().split(/\s+/)[0];
       // A shell builtin's name (`echo`) still allows the program of that name (`/usr/bin/echo`)
       // to a body that starts programs without a shell.
-      if (/[*?/]/.test(name)) continue;
+      if (/[*?[]/.test(name)) continue;
+      if (name.includes("/")) {
+        // An absolute program (`/usr/bin/sort *`) is allowed only as the one magi's PATH finds.
+        const real = isAbsolute(name) ? trustedProgram(policy, basename(name)) : undefined;
+        if (real && realPathLenient(name) === real) out.add(real);
+        continue;
+      }
       const real = trustedProgram(policy, name);
       if (real) out.add(real);
     }

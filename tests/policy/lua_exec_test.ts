@@ -258,3 +258,27 @@ Deno.test("a refused magi.exec names the body's own line, also through pcall", a
   const r = await runTool(t.rt, { name: "exec_argv", args: { program: "touch", argv: ["x"] } });
   assert.match(r.said, /^\S*argv\.lua:14: magi\.exec: "touch": denied/);
 });
+
+Deno.test("a rule allowing a program by its absolute path lets a Lua body start it", async () => {
+  await using dir = await tempDir();
+  const root = join(dir.path, "project");
+  await Deno.mkdir(root);
+  await Deno.writeTextFile(join(root, "f.txt"), "b\na\n");
+  const which = new Deno.Command("which", { args: ["sort"] }).outputSync();
+  const sort = Deno.realPathSync(new TextDecoder().decode(which.stdout).trim());
+  await using t = await testRuntime({
+    cwd: root,
+    config: {
+      shipped_tools: false,
+      roots: [root],
+      lua_dirs: [BODIES],
+      policy: { rules: [{ tool: "run", command: [`${sort} *`], decision: "allow" }] },
+    },
+  });
+  assert.ok(allowedPrograms(t.rt.policy).includes(sort));
+  const r = await runTool(t.rt, {
+    name: "exec_from_root",
+    args: { rel: sort.slice(1), argv: ["f.txt"] },
+  });
+  assert.deepEqual([r.is_error, r.said], [false, "a\nb"]);
+});
