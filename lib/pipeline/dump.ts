@@ -58,6 +58,7 @@ export function dumpSpan(length: number): number {
 /**
  * Every occurrence of `search`'s forms in the bytes that the hex dump lines in `text` show.
  *
+ * @param bytes `text` as bytes (see `FormSearch.bytesOf`)
  * @param lead the start of the line `text` begins inside (output a stream released
  *   already), so that a dump line cut there is parsed whole (occurrences that start in it
  *   are not reported); "" when `text` starts a line, null when that line is too long to be
@@ -66,13 +67,14 @@ export function dumpSpan(length: number): number {
  */
 export function findDumped(
   text: string,
+  bytes: Uint8Array,
   search: FormSearch,
   lead: string | null = "",
   final = true,
 ): WrappedFound[] {
   const found: WrappedFound[] = [];
   const n = text.length;
-  const kind = (i: number) => DUMP_CHAR[text.charCodeAt(i)];
+  const kind = (i: number) => DUMP_CHAR[bytes[i]];
   let probe = DUMP_RUN - 1;
   // The line the text begins inside: its run may lie before the probes.
   if (lead) probe = Math.max(probe, chain(text, -1, search, lead, final, found) + DUMP_RUN);

@@ -48,6 +48,8 @@ export class FormSearch {
   readonly #pattern: RegExp;
   readonly #grams: Uint32Array | undefined;
   #bytes = new Uint8Array(0);
+  /** The buffer of {@link bytesOf}, apart so that searches of other texts keep it whole. */
+  #given = new Uint8Array(0);
   /** Length of the longest pattern. */
   readonly longest: number;
 
@@ -70,10 +72,21 @@ export class FormSearch {
   }
 
   /**
+   * `text` as bytes, for {@link findAll} and other scans of the text, in a buffer of this
+   * search that the next call of `bytesOf` reuses (searches meanwhile leave it alone).
+   */
+  bytesOf(text: string): Uint8Array {
+    if (this.#given.length < text.length) this.#given = new Uint8Array(text.length);
+    return fromByteString(text, this.#given);
+  }
+
+  /**
    * Every occurrence in `text`, left to right, not overlapping (at one position the longest
    * pattern wins).
+   *
+   * @param bytes `text` as bytes, when the caller has them already
    */
-  findAll(text: string): Found[] {
+  findAll(text: string, bytes?: Uint8Array): Found[] {
     const found: Found[] = [];
     if (!this.#grams) {
       const pattern = this.#pattern;
@@ -99,8 +112,10 @@ export class FormSearch {
     };
     const grams = this.#grams;
     // Typed-array reads are about twice as fast as reading the string's characters.
-    if (this.#bytes.length < text.length) this.#bytes = new Uint8Array(text.length);
-    const bytes = fromByteString(text, this.#bytes);
+    if (!bytes) {
+      if (this.#bytes.length < text.length) this.#bytes = new Uint8Array(text.length);
+      bytes = fromByteString(text, this.#bytes);
+    }
     for (let p = 0; p + GRAM <= bytes.length; p += STEP) {
       const g = (bytes[p] << 16) | (bytes[p + 1] << 8) | bytes[p + 2];
       if ((grams[g >>> 5] & (1 << (g & 31))) === 0) continue;

@@ -235,9 +235,10 @@ function findCuts(
   text: string,
   { before, lead, final }: Before,
 ): Cut[] {
-  const found = search.findAll(text);
-  const wrapped = findWrapped(text, search, before);
-  const dumped = findDumped(text, search, lead, final);
+  const bytes = search.bytesOf(text);
+  const found = search.findAll(text, bytes);
+  const wrapped = findWrapped(text, bytes, search, before);
+  const dumped = findDumped(text, bytes, search, lead, final);
   if (dumped.length > 0) wrapped.push(...dumped);
   if (wrapped.length === 0) {
     return found.map(({ index, form }) => ({

@@ -52,13 +52,19 @@ export function wrappedSpan(length: number): number {
  * where the line before each break inside it ends in a run of at least {@link MIN_WRAP}
  * alphabet characters. Occurrences on one line are not reported (a plain search finds them).
  *
+ * @param bytes `text` as bytes (see `FormSearch.bytesOf`)
  * @param before how many alphabet characters come just before `text` (output already
  *   released by a stream; see {@link trailingRun}), so that a run that starts there counts
  */
-export function findWrapped(text: string, search: FormSearch, before = 0): WrappedFound[] {
+export function findWrapped(
+  text: string,
+  bytes: Uint8Array,
+  search: FormSearch,
+  before = 0,
+): WrappedFound[] {
   const found: WrappedFound[] = [];
   const n = text.length;
-  const isAlpha = (i: number) => ALPHABET[text.charCodeAt(i)] === 1;
+  const isAlpha = (i: number) => ALPHABET[bytes[i]] === 1;
   /** The end of the line break at `at`, or -1 when there is none. */
   const breakAt = (at: number) =>
     text.charCodeAt(at) === 10
