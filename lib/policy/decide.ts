@@ -367,6 +367,22 @@ function basename(p: string): string {
 
 /** The real path of the first executable `name` on PATH, or undefined. */
 function findOnPath(name: string, path: string, cwd: string, skip?: (dir: string) => boolean) {
+  return locateOnPath(name, path, cwd, skip)?.real;
+}
+
+/** Where a program was found on PATH, and its real path. */
+interface Located {
+  found: string;
+  real: string;
+}
+
+/** The first executable `name` on PATH: where it is, and its real path; or undefined. */
+function locateOnPath(
+  name: string,
+  path: string,
+  cwd: string,
+  skip?: (dir: string) => boolean,
+): Located | undefined {
   for (const entry of path.split(delimiter)) {
     const dir = resolve(cwd, entry === "" ? "." : entry);
     if (skip?.(dir) || (skip && !isAbsolute(entry))) continue;
@@ -374,7 +390,7 @@ function findOnPath(name: string, path: string, cwd: string, skip?: (dir: string
     try {
       const info = Deno.statSync(candidate);
       if (info.isFile && ((info.mode ?? 0o755) & 0o111) !== 0) {
-        return Deno.realPathSync(candidate);
+        return { found: candidate, real: Deno.realPathSync(candidate) };
       }
     } catch {
       // not here
@@ -383,10 +399,10 @@ function findOnPath(name: string, path: string, cwd: string, skip?: (dir: string
   return undefined;
 }
 
-const trustedCache = new WeakMap<Policy, Map<string, string | undefined>>();
+const trustedCache = new WeakMap<Policy, Map<string, Located | undefined>>();
 
 /** The program `name` as magi's own PATH finds it, skipping folders inside the roots. */
-function trustedProgram(policy: Policy, name: string): string | undefined {
+function trustedLocation(policy: Policy, name: string): Located | undefined {
   let cache = trustedCache.get(policy);
   if (!cache) trustedCache.set(policy, cache = new Map());
   if (!cache.has(name)) {
@@ -394,9 +410,28 @@ function trustedProgram(policy: Policy, name: string): string | undefined {
       const real = realPathLenient(dir);
       return policy.roots.some((r) => isInside(real, r));
     };
-    cache.set(name, findOnPath(name, policy.env.PATH ?? "", "/", inRoots));
+    cache.set(name, locateOnPath(name, policy.env.PATH ?? "", "/", inRoots));
   }
   return cache.get(name);
+}
+
+/** The real path of the program `name` as magi's own PATH finds it (see trustedLocation). */
+function trustedProgram(policy: Policy, name: string): string | undefined {
+  return trustedLocation(policy, name)?.real;
+}
+
+/**
+ * The path to start a judged program at: for a bare name that is the program magi's own PATH
+ * finds, the path it is found at (a symlink, maybe) — a multi-call binary such as busybox or
+ * NixOS's coreutils tells its programs apart by that name — else `real`.
+ *
+ * @param name the program as the command named it
+ * @param real its real path, as judged
+ */
+export function launchPath(policy: Policy, name: string, real: string): string {
+  if (name.includes("/")) return real;
+  const at = trustedLocation(policy, name);
+  return at?.real === real ? at.found : real;
 }
 
 /**
@@ -448,8 +483,9 @@ export function verdictLine(v: Verdict): string {
 /**
  * The real paths of the programs the policy lets `run` start without asking: the program
  * word of each `allow` rule's command patterns, found as {@link decide} trusts it (on magi's
- * own PATH, outside the roots; an absolute program word when it is that same program). This
- * is the Deno `run` permission of in-process bodies and Lua Workers.
+ * own PATH, outside the roots; an absolute program word when it is that same program), and
+ * for a bare name also the path it is found at ({@link launchPath}). This is the Deno `run`
+ * permission of in-process bodies and Lua Workers.
  */
 export function allowedPrograms(policy: Policy): string[] {
   const out = new Set<string>();
@@ -466,8 +502,9 @@ export function allowedPrograms(policy: Policy): string[] {
         if (real && realPathLenient(name) === real) out.add(real);
         continue;
       }
-      const real = trustedProgram(policy, name);
-      if (real) out.add(real);
+      const at = trustedLocation(policy, name);
+      // Both paths: a program is started where PATH finds it (see launchPath).
+      if (at) out.add(at.real).add(at.found);
     }
   }
   return [...out].sort();

@@ -8,7 +8,7 @@
 import type { ExecJob } from "../registry/lua/host_api.ts";
 import type { ExecVerdict, LuaConfinement } from "../registry/lua/worker_host.ts";
 import type { Invocation } from "../registry/types.ts";
-import { allowedPrograms, type Policy, resolveProgram } from "./decide.ts";
+import { allowedPrograms, launchPath, type Policy, resolveProgram } from "./decide.ts";
 import { gateCommand } from "./gate.ts";
 
 /** A word as bash reads it literally: bare when it is plain, else in single quotes. */
@@ -42,5 +42,8 @@ async function judgeExec(
   const path = call?.env.PATH ?? policy.env.PATH ?? "";
   const program = resolveProgram(job.program, job.cwd, path);
   if (!program) return { refused: `Cannot start ${name}: no such program` };
-  return { program, byPerson: gated.allowed === "by-person" };
+  return {
+    program: launchPath(policy, job.program, program),
+    byPerson: gated.allowed === "by-person",
+  };
 }

@@ -282,3 +282,29 @@ Deno.test("a rule allowing a program by its absolute path lets a Lua body start 
   });
   assert.deepEqual([r.is_error, r.said], [false, "a\nb"]);
 });
+
+Deno.test("a program is started where PATH finds it, so a multi-call binary sees its name", async () => {
+  await using dir = await tempDir();
+  const root = join(dir.path, "project");
+  const lib = join(dir.path, "lib");
+  const bin = join(dir.path, "bin");
+  await Deno.mkdir(root);
+  await Deno.mkdir(lib);
+  await Deno.mkdir(bin);
+  // Like busybox or NixOS's coreutils: one program, told apart by the name it is started as.
+  await Deno.writeTextFile(join(lib, "multi"), '#!/bin/sh\necho "started as ${0##*/}"\n');
+  await Deno.chmod(join(lib, "multi"), 0o755);
+  await Deno.symlink(join(lib, "multi"), join(bin, "applet"));
+  await using t = await testRuntime({
+    cwd: root,
+    env: { PATH: `${bin}:${Deno.env.get("PATH")}` },
+    config: {
+      shipped_tools: false,
+      roots: [root],
+      lua_dirs: [BODIES],
+      policy: { rules: [{ tool: "run", command: ["applet *"], decision: "allow" }] },
+    },
+  });
+  const r = await runTool(t.rt, { name: "exec_argv", args: { program: "applet", argv: ["x"] } });
+  assert.deepEqual([r.is_error, r.said], [false, "started as applet"]);
+});

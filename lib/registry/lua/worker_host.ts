@@ -25,7 +25,7 @@ export interface LuaConfinement {
   /** Real paths of the programs a Worker may start (its Deno `run` permission); called when one starts. */
   programs(): string[];
   /**
-   * Decides one `magi.exec`: refused, or allowed as the program at this real path — by a rule
+   * Decides one `magi.exec`: refused, or allowed as the program at this path (real, or as PATH finds it) — by a rule
    * (the Worker starts it, under its Deno permission) or by a person who was asked (a program
    * beyond the Worker's permission is then started by magi's main thread).
    *
