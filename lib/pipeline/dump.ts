@@ -18,6 +18,7 @@
  *
  * @module
  */
+import { fromByteString, toByteString } from "./bytes.ts";
 import type { FormSearch } from "./form_search.ts";
 import type { WrappedFound } from "./wrapped.ts";
 
@@ -35,17 +36,29 @@ const DUMP_CHAR = new Uint8Array(256);
 for (const c of "0123456789abcdefABCDEF") DUMP_CHAR[c.charCodeAt(0)] = 1;
 DUMP_CHAR[32] = 2;
 
-const OFFSET = /^(?:[0-9a-fA-F]{4,16}:? +| +)/;
-
-/** One parsed dump line: where each byte's hex digits and character are, as offsets. */
-interface DumpLine {
-  /** The offset of each byte's first hex digit. */
-  hex: number[];
-  /** The offset of each byte's character, when the line has a character column. */
-  chars: number[] | undefined;
-  /** The bytes shown, as a byte string. */
-  bytes: string;
+/** The value of each hex digit (others: -1). */
+const HEX = new Int8Array(256).fill(-1);
+for (let d = 0; d < 16; d++) {
+  HEX["0123456789abcdef".charCodeAt(d)] = d;
+  HEX["0123456789ABCDEF".charCodeAt(d)] = d;
 }
+
+/** One parsed dump line. */
+interface DumpLine {
+  /** Where its bytes start in the chain's scratch arrays. */
+  first: number;
+  /** How many bytes it shows. */
+  count: number;
+  /** The offset of its character column's first character, when it has that column. */
+  chars: number | undefined;
+}
+
+/** Scratch for the lines of one chain: each byte's value and its hex digits' offset. */
+let values = new Uint8Array(4096);
+let hexAt = new Int32Array(4096);
+/** Scratch for one line: after each group, the bytes so far and where the group ends. */
+const groupCount = new Int32Array(MAX_DUMP_LINE);
+const groupEnd = new Int32Array(MAX_DUMP_LINE);
 
 /**
  * The most bytes an occurrence of a form of `length` bytes spans in a dump, including the
@@ -77,7 +90,9 @@ export function findDumped(
   const kind = (i: number) => DUMP_CHAR[bytes[i]];
   let probe = DUMP_RUN - 1;
   // The line the text begins inside: its run may lie before the probes.
-  if (lead) probe = Math.max(probe, chain(text, -1, search, lead, final, found) + DUMP_RUN);
+  if (lead) {
+    probe = Math.max(probe, chain(text, bytes, -1, search, lead, final, found) + DUMP_RUN);
+  }
   while (probe < n) {
     if (kind(probe) === 0) {
       probe += DUMP_RUN;
@@ -96,7 +111,7 @@ export function findDumped(
       probe = end + DUMP_RUN; // the line begun in `lead`: done above, or too long
       continue;
     }
-    probe = Math.max(end, chain(text, lineStart, search, "", final, found)) + DUMP_RUN;
+    probe = Math.max(end, chain(text, bytes, lineStart, search, "", final, found)) + DUMP_RUN;
   }
   return found;
 }
@@ -107,6 +122,7 @@ export function findDumped(
  */
 function chain(
   text: string,
+  bytes: Uint8Array,
   lineStart: number,
   search: FormSearch,
   lead: string,
@@ -114,7 +130,7 @@ function chain(
   found: WrappedFound[],
 ): number {
   const lines: DumpLine[] = [];
-  let bytes = "";
+  let total = 0;
   let at = lineStart;
   let reached = at;
   while (true) {
@@ -124,35 +140,43 @@ function chain(
       if (!final) break;
       stop = text.length;
     }
-    const content = stop > from && text.charCodeAt(stop - 1) === 13 ? stop - 1 : stop;
+    const content = stop > from && bytes[stop - 1] === 13 ? stop - 1 : stop;
     reached = stop;
     if (content - from + (at < 0 ? lead.length : 0) > MAX_DUMP_LINE) break;
-    const line = at < 0 ? lead + text.slice(0, content) : text.slice(from, content);
-    const parsed = parseLine(line, at < 0 ? -lead.length : from);
+    if (values.length < total + MAX_DUMP_LINE) {
+      const size = Math.max(total + MAX_DUMP_LINE, values.length * 2);
+      const moreValues = new Uint8Array(size);
+      moreValues.set(values);
+      values = moreValues;
+      const moreHexAt = new Int32Array(size);
+      moreHexAt.set(hexAt);
+      hexAt = moreHexAt;
+    }
+    let parsed: DumpLine | undefined;
+    if (at < 0) {
+      const line = fromByteString(lead + text.slice(0, content));
+      parsed = parseLine(line, 0, line.length, -lead.length, total);
+    } else {
+      parsed = parseLine(bytes, from, content, from, total);
+    }
     if (!parsed) break;
     lines.push(parsed);
-    bytes += parsed.bytes;
-    if (parsed.hex.length < MIN_DUMP_BYTES || stop >= text.length) break;
+    total += parsed.count;
+    if (parsed.count < MIN_DUMP_BYTES || stop >= text.length) break;
     at = stop + 1;
   }
   if (lines.length === 0) return reached;
-  const firstByte: number[] = [];
-  let count = 0;
-  for (const line of lines) {
-    firstByte.push(count);
-    count += line.hex.length;
-  }
   let line = 0;
-  for (const { index, form } of search.findAll(bytes)) {
+  for (const { index, form } of search.findAll(toByteString(values.subarray(0, total)))) {
     const last = index + form.length - 1;
-    while (line + 1 < lines.length && firstByte[line + 1] <= index) line++;
+    while (line + 1 < lines.length && lines[line + 1].first <= index) line++;
     const pieces: Array<[number, number]> = [];
-    for (let i = line; i < lines.length && firstByte[i] <= last; i++) {
-      const { hex, chars } = lines[i];
-      const a = Math.max(index, firstByte[i]) - firstByte[i];
-      const b = Math.min(last, firstByte[i] + hex.length - 1) - firstByte[i];
-      pieces.push([hex[a], hex[b] + 2]);
-      if (chars) pieces.push([chars[a], chars[b] + 1]);
+    for (let i = line; i < lines.length && lines[i].first <= last; i++) {
+      const { first, count, chars } = lines[i];
+      const a = Math.max(index, first);
+      const b = Math.min(last, first + count - 1);
+      pieces.push([hexAt[a], hexAt[b] + 2]);
+      if (chars !== undefined) pieces.push([chars + a - first, chars + b - first + 1]);
     }
     if (pieces[0][0] < 0) continue; // released with the lead
     found.push({ index: pieces[0][0], end: pieces[pieces.length - 1][1], form, pieces });
@@ -160,46 +184,59 @@ function chain(
   return reached;
 }
 
-/** Parses one dump line (without its line break); `base` is the offset of its start. */
-function parseLine(line: string, base: number): DumpLine | undefined {
-  const offset = OFFSET.exec(line);
-  if (!offset) return undefined;
-  const hex: number[] = [];
-  /** After each group: how many bytes so far and where the group ends. */
-  const ends: Array<[number, number]> = [];
-  let i = offset[0].length;
-  while (i < line.length) {
+/**
+ * Parses one dump line, `b[from..to)` (without its line break), whose offset in the text is
+ * `base`; puts its bytes' values and hex offsets into the scratch arrays from `into` on.
+ */
+function parseLine(
+  b: Uint8Array,
+  from: number,
+  to: number,
+  base: number,
+  into: number,
+): DumpLine | undefined {
+  const at = (p: number) => base + p - from;
+  // The offset: 4 to 16 hex digits and maybe a colon, or nothing; then spaces.
+  let i = from;
+  while (i < to && HEX[b[i]] >= 0) i++;
+  if (i > from) {
+    if (i - from < 4 || i - from > 16) return undefined;
+    if (b[i] === 58) i++;
+  }
+  if (i >= to || b[i] !== 32) return undefined;
+  while (i < to && b[i] === 32) i++;
+  let count = 0;
+  let groups = 0;
+  while (i < to && groups < MAX_DUMP_LINE) {
     let j = i;
-    while (j < line.length && DUMP_CHAR[line.charCodeAt(j)] === 1) j++;
-    if (j === i || (j - i) % 2 !== 0 || (j < line.length && line.charCodeAt(j) !== 32)) break;
-    for (let k = i; k < j; k += 2) hex.push(base + k);
-    ends.push([hex.length, j]);
+    while (j < to && HEX[b[j]] >= 0) j++;
+    if (j === i || (j - i) % 2 !== 0 || (j < to && b[j] !== 32)) break;
+    for (let k = i; k < j; k += 2) {
+      values[into + count] = (HEX[b[k]] << 4) | HEX[b[k + 1]];
+      hexAt[into + count] = at(k);
+      count++;
+    }
+    groupCount[groups] = count;
+    groupEnd[groups++] = j;
     let gap = j;
-    while (gap < line.length && line.charCodeAt(gap) === 32) gap++;
+    while (gap < to && b[gap] === 32) gap++;
     if (gap - j > 2) break;
     i = gap;
   }
-  const shown = (count: number, chars: number[] | undefined): DumpLine => {
-    const digits = hex.slice(0, count);
-    let bytes = "";
-    for (const h of digits) {
-      bytes += String.fromCharCode(parseInt(line.slice(h - base, h - base + 2), 16));
-    }
-    return { hex: digits, chars, bytes };
-  };
-  for (const [count, end] of ends) {
-    const rest = line.slice(end);
-    if (rest.trim() === "") return shown(count, undefined);
+  for (let g = 0; g < groups; g++) {
+    const [shown, end] = [groupCount[g], groupEnd[g]];
+    let rest = end;
+    while (rest < to && b[rest] === 32) rest++;
+    if (rest === to) return { first: into, count: shown, chars: undefined };
     // The character column follows two spaces or more (it may itself start with spaces).
-    for (let gap = 2; gap < rest.length && rest.charCodeAt(gap - 1) === 32; gap++) {
-      const column = rest.slice(gap);
-      const framed = column.length === count
-        ? 0
-        : column.length === count + 2 && /^\|.*\|$|^>.*<$/s.test(column)
-        ? 1
-        : -1;
-      if (framed < 0) continue;
-      return shown(count, Array.from({ length: count }, (_, k) => base + end + gap + framed + k));
+    for (let column = end + 2; column < to && b[column - 1] === 32; column++) {
+      const length = to - column;
+      if (length === shown) return { first: into, count: shown, chars: at(column) };
+      const framed = (b[column] === 124 && b[to - 1] === 124) ||
+        (b[column] === 62 && b[to - 1] === 60);
+      if (framed && length === shown + 2) {
+        return { first: into, count: shown, chars: at(column + 1) };
+      }
     }
   }
   return undefined;
