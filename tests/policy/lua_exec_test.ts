@@ -308,3 +308,39 @@ Deno.test("a program is started where PATH finds it, so a multi-call binary sees
   const r = await runTool(t.rt, { name: "exec_argv", args: { program: "applet", argv: ["x"] } });
   assert.deepEqual([r.is_error, r.said], [false, "started as applet"]);
 });
+
+Deno.test("a body stuck in C ends its Worker, the programs it started and the other calls in it", async () => {
+  await using dir = await tempDir();
+  await using t = await setup(dir.path);
+  const root = t.rt.roots[0];
+  const marker = `follow-${crypto.randomUUID()}.txt`;
+  await Deno.writeTextFile(join(root, marker), "");
+  // `tail -f` is read-only (allowed by rule): the Worker starts it, and it runs until stopped.
+  const following = runTool(t.rt, {
+    name: "exec_argv",
+    args: { program: "tail", argv: ["-f", marker], timeout_seconds: 60 },
+  });
+  while (!running(marker)) await new Promise((r) => setTimeout(r, 50));
+  const stuck = await runTool(t.rt, { name: "stuck_in_c", args: { timeout_seconds: 1 } });
+  assert.equal(stuck.is_error, true);
+  assert.match(
+    stuck.said,
+    /the body did not stop at its time limit \(1 s\); its Lua Worker was ended/,
+  );
+  const other = await following;
+  assert.equal(other.is_error, true);
+  assert.match(other.said, /its Lua Worker was ended: another call in it did not stop/);
+  assert.equal(running(marker), false);
+  // The next call gets a fresh Worker.
+  const next = await runTool(t.rt, {
+    name: "exec_argv",
+    args: { program: "echo", argv: ["again"] },
+  });
+  assert.deepEqual([next.is_error, next.said], [false, "again"]);
+});
+
+/** Whether a process with `word` in its command line runs. */
+function running(word: string): boolean {
+  const ps = new Deno.Command("ps", { args: ["-eo", "args"], stdout: "piped" }).outputSync();
+  return new TextDecoder().decode(ps.stdout).split("\n").some((l) => l.includes(word));
+}
