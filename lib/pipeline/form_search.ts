@@ -5,7 +5,10 @@
  * a 3-byte gram that starts at a position divisible by 4; only those positions are looked up
  * in a bit set of every gram of every pattern, and the expression runs only near a hit.
  * Ordinary output almost never hits, so the cost is one table look-up per 3 bytes instead of
- * one expression attempt per byte.
+ * one expression attempt per byte. Base64 and hex text, though, hits the grams of the
+ * patterns' base64 and hex forms everywhere; so a pattern of 9 bytes or more, whose every
+ * occurrence holds a 6-byte window starting at a probed position, counts as hit only when
+ * the 6 bytes there are (by hash) one of its windows too.
  *
  * @module
  */
@@ -13,6 +16,14 @@
 /** Gram length and the step between probed positions; patterns must be ≥ GRAM + STEP − 1. */
 const GRAM = 3;
 const STEP = 4;
+/** The window checked for long patterns, which are at least WIDE + STEP − 1 bytes. */
+const WIDE = 6;
+const LONG = WIDE + STEP - 1;
+
+/** A 24-bit hash of two grams (the 6 bytes of a window). */
+function wideHash(first: number, second: number): number {
+  return (Math.imul(first, 0x9e3779b1) ^ Math.imul(second, 0x85ebca77)) >>> 8;
+}
 
 import { fromByteString } from "./bytes.ts";
 
@@ -46,7 +57,12 @@ function gramAt(text: string, i: number): number {
 /** A set of byte-string patterns (each at least 6 bytes) to search for. */
 export class FormSearch {
   readonly #pattern: RegExp;
+  /** The grams of all patterns. */
   readonly #grams: Uint32Array | undefined;
+  /** The grams of the patterns shorter than {@link LONG}, when there are such. */
+  readonly #shortGrams: Uint32Array | undefined;
+  /** The hashes of the 6-byte windows of the longer patterns. */
+  readonly #windows: Uint32Array | undefined;
   #bytes = new Uint8Array(0);
   /** The buffer of {@link bytesOf}, apart so that searches of other texts keep it whole. */
   #given = new Uint8Array(0);
@@ -63,10 +79,18 @@ export class FormSearch {
     this.#pattern = new RegExp(sorted.map(escapeForRegExp).join("|") || "(?!)", "g");
     if (sorted.length <= FILTER_FROM) return;
     this.#grams = new Uint32Array(1 << 19);
+    this.#windows = new Uint32Array(1 << 19);
+    if (sorted.some((form) => form.length < LONG)) this.#shortGrams = new Uint32Array(1 << 19);
     for (const form of sorted) {
+      const long = form.length >= LONG;
       for (let i = 0; i + GRAM <= form.length; i++) {
         const g = gramAt(form, i);
         this.#grams[g >>> 5] |= 1 << (g & 31);
+        if (!long) this.#shortGrams![g >>> 5] |= 1 << (g & 31);
+        if (long && i + WIDE <= form.length) {
+          const h = wideHash(g, gramAt(form, i + GRAM));
+          this.#windows[h >>> 5] |= 1 << (h & 31);
+        }
       }
     }
   }
@@ -111,6 +135,8 @@ export class FormSearch {
       }
     };
     const grams = this.#grams;
+    const shortGrams = this.#shortGrams;
+    const windows = this.#windows!;
     // Typed-array reads are about twice as fast as reading the string's characters.
     if (!bytes) {
       if (this.#bytes.length < text.length) this.#bytes = new Uint8Array(text.length);
@@ -119,6 +145,12 @@ export class FormSearch {
     for (let p = 0; p + GRAM <= bytes.length; p += STEP) {
       const g = (bytes[p] << 16) | (bytes[p + 1] << 8) | bytes[p + 2];
       if ((grams[g >>> 5] & (1 << (g & 31))) === 0) continue;
+      // Unless a short pattern holds the gram, the window must be a long pattern's too.
+      const short = shortGrams !== undefined && (shortGrams[g >>> 5] & (1 << (g & 31))) !== 0;
+      if (!short && p + WIDE <= bytes.length) {
+        const h = wideHash(g, (bytes[p + 3] << 16) | (bytes[p + 4] << 8) | bytes[p + 5]);
+        if ((windows[h >>> 5] & (1 << (h & 31))) === 0) continue;
+      }
       // An occurrence holding this gram starts in [p - reach, p].
       const start = Math.max(0, p - reach);
       if (start <= regionEnd) {
