@@ -242,16 +242,33 @@ function callPaths(facts: CallFacts): PathUse[] {
 const PATH_LIKE = /^(\/|~\/|~$|\.\.(\/|$))|\/\.\.(\/|$)/;
 
 /**
+ * The paths a word of an installed tool's call may name: the word itself, what follows its
+ * first `=` (`--directory=/x`, `if=/x`), what follows a single-dash option's letters
+ * (`-C/x`, `-xzf/x.tar`), and what follows a leading `@` (`@/x`, as curl reads a file).
+ */
+function pathsInWord(word: string): string[] {
+  const out = [word];
+  const eq = word.indexOf("=");
+  if (eq >= 0) out.push(word.slice(eq + 1));
+  const attached = /^-[A-Za-z0-9]+((?:\/|~\/|~$|\.\.(?:\/|$)).*)$/.exec(word);
+  if (attached) out.push(attached[1]);
+  if (word.startsWith("@")) out.push(word.slice(1));
+  return out.filter((w) => PATH_LIKE.test(w));
+}
+
+/**
  * The paths an installed tool's call names, for the roots check: its working folder, and
- * every string argument (or list element) that reaches beyond it. A tool's program can read
- * whatever it is given, so a path outside the roots is refused before it runs.
+ * every string argument (in lists and objects too) that reaches beyond it, whole or inside an
+ * option ({@link pathsInWord}). A tool's program can read whatever it is given, so a path
+ * outside the roots is refused before it runs.
  */
 function toolPaths(facts: CallFacts): PathUse[] {
   const out: PathUse[] = [{ path: facts.cwd, access: "read" }];
   const visit = (value: unknown) => {
-    if (typeof value === "string" && PATH_LIKE.test(value)) {
-      out.push({ path: value, access: "read" });
+    if (typeof value === "string") {
+      for (const path of pathsInWord(value)) out.push({ path, access: "read" });
     } else if (Array.isArray(value)) value.forEach(visit);
+    else if (typeof value === "object" && value !== null) Object.values(value).forEach(visit);
   };
   Object.values(facts.args).forEach(visit);
   return out;

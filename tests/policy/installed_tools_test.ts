@@ -31,3 +31,30 @@ Deno.test("an installed tool given a path outside the roots is refused before it
   });
   assert.match(away.said, /deny by rule "outside-roots-tools"/);
 });
+
+Deno.test("a path outside the roots inside an option word is refused too: --x=/p, -C/p, @/p, in lists and objects", async () => {
+  await using dir = await tempDir();
+  const root = join(dir.path, "project");
+  await Deno.mkdir(root);
+  await using t = await testRuntime({ cwd: root, config: { roots: [root] } });
+  const { decide } = await import("../../lib/policy/decide.ts");
+  const judge = (args: Record<string, unknown>) =>
+    decide(t.rt.policy, { tool: "some-tool", source: "tools_dir", args, cwd: root }).decision;
+  for (
+    const word of [
+      "--directory=/etc",
+      "if=/etc/passwd",
+      "-C/etc",
+      "-xzf/tmp/../etc/a.tar",
+      "-C../",
+      "@/etc/passwd",
+      "--file=~/.ssh/id_rsa",
+    ]
+  ) {
+    assert.equal(judge({ args: [word] }), "deny", word);
+    assert.equal(judge({ nested: { deeper: [word] } }), "deny", word);
+  }
+  for (const word of ["--verbose", "-C", "a=b", "--name=x/y", "-xzf", "@mention", "-Cdir"]) {
+    assert.equal(judge({ args: [word] }), "allow", word);
+  }
+});
