@@ -4,5 +4,11 @@
  * @module
  */
 import { main } from "./lib/cli/main.ts";
+import { sweepNow } from "./lib/process/sweep.ts";
 
-if (import.meta.main) Deno.exit(await main(Deno.args));
+if (import.meta.main) {
+  const status = await main(Deno.args);
+  // What left its process group and outlived its tool is ended before magi goes.
+  sweepNow();
+  Deno.exit(status);
+}

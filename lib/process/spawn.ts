@@ -5,6 +5,7 @@
  *
  * @module
  */
+import { newTag, sweepLater, sweepNow, TAG_VARIABLE } from "./sweep.ts";
 
 /** What to run and how. */
 export interface SpawnOptions {
@@ -61,6 +62,8 @@ const DRAIN_MS = 200;
 
 /** Process groups started and not yet ended; ended on SIGINT/SIGTERM of magi itself. */
 const liveGroups = new Set<number>();
+/** The tags (`sweep.ts`) of children still running; swept too when magi itself is ended. */
+const liveTags = new Set<string>();
 let signalsHooked = false;
 let interruptClaims = 0;
 
@@ -103,6 +106,7 @@ function hookSignals(): void {
       Deno.addSignalListener(sig, () => {
         if (sig === "SIGINT" && interruptClaims > 0) return;
         for (const pgid of liveGroups) killGroup(pgid, "SIGKILL");
+        sweepNow(liveTags);
         for (const path of doomed) {
           try {
             Deno.removeSync(path);
@@ -119,15 +123,20 @@ function hookSignals(): void {
 }
 
 /**
- * Tracks a long-lived process group started elsewhere (an MCP server): it is killed, like
- * every group spawnProcess starts, when magi gets SIGINT, SIGTERM or SIGHUP.
+ * Tracks a long-lived process group started elsewhere (an MCP server, a Worker's child): it
+ * is killed, like every group spawnProcess starts, when magi gets SIGINT, SIGTERM or SIGHUP.
+ * With its tag (`sweep.ts`), what left the group is swept once it is untracked.
  *
  * @returns the function that stops tracking it (call it once the group has ended)
  */
-export function trackGroup(pgid: number): () => void {
+export function trackGroup(pgid: number, tag?: string): () => void {
   hookSignals();
   liveGroups.add(pgid);
-  return () => void liveGroups.delete(pgid);
+  if (tag) liveTags.add(tag);
+  return () => {
+    liveGroups.delete(pgid);
+    if (tag && liveTags.delete(tag)) sweepLater(tag);
+  };
 }
 
 /**
@@ -137,7 +146,8 @@ export function trackGroup(pgid: number): () => void {
  * started it.
  */
 export interface GroupKeeper {
-  started(pgid: number): void;
+  /** `tag`: the child's `MAGI_PROCESS_TAG`, to sweep once it ends (`sweep.ts`). */
+  started(pgid: number, tag: string): void;
   signal(pgid: number, signal: Deno.Signal): void;
   ended(pgid: number): void;
 }
@@ -188,15 +198,18 @@ export async function spawnProcess(opts: SpawnOptions): Promise<SpawnOutcome> {
     stderrCut: false,
   };
   let child: Deno.ChildProcess;
+  // Descendants inherit the tag: those that leave the process group are found by it.
+  const tag = newTag();
   try {
-    child = startInGroup(opts);
+    child = startInGroup({ ...opts, env: { ...opts.env, [TAG_VARIABLE]: tag } });
   } catch (error) {
     outcome.startError = describeStartError(opts.program, error);
     return outcome;
   }
   const pgid = child.pid;
   liveGroups.add(pgid);
-  keeper?.started(pgid);
+  liveTags.add(tag);
+  keeper?.started(pgid, tag);
   const grace = opts.graceMs ?? 2000;
   let killTimer: ReturnType<typeof setTimeout> | undefined;
   const end = (why: "timeout" | "cancel" | "cap") => {
@@ -283,7 +296,9 @@ export async function spawnProcess(opts: SpawnOptions): Promise<SpawnOutcome> {
   await Promise.all([readStdout, readStderr]);
   signalGroup(pgid, "SIGKILL");
   liveGroups.delete(pgid);
-  keeper?.ended(pgid);
+  liveTags.delete(tag);
+  if (keeper) keeper.ended(pgid);
+  else sweepLater(tag);
   clearTimeout(timer);
   clearTimeout(killTimer);
   opts.signal?.removeEventListener("abort", onAbort);

@@ -36,7 +36,8 @@ export type FromLuaWorker =
   /** An exec of request `id` (a run, or a load) waits for the main thread's decision. */
   | { type: "exec"; id: number; execId: number; job: ExecJob }
   /** A process group this Worker started, to signal or that ended (the Worker cannot signal). */
-  | { type: "group"; op: "started" | "ended"; pgid: number }
+  | { type: "group"; op: "started"; pgid: number; tag: string }
+  | { type: "group"; op: "ended"; pgid: number }
   | { type: "group"; op: "signal"; pgid: number; signal: Deno.Signal };
 
 // deno-lint-ignore no-explicit-any
@@ -44,7 +45,7 @@ const scope = self as any;
 const post = (message: FromLuaWorker) => scope.postMessage(message);
 
 keepGroupsWith({
-  started: (pgid) => post({ type: "group", op: "started", pgid }),
+  started: (pgid, tag) => post({ type: "group", op: "started", pgid, tag }),
   signal: (pgid, signal) => post({ type: "group", op: "signal", pgid, signal }),
   ended: (pgid) => post({ type: "group", op: "ended", pgid }),
 });

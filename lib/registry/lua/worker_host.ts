@@ -211,7 +211,7 @@ export class LuaWorkerHost {
 
   /** Keeps the Worker's process groups: tracked for magi's own signals, signalled for it. */
   #group(m: Extract<FromLuaWorker, { type: "group" }>): void {
-    if (m.op === "started") this.#groups.set(m.pgid, trackGroup(m.pgid));
+    if (m.op === "started") this.#groups.set(m.pgid, trackGroup(m.pgid, m.tag));
     else if (m.op === "ended") {
       this.#groups.get(m.pgid)?.();
       this.#groups.delete(m.pgid);
