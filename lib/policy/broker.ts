@@ -13,9 +13,9 @@
  *
  * @module
  */
-import { isAbsolute, join, resolve } from "node:path";
+import { isAbsolute, join } from "node:path";
 import { allowedPrograms, type Policy } from "./decide.ts";
-import { isInside, realPathLenient } from "./roots.ts";
+import { isInside, physicalPath, realPathLenient } from "./roots.ts";
 import { serveUnixSocket } from "../process/unix_socket.ts";
 
 /** One request from Deno. */
@@ -65,9 +65,8 @@ export function brokerAnswer(
   const deny = (reason: string): BrokerAnswer => ({ id, result: "deny", reason });
   const allow: BrokerAnswer = { id, result: "allow" };
   const inRoots = (path: string, extra: string[]) => {
-    const real = realPathLenient(
-      isAbsolute(path) ? path : resolve(processCwd(request.pid, options.cwd), path),
-    );
+    // As the kernel resolves it: `link/..` is the parent of the link's target.
+    const real = physicalPath(processCwd(request.pid, options.cwd), path);
     return [...policy.roots, ...extra].some((r) => isInside(real, realPathLenient(r)));
   };
   switch (permission) {

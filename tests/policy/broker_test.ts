@@ -29,6 +29,12 @@ Deno.test("a Deno tool's reads and programs are answered by the policy through t
   const outside = await call([join(dir.path, "outside.txt")]);
   assert.equal(outside.is_error, true);
   assert.match(outside.said, /NotCapable: magi's policy: reading ".*outside\.txt" is outside/);
+  // A symlink inside the roots to a folder outside: `link/..` is that folder's parent.
+  await Deno.mkdir(join(dir.path, "away"));
+  await Deno.symlink(join(dir.path, "away"), join(root, "link"));
+  const dotted = await call(["link/../outside.txt"]);
+  assert.equal(dotted.is_error, true, dotted.said);
+  assert.match(dotted.said, /magi's policy: reading "link\/\.\.\/outside\.txt" is outside/);
   const listed = await call(["--run", "whoami"]);
   assert.equal(listed.is_error, false, listed.said);
   assert.match(listed.said, /^ran whoami: /);
