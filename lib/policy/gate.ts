@@ -106,6 +106,7 @@ export type CommandGate =
  * @param argv the program, then its arguments
  * @param line the same command as a shell line (each word quoted), for rules and messages
  * @param cwd the absolute folder it runs in
+ * @param tool the tool whose body starts it: the person is asked about `TOOL (magi.exec)`
  */
 export async function gateCommand(
   policy: Policy,
@@ -113,6 +114,7 @@ export async function gateCommand(
   argv: readonly string[],
   line: string,
   cwd: string,
+  tool?: string,
 ): Promise<CommandGate> {
   const outer = inv ? callerOf(inv) : undefined;
   let always = alwaysByPolicy.get(policy);
@@ -127,7 +129,8 @@ export async function gateCommand(
     argv,
   });
   const ctx = { policy, caller: outer?.caller ?? "model", approve: outer?.approve, always };
-  const settled = await settle(ctx, "run", "run " + JSON.stringify({ command: line }), verdict);
+  const asked = tool === undefined ? "run" : `${tool} (magi.exec)`;
+  const settled = await settle(ctx, asked, "run " + JSON.stringify({ command: line }), verdict);
   if (settled !== true) return { refused: `${settled} by the policy — ${verdictLine(verdict)}` };
   return { allowed: verdict.decision === "allow" ? "by-rule" : "by-person" };
 }

@@ -26,7 +26,7 @@ export function shellWord(word: string): string {
 export function luaConfinement(policy: () => Policy): LuaConfinement {
   return {
     programs: () => allowedPrograms(policy()),
-    judge: (job, call) => judgeExec(policy(), job, call),
+    judge: (job, call, tool) => judgeExec(policy(), job, call, tool),
   };
 }
 
@@ -34,10 +34,12 @@ async function judgeExec(
   policy: Policy,
   job: ExecJob,
   call: Invocation | undefined,
+  tool: string | undefined,
 ): Promise<ExecVerdict> {
   const name = JSON.stringify(job.program);
   const argv = [job.program, ...job.args];
-  const gated = await gateCommand(policy, call, argv, argv.map(shellWord).join(" "), job.cwd);
+  const line = argv.map(shellWord).join(" ");
+  const gated = await gateCommand(policy, call, argv, line, job.cwd, tool);
   if ("refused" in gated) return { refused: `${name}: ${gated.refused}` };
   const path = call?.env.PATH ?? policy.env.PATH ?? "";
   const program = resolveProgram(job.program, job.cwd, path);

@@ -53,14 +53,15 @@ Deno.test("magi.exec is judged like run: allowed by rule, asked, denied outside 
   assert.equal(await exists(made), false);
   const seen: string[] = [];
   const yes = await leaky({ program: "touch", arg: made }, {
-    approve: (r: { verdict: { reason: string } }) => {
-      seen.push(r.verdict.reason);
+    approve: (r: { tool: string; verdict: { reason: string } }) => {
+      seen.push(`${r.tool}: ${r.verdict.reason}`);
       return Promise.resolve("yes");
     },
   });
   assert.equal(yes.is_error, false, yes.said);
   assert.equal(await exists(made), true);
-  assert.match(seen[0], /`touch /);
+  // The person is told which tool starts what: `leaky_lua (magi.exec): … `touch …``.
+  assert.match(seen[0], /^leaky_lua \(magi\.exec\): .*`touch /);
 
   // The person's own call (`magi call`) approves an ask, but a path outside the roots is denied
   // — here one the body builds itself, so the call's arguments do not show it.

@@ -103,3 +103,40 @@ Deno.test("sandbox on but bwrap cannot start: commands are refused, not run unsa
   assert.match(r.said, /the sandbox is on .* but bwrap is not on PATH .*refusing to run/);
   await assert.rejects(Deno.stat(target));
 });
+
+Deno.test({
+  name: "sandbox: a Lua body's magi.exec runs inside it too",
+  ignore: why !== undefined,
+  fn: async () => {
+    await using dir = await tempDir();
+    const { root, outside } = await layout(dir.path);
+    try {
+      await using t = await testRuntime({
+        cwd: root,
+        env: { OUT: outside },
+        config: {
+          shipped_tools: false,
+          roots: [root],
+          lua_dirs: [join(TESTDATA, "lua", "basic")],
+          // `sh` allowed by rule: the Lua Worker itself may start it, and still must not.
+          policy: {
+            sandbox: true,
+            rules: [{ tool: "run", command: ["sh *"], decision: "allow" }],
+          },
+        },
+      });
+      // The person's own call approves a line the policy cannot read statically.
+      const line = (text: string) =>
+        runTool(t.rt, { name: "lua_exec", args: { line: text, check: true }, caller: "person" });
+      const away = await line(`echo hi > "$OUT/lua-line"`);
+      assert.equal(away.is_error, true, away.said);
+      assert.match(away.said, /Read-only file system/);
+      const here = await line(`echo hi > "${root}/lua-line" && echo wrote`);
+      assert.equal(here.is_error, false, here.said);
+      assert.match(here.said, /out=\[wrote\]/);
+      assert.deepEqual([...Deno.readDirSync(outside)], []);
+    } finally {
+      await Deno.remove(outside, { recursive: true });
+    }
+  },
+});

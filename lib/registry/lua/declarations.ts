@@ -102,7 +102,12 @@ export function luaFiles(dirs: readonly string[]): string[] {
 /** Where the bodies of one Lua source run: a Worker, or (unconfined) magi's own thread. */
 interface LuaBackend {
   loadFile(path: string, text: string, timeoutMs: number): Promise<LoadedFile>;
-  run(declId: number, args: Record<string, unknown>, call: Invocation): Promise<RunReply>;
+  run(
+    declId: number,
+    args: Record<string, unknown>,
+    call: Invocation,
+    tool: string,
+  ): Promise<RunReply>;
   end?(): void;
 }
 
@@ -465,7 +470,7 @@ async function runBody(
   let reply: RunReply;
   try {
     const { backend, id } = await engine.handle(path, name);
-    reply = await backend.run(id, call.args, call);
+    reply = await backend.run(id, call.args, call, name);
   } catch (error) {
     return { isError: true, note: `[magi: the Lua engine failed: ${(error as Error).message}]` };
   }

@@ -30,8 +30,9 @@ export interface LuaConfinement {
    * beyond the Worker's permission is then started by magi's main thread).
    *
    * @param call the tool call whose body execs; undefined while a file's top-level code runs
+   * @param tool the declaration whose body execs, when known
    */
-  judge(job: ExecJob, call: Invocation | undefined): Promise<ExecVerdict>;
+  judge(job: ExecJob, call: Invocation | undefined, tool?: string): Promise<ExecVerdict>;
 }
 
 /** What the judge made of one exec. */
@@ -57,6 +58,8 @@ export class LuaWorkerHost {
   readonly #print: (line: string) => void;
   readonly #onEnd: () => void;
   readonly #pending = new Map<number, Pending>();
+  /** The declaration each running body belongs to, by request. */
+  readonly #toolOf = new Map<number, string>();
   readonly #programs: string[];
   /** The process groups the Worker started and that have not ended: pgid → untrack. */
   readonly #groups = new Map<number, () => void>();
@@ -116,11 +119,16 @@ export class LuaWorkerHost {
     return { error: m.type === "failed" ? m.message : "unexpected reply", decls: [] };
   }
 
-  /** Runs one body; never rejects (failures come back as `{error}`). */
+  /**
+   * Runs one body; never rejects (failures come back as `{error}`).
+   *
+   * @param tool the declaration's name, for the person asked about one of its execs
+   */
   async run(
     declId: number,
     args: Record<string, unknown>,
     call: Invocation,
+    tool?: string,
   ): Promise<RunReply> {
     const ctx = { cwd: call.cwd, env: call.env, timeoutMs: call.timeoutMs };
     let id = 0;
@@ -130,6 +138,7 @@ export class LuaWorkerHost {
       const m = await this.#request(
         (n) => {
           id = n;
+          if (tool !== undefined) this.#toolOf.set(n, tool);
           return { type: "run", id: n, declId, args, ctx };
         },
         call.timeoutMs,
@@ -139,6 +148,7 @@ export class LuaWorkerHost {
       return { error: m.type === "failed" ? m.message : "unexpected reply" };
     } finally {
       call.signal.removeEventListener("abort", onAbort);
+      this.#toolOf.delete(id);
     }
   }
 
@@ -223,19 +233,27 @@ export class LuaWorkerHost {
     const pending = this.#pending.get(id);
     const call = pending?.call;
     try {
-      const verdict = await beforeCallEnds(this.#confine.judge(job, call), call, pending?.deadline);
+      const verdict = await beforeCallEnds(
+        this.#confine.judge(job, call, this.#toolOf.get(id)),
+        call,
+        pending?.deadline,
+      );
       if ("refused" in verdict) decision = verdict;
-      else if (!verdict.byPerson || !call || this.#programs.includes(verdict.program)) {
+      else if (
+        !call ||
+        (!call.sandbox && (!verdict.byPerson || this.#programs.includes(verdict.program)))
+      ) {
         decision = { program: verdict.program };
       } else {
+        // Started here: a program a person approved beyond the Worker's permission, or any
+        // program while the sandbox is on (bwrap wraps it; the Worker may not start bwrap).
         const limits = execLimits(this.#memoryBytes);
         // The person may have taken a while: the program gets what is left of the call's time.
         const left = Math.max(1, (pending?.deadline ?? Infinity) - Date.now());
-        const approved = {
-          ...job,
-          program: verdict.program,
-          timeoutMs: Math.min(job.timeoutMs, left),
-        };
+        const wrapped = call.sandbox
+          ? call.sandbox(verdict.program, job.args)
+          : { program: verdict.program, args: job.args };
+        const approved = { ...job, ...wrapped, timeoutMs: Math.min(job.timeoutMs, left) };
         decision = {
           done: await execValues(approved, call.env, limits, call.signal, { name: job.program }),
         };
