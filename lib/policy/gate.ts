@@ -246,9 +246,9 @@ function brokerEnv(
   return { ...env, MAGI_PRIV: path, DENO_PERMISSION_BROKER_PATH: path };
 }
 
-/** The tools that start programs: `run`, and tools from tools folders and Lua declarations. */
+/** The tools that start programs: `run`, tools from tools folders, Lua declarations, peers. */
 function sandboxed(tool: Tool): boolean {
   const { source } = tool.origin;
   if (source === "builtin") return tool.declaration.name === "run";
-  return source === "tools_dir" || source === "shipped" || source === "lua";
+  return source === "tools_dir" || source === "shipped" || source === "lua" || source === "peer";
 }

@@ -231,9 +231,12 @@ export async function invokePeer(peer: Peer, remote: string, call: Invocation): 
     for (const chunk of held ?? []) await call.emit.said(chunk);
     held = undefined;
   };
+  // Inside the policy's sandbox when it is on.
+  const command = call.sandbox?.(peer.program, ["run", remote]) ??
+    { program: peer.program, args: ["run", remote] };
   const spawned = await spawnProcess({
-    program: peer.program,
-    args: ["run", remote],
+    program: command.program,
+    args: command.args,
     cwd: call.cwd,
     env: call.env,
     stdin: JSON.stringify(call.args),

@@ -140,3 +140,34 @@ Deno.test({
     }
   },
 });
+
+Deno.test({
+  name: "sandbox: a peer's tool runs inside it too",
+  ignore: why !== undefined,
+  fn: async () => {
+    await using dir = await tempDir();
+    const { root, outside } = await layout(dir.path);
+    try {
+      for (const on of [false, true]) {
+        await using t = await testRuntime({
+          cwd: root,
+          env: { OUT: outside },
+          config: {
+            shipped_tools: false,
+            roots: [root],
+            peers: { testpeer: join(TESTDATA, "peers", "test-peer") },
+            policy: { sandbox: on },
+          },
+        });
+        const r = await runTool(t.rt, { name: "peer_write", args: {}, caller: "person" });
+        if (on) {
+          assert.equal(r.is_error, true, r.said);
+          assert.match(r.said, /Read-only file system/);
+        } else assert.equal(r.said, "wrote\n");
+        await Deno.remove(join(outside, "peer-write")).catch(() => {});
+      }
+    } finally {
+      await Deno.remove(outside, { recursive: true });
+    }
+  },
+});
