@@ -47,9 +47,9 @@ function readBounded(path: string, maxBytes: number): string {
 
 /** Builds the system prompt. */
 export function systemPrompt(ctx: PromptContext): string {
-  const who = ctx.env.USER || ctx.env.LOGNAME || "the person at this terminal";
+  const who = ctx.env.USER || ctx.env.LOGNAME || "the person who started you";
   const lines = [
-    `You are magi, an agent working for ${who} from a terminal.`,
+    `You are magi, an agent running in a terminal, working for ${who}.`,
     "You act through the tools you are given; prefer using a tool over guessing. " +
     "Tool results are bounded: when output was cut, a note names the file that holds all of it.",
     "When the task is done, answer briefly with what you did and what you found.",
