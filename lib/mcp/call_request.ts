@@ -44,6 +44,17 @@ export function callParamsProblem(params: unknown): string | undefined {
 }
 
 /**
+ * A JSON-RPC -32602 (Invalid params) error whose message is `text` alone. The SDK's `McpError`
+ * puts `MCP error -32602: ` before its message; the server would send that whole message, and
+ * an SDK client puts the same prefix before it again.
+ */
+export function invalidParams(text: string): McpError {
+  const error = new McpError(ErrorCode.InvalidParams, text);
+  error.message = text;
+  return error;
+}
+
+/**
  * The schema to register the `tools/call` handler with: CallToolRequest whose params are
  * checked by {@link callParamsProblem}.
  *
@@ -52,7 +63,7 @@ export function callParamsProblem(params: unknown): string | undefined {
 export const ToolsCallRequestSchema = CallToolRequestSchema.extend({
   params: z.unknown().transform((params) => {
     const problem = callParamsProblem(params);
-    if (problem) throw new McpError(ErrorCode.InvalidParams, `Invalid params: ${problem}`);
+    if (problem) throw invalidParams(problem);
     return params as z.infer<typeof CallToolRequestSchema>["params"];
   }),
 });

@@ -14,14 +14,12 @@ import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 // @ts-types="@modelcontextprotocol/sdk/types"
 import {
   type CallToolResult,
-  ErrorCode,
   ListToolsRequestSchema,
-  McpError,
   type Tool as McpTool,
   type ToolAnnotations,
 } from "@modelcontextprotocol/sdk/types.js";
 import type { AnswerProvider } from "../pipeline/ask.ts";
-import { ToolsCallRequestSchema } from "./call_request.ts";
+import { invalidParams, ToolsCallRequestSchema } from "./call_request.ts";
 import type { ApprovalAnswer, Approver } from "../policy/gate.ts";
 import { runTool, type ToolResult } from "../pipeline/run_tool.ts";
 import type { Question } from "../registry/types.ts";
@@ -88,7 +86,7 @@ export function createMcpServer(current: RuntimeGetter): Server {
     const rt = current();
     const name = request.params.name;
     if (!rt.registry.get(name)) {
-      throw new McpError(ErrorCode.InvalidParams, `Unknown tool "${name}"`);
+      throw invalidParams(`Unknown tool "${name}"`);
     }
     const token = request.params._meta?.progressToken;
     let ticks = 0;

@@ -79,6 +79,12 @@ Deno.test("tools/call with arguments that are not an object is JSON-RPC -32602 s
     assert.match(reply.error!.message, /"arguments" must be an object/, JSON.stringify(bad));
     assert.ok(!reply.error!.message.includes("\n"), reply.error!.message);
   }
+  // One plain line: no "MCP error -32602:" in the message, which a client would prefix again.
+  const plain = await server.ask(id++, "tools/call", { name: "read", arguments: "x" });
+  assert.equal(plain.error?.message, '"arguments" must be an object, not a string');
+  const unknown = await server.ask(id++, "tools/call", { name: "nosuch", arguments: {} });
+  assert.equal(unknown.error?.code, -32602, JSON.stringify(unknown));
+  assert.equal(unknown.error?.message, 'Unknown tool "nosuch"');
   const nameless = await server.ask(id++, "tools/call", { arguments: {} });
   assert.equal(nameless.error?.code, -32602, JSON.stringify(nameless));
   assert.match(nameless.error!.message, /"name" must be a string/);

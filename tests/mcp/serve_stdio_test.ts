@@ -171,7 +171,9 @@ Deno.test("magi mcp serves the registry to the SDK client over stdio", async (t)
     await t.step("an unknown tool is a JSON-RPC error", async () => {
       await assert.rejects(
         client.callTool({ name: "no-such-tool", arguments: {} }),
-        (error: unknown) => error instanceof McpError && /Unknown tool/.test(error.message),
+        (error: unknown) =>
+          error instanceof McpError &&
+          error.message === 'MCP error -32602: Unknown tool "no-such-tool"',
       );
     });
 
