@@ -51,6 +51,8 @@ export interface AgentOptions {
   view: AgentView;
   /** Answers a tool's question (SPEC S3.6); without it a question ends as an error result. */
   answer?: AnswerProvider;
+  /** Why a question gets no answer, and what would give one (see `AskOptions`). */
+  unanswered?: string;
   /** Asks the person about a call the policy asks about; without it `ask` is a denial. */
   approve?: Approver;
 }
@@ -130,6 +132,7 @@ export async function runAgent(opts: AgentOptions): Promise<EndReason> {
         args: call.arguments,
         signal,
         answer: opts.answer,
+        unanswered: opts.unanswered,
         approve: opts.approve,
       };
       return runTool(rt, toolCall).then((done) => {

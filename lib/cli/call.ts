@@ -37,6 +37,7 @@ export async function callCommand(args: string[]): Promise<number> {
     // --as-model judges it as a model's call, with no one to ask.
     caller: values["as-model"] ? "model" : "person",
     answer: cliAnswers(values.answer ?? [], json !== "-" && Deno.stdin.isTerminal()),
+    unanswered: "no terminal to ask on; `magi call --answer TEXT` supplies one",
     // A tool's request on the approvals socket is put to the person at the terminal.
     ...(!values["as-model"] && json !== "-" && Deno.stdin.isTerminal()
       ? { approve: terminalApprover }

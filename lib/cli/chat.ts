@@ -147,6 +147,7 @@ export async function chatCommand(args: string[]): Promise<number> {
           signal: controller.signal,
           view,
           answer,
+          unanswered: "the person ended the input without answering",
           approve,
         });
         if (reason === "cancelled") view.note("(cancelled)");

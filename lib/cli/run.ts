@@ -138,6 +138,7 @@ export async function runCommand(args: string[]): Promise<number> {
       signal: controller.signal,
       view,
       answer: answersFrom(values.answer ?? [], view),
+      unanswered: "`magi run` has no one to ask: answers come from its `--answer TEXT`, none left",
     });
     status = reason === "done"
       ? EXIT.ok

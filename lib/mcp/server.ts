@@ -111,7 +111,7 @@ export function createMcpServer(current: RuntimeGetter): Server {
         caller: "model",
         ...(server.getClientCapabilities()?.elicitation
           ? { answer: elicitor(server, extra.signal), approve: approver(server, extra.signal) }
-          : {}),
+          : { unanswered: "the MCP client cannot be asked: it did not declare elicitation" }),
       });
       return callResult(result);
     } finally {

@@ -21,6 +21,11 @@ export const ANSWER_FIELD = "answered";
 /** What the question loop needs besides the tool and the first invocation. */
 export interface AskOptions {
   answer?: AnswerProvider;
+  /**
+   * Why no answer can be had, and what would give one, for the caller's interface, such as
+   * "no terminal to ask on; `magi call --answer TEXT` supplies one" (default: "no one to ask").
+   */
+  unanswered?: string;
   /** Checks the resumed call's arguments; returns what is wrong in one line, or null. */
   check: (args: Record<string, unknown>) => string | null;
   /** Masks text before the person sees it (questions come from tools). */
@@ -70,9 +75,9 @@ export async function invokeAsking(
     if (answer === undefined) {
       return {
         isError: true,
-        note: `[magi: the tool asked ${
-          describe(question)
-        } and no answer was given (no terminal to ask on; \`magi call --answer TEXT\` supplies one)]`,
+        note: `[magi: the tool asked ${describe(question)} and no answer was given (${
+          opts.unanswered ?? "no one to ask"
+        })]`,
       };
     }
     if (question.choices && !question.choices.includes(answer)) {

@@ -35,6 +35,8 @@ export interface ToolCall {
   approve?: Approver;
   /** Answers the tool's questions (SPEC S3.6); without it a question ends as an error result. */
   answer?: AnswerProvider;
+  /** Why a question gets no answer here, and what would give one (see `AskOptions`). */
+  unanswered?: string;
 }
 
 /** A tool result (SPEC S2.1), as `magi call --json` prints it. */
@@ -132,7 +134,12 @@ export async function runTool(rt: Runtime, call: ToolCall): Promise<ToolResult> 
             return shown.push(chunk);
           },
         },
-      }, { answer: call.answer, check, mask: (text) => rt.masker.maskText(text) });
+      }, {
+        answer: call.answer,
+        unanswered: call.unanswered,
+        check,
+        mask: (text) => rt.masker.maskText(text),
+      });
     } catch (error) {
       outcome = {
         isError: true,

@@ -294,5 +294,9 @@ Deno.test("magi run --answer answers a tool's question; with none left it is an 
   assert.equal(a.content, "answer for a: yes\n");
   const [, b] = toolResultsIn("openai", server.requests[2]);
   assert.match(b.content, /Delete b\?/);
-  assert.match(b.content, /no answer was given/);
+  assert.match(
+    b.content,
+    /no answer was given \(`magi run` has no one to ask: .*`--answer TEXT`, none left\)/,
+  );
+  assert.ok(!b.content.includes("magi call"), b.content);
 });

@@ -38,6 +38,7 @@ Deno.test("a question with no way to ask (non-interactive, no --answer) is an er
     r.said,
     /the tool asked "Which colour\?" \(choices: "red", "blue"\) and no answer was given/,
   );
+  assert.match(r.said, /\(no terminal to ask on; `magi call --answer TEXT` supplies one\)/);
 });
 
 Deno.test("a tool that asks twice in a row gets the --answer values in order", async () => {

@@ -35,6 +35,12 @@ Deno.test("a question to a client without elicitation is an error result saying 
     const text = (result.content[0] as { text: string }).text;
     assert.match(text, /asked "Which colour\?"/);
     assert.match(text, /"red", "blue"/);
+    // The advice fits MCP: the client would need elicitation (not `magi call --answer`).
+    assert.match(
+      text,
+      /no answer was given \(the MCP client cannot be asked: it did not declare elicitation\)/,
+    );
+    assert.ok(!text.includes("--answer"), text);
 
     const { tools } = await client.listTools();
     const byName = new Map(tools.map((tool) => [tool.name, tool]));
