@@ -58,6 +58,7 @@ export const KEYS: Record<string, KeySpec> = {
     paths: true,
   },
   tools_dir: {
+    union: true,
     schema: { anyOf: [{ type: "string" }, strings] },
     expected: "a folder path or a list of folder paths",
     default: [],
@@ -89,6 +90,7 @@ export const KEYS: Record<string, KeySpec> = {
     default: 64 * 1024 * 1024,
   },
   lua_dirs: {
+    union: true,
     schema: { anyOf: [{ type: "string" }, strings] },
     expected: "a folder path or a list of folder paths (of *.lua declaration files)",
     default: [],

@@ -97,9 +97,14 @@ export function loadConfig(sources: ConfigSources): Config {
     }
     files.push(explicit);
   }
+  const read = new Map(files.map((file) => [file, readConfigFile(file)]));
+  // The person's own files (the user's, and --config or MAGI_CONFIG) say which projects are
+  // trusted, whichever order the files merge in; a project cannot trust itself.
+  const trustedList = files.filter((f) => f !== project)
+    .flatMap((f) => stringList(read.get(f)!.trusted_projects));
   for (const file of files) {
-    const fromFile = readConfigFile(file);
-    if (file === project && !trusted(values.trusted_projects, dirname(dirname(project)))) {
+    const fromFile = read.get(file)!;
+    if (file === project && !trusted(trustedList, dirname(dirname(project)))) {
       const dropped = Object.keys(fromFile).filter((k) => PROJECT_TRUSTED_ONLY.includes(k));
       for (const key of dropped) delete fromFile[key];
       if (dropped.length > 0) {
@@ -113,8 +118,8 @@ export function loadConfig(sources: ConfigSources): Config {
       }
     }
     for (const [key, value] of Object.entries(fromFile)) {
-      if (KEYS[key]?.union && Array.isArray(values[key]) && origins[key] !== "default") {
-        values[key] = [...new Set([...(values[key] as unknown[]), ...(value as unknown[])])];
+      if (KEYS[key]?.union && origins[key] !== "default") {
+        values[key] = [...new Set([...stringList(values[key]), ...stringList(value)])];
         origins[key] = `${origins[key]} + ${file}`;
       } else {
         values[key] = value;

@@ -185,3 +185,38 @@ Deno.test("a project's config names programs, servers and roots only when the pe
   assert.ok(trusted.values.mcp_servers);
   assert.deepEqual(trusted.notes, []);
 });
+
+Deno.test("--config and MAGI_CONFIG are the person's own files: their trusted_projects count; tool folders add up", async () => {
+  await using dir = await tempDir();
+  const xdg = join(dir.path, "xdg");
+  await Deno.mkdir(join(xdg, "magi"), { recursive: true });
+  await Deno.writeTextFile(
+    join(xdg, "magi", "config.jsonc"),
+    JSON.stringify({ tools_dir: "mine" }),
+  );
+  const project = join(dir.path, "cloned");
+  await Deno.mkdir(join(project, ".magi"), { recursive: true });
+  await Deno.writeTextFile(
+    join(project, ".magi", "config.jsonc"),
+    JSON.stringify({ tools_dir: ["../project-tools"] }),
+  );
+  const explicit = join(dir.path, "explicit.jsonc");
+  await Deno.writeTextFile(explicit, JSON.stringify({ trusted_projects: [project] }));
+  const env = { XDG_CONFIG_HOME: xdg };
+  for (
+    const config of [
+      loadConfig({ cwd: project, env, configFlag: explicit }),
+      loadConfig({ cwd: project, env: { ...env, MAGI_CONFIG: explicit } }),
+    ]
+  ) {
+    assert.deepEqual(config.notes, []);
+    // The person's folder, then the trusted project's: neither replaces the other.
+    assert.deepEqual(config.values.tools_dir, [
+      join(xdg, "magi", "mine"),
+      join(project, "project-tools"),
+    ]);
+  }
+  const untrusted = loadConfig({ cwd: project, env });
+  assert.equal(untrusted.notes.length, 1);
+  assert.deepEqual(untrusted.values.tools_dir, join(xdg, "magi", "mine"));
+});
