@@ -4,7 +4,8 @@
  * @module
  */
 import { resolve } from "node:path";
-import { loadConfig, stringList } from "../config/load.ts";
+import { loadConfig, readConfigFile, stringList } from "../config/load.ts";
+import { policySources, userConfigFile } from "../policy/decide.ts";
 import { maskerFor } from "../runtime.ts";
 import { parseCommand, UsageError, warn, write } from "./common.ts";
 
@@ -24,17 +25,27 @@ export async function configCommand(args: string[]): Promise<number> {
     config.origins.tools_dir = `--tools-dir, then ${config.origins.tools_dir}`;
   }
   const masker = maskerFor(config, env, warn);
-  const keys = Object.keys(config.values).sort();
+  // The policy is not one file's value: each of the person's own files adds its rules, and a
+  // project's counts only where it tightens (its allow rules and disable are dropped here too).
+  const own = (file: string) => file === config.explicit || file === userConfigFile(env);
+  const policies = policySources(config.files, own, readConfigFile, warn);
+  const keys = Object.keys(config.values).filter((k) => k !== "policy").sort();
   if (values.json) {
-    const out = Object.fromEntries(
+    const out: Record<string, unknown> = Object.fromEntries(
       keys.map((k) => [k, { value: config.values[k], from: config.origins[k] }]),
     );
+    out.policy = policies.map((p) => ({ value: p.config, from: p.origin }));
     await write(masker.maskText(JSON.stringify(out, null, 2)) + "\n");
     return 0;
   }
   const lines = keys.map((k) =>
     `${k} = ${JSON.stringify(config.values[k])}    # ${config.origins[k]}`
   );
+  for (const p of policies) {
+    const how = own(p.origin) ? "" : " (a project's: only what tightens)";
+    lines.push(`policy = ${JSON.stringify(p.config)}    # ${p.origin}${how}`);
+  }
+  if (policies.length === 0) lines.push("policy = (the default rules only)    # default");
   const files = config.files.length ? config.files.join(", ") : "none (defaults only)";
   // Printed through the masker: `secrets.values` shows as "$SECRET", never as the values.
   await write(masker.maskText(`# files read: ${files}\n${lines.join("\n")}\n`));

@@ -220,3 +220,34 @@ Deno.test("--config and MAGI_CONFIG are the person's own files: their trusted_pr
   assert.equal(untrusted.notes.length, 1);
   assert.deepEqual(untrusted.values.tools_dir, join(xdg, "magi", "mine"));
 });
+
+Deno.test("magi config shows each file's policy, a project's without what it may not loosen", async () => {
+  await using dir = await tempDir();
+  const xdg = join(dir.path, "xdg");
+  await Deno.mkdir(join(xdg, "magi"), { recursive: true });
+  const mine = { tool: "run", command: ["jq *"], decision: "allow" };
+  await Deno.writeTextFile(
+    join(xdg, "magi", "config.jsonc"),
+    JSON.stringify({ policy: { rules: [mine] } }),
+  );
+  const project = join(dir.path, "proj");
+  await Deno.mkdir(join(project, ".magi"), { recursive: true });
+  const theirs = join(project, ".magi", "config.jsonc");
+  await Deno.writeTextFile(
+    theirs,
+    JSON.stringify({
+      policy: {
+        rules: [{ tool: "run", decision: "allow" }, { tool: "write", decision: "deny" }],
+      },
+    }),
+  );
+  const run = await magi(["config"], { cwd: project, env: { XDG_CONFIG_HOME: xdg } });
+  assert.equal(run.code, 0, run.stderr);
+  const policy = run.stdout.split("\n").filter((l) => l.startsWith("policy = "));
+  assert.equal(policy.length, 2, run.stdout);
+  assert.match(policy[0], /"jq \*".*# .*xdg\/magi\/config\.jsonc$/);
+  assert.ok(!policy[1].includes('"decision":"allow"'), policy[1]);
+  assert.match(policy[1], /"tool":"write","decision":"deny"/);
+  assert.match(policy[1], /proj\/\.magi\/config\.jsonc \(a project's: only what tightens\)$/);
+  assert.match(run.stderr, /a project's policy may only tighten; ignored its allow rule/);
+});
