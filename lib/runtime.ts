@@ -18,7 +18,7 @@ import { serveApprovals } from "./policy/approvals.ts";
 import { confinedBody } from "./policy/body_worker.ts";
 import { gatedInner } from "./policy/gate.ts";
 import { luaConfinement } from "./policy/lua_exec.ts";
-import { builtinShim } from "./process/self_command.ts";
+import { builtinShim, selfCommand, shellQuote } from "./process/self_command.ts";
 import { defaultCachePath, DiscoveryCache } from "./registry/discovery_cache.ts";
 import { mcpTools } from "./registry/mcp.ts";
 import { declaredTools } from "./registry/lua/sources.ts";
@@ -196,6 +196,9 @@ export async function createRuntime(opts: RuntimeOptions): Promise<Runtime> {
       links.push({ name: t.declaration.name, script: builtinShim(t.declaration.name) });
     }
   }
+  // `magi` itself, so a tool's `magi builtin read FILE` works before `deno task install` (a
+  // system `magi` on PATH wins, as for every link; a tool named `magi` keeps its link).
+  if (!links.some((l) => l.name === "magi")) links.push({ name: "magi", script: magiShim() });
   let linksDir: string | undefined;
   try {
     linksDir = await prepareLinks(join(cacheDir(opts.env), "links"), links, opts.env.PATH ?? "");
@@ -247,4 +250,9 @@ function approvalSocket(policy: Policy, warn: Warn): string | undefined {
     warn(`cannot open the approvals socket: ${(error as Error).message}; tools cannot ask`);
     return undefined;
   }
+}
+
+/** The text of the tool-links folder's `magi`: runs this same magi with the script's arguments. */
+function magiShim(): string {
+  return `#!/bin/sh\n# magi\nexec ${selfCommand().map(shellQuote).join(" ")} "$@"\n`;
 }
