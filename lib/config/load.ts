@@ -10,7 +10,7 @@ import { dirname, join, resolve } from "node:path";
 import type * as Jsonc from "jsonc-parser";
 import type { ParseError } from "jsonc-parser";
 import { lazyRequire } from "../lazy_require.ts";
-import { isValid } from "../registry/schema.ts";
+import { argumentsProblem, isValid } from "../registry/schema.ts";
 import { GROUPS, KEYS, PROJECT_TRUSTED_ONLY } from "./keys.ts";
 
 /** The JSONC parser, loaded when a config file exists rather than at every start. */
@@ -175,9 +175,15 @@ export function readConfigFile(file: string): Record<string, unknown> {
         throw new ConfigError(`config ${file}: unknown key "${dotted}" (known keys: ${known})`);
       }
       if (!isValid(spec.schema, value)) {
-        throw new ConfigError(
-          `config ${file}: key "${dotted}": expected ${spec.expected}, got ${shown(dotted, value)}`,
-        );
+        // Which part is wrong, for values with parts (never for secrets: it may quote one).
+        const problem =
+          typeof value === "object" && value !== null && !dotted.startsWith("secrets.")
+            ? argumentsProblem(spec.schema, value)
+            : null;
+        const what = problem
+          ? `${problem} (expected ${spec.expected})`
+          : `expected ${spec.expected}, got ${shown(dotted, value)}`;
+        throw new ConfigError(`config ${file}: key "${dotted}": ${what}`);
       }
       out[dotted] = spec.paths ? resolvePaths(value, dirname(file)) : value;
     }

@@ -61,6 +61,9 @@ export interface Subject {
 }
 
 /** The JSON Schema of one rule (config key `policy.rules` items). */
+/** What a rule's `source` may name: where a tool came from (`project`: a project's `.magi/tools`). */
+export const RULE_SOURCES = ["builtin", "tools_dir", "shipped", "lua", "project", "peer", "mcp"];
+
 export const RULE_SCHEMA = {
   type: "object",
   required: ["tool", "decision"],
@@ -69,7 +72,7 @@ export const RULE_SCHEMA = {
     id: { type: "string", minLength: 1 },
     tool: { type: "string", minLength: 1 },
     source: {
-      anyOf: [{ type: "string" }, { type: "array", items: { type: "string" } }],
+      anyOf: [{ enum: RULE_SOURCES }, { type: "array", items: { enum: RULE_SOURCES } }],
     },
     command: {
       anyOf: [{ type: "string", minLength: 1 }, {

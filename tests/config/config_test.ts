@@ -251,3 +251,31 @@ Deno.test("magi config shows each file's policy, a project's without what it may
   assert.match(policy[1], /proj\/\.magi\/config\.jsonc \(a project's: only what tightens\)$/);
   assert.match(run.stderr, /a project's policy may only tighten; ignored its allow rule/);
 });
+
+Deno.test("a bad part of a config value is named: a rule without tool, an unknown source", async () => {
+  await using dir = await tempDir();
+  const file = join(dir.path, "c.jsonc");
+  const problem = async (policy: unknown) => {
+    await Deno.writeTextFile(file, JSON.stringify({ policy }));
+    return (() => {
+      try {
+        loadConfig({ cwd: dir.path, env: {}, configFlag: file });
+        return "";
+      } catch (error) {
+        return (error as Error).message;
+      }
+    })();
+  };
+  assert.match(
+    await problem({ rules: [{ decision: "allow", command: "x *" }] }),
+    /key "policy": field "rules\.0\.tool" is required \(expected an object/,
+  );
+  assert.match(
+    await problem({ rules: [{ tool: "x", decision: "allow", source: "casper" }] }),
+    /field "rules\.0\.source" must be one of: "builtin", .*"peer", "mcp"/,
+  );
+  assert.equal(
+    await problem({ rules: [{ tool: "x", decision: "allow", source: ["peer", "project"] }] }),
+    "",
+  );
+});
