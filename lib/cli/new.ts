@@ -12,6 +12,7 @@ import { loadConfig, stringList } from "../config/load.ts";
 import {
   captureHelp,
   type CaptureResult,
+  errorInsteadOfHelp,
   findProgram,
   NEW_HELP_MAX_BYTES,
 } from "../new/capture.ts";
@@ -131,8 +132,8 @@ export function toolsDirFor(
  * Captures the program's help, types it, plans the folder and (unless a dry run) writes it,
  * then checks that discovery accepts the tool.
  *
- * @throws UsageError for a bad name or a program that cannot be found; Error when the tool
- *   exists and `force` is not set
+ * @throws UsageError for a bad name, a program that cannot be found, or one whose help is an
+ *   error message (unless `generic`); Error when the tool exists and `force` is not set
  */
 export async function makeTool(req: NewRequest): Promise<NewResult> {
   if (!TOOL_NAME.test(req.name)) {
@@ -148,7 +149,16 @@ export async function makeTool(req: NewRequest): Promise<NewResult> {
   };
   const helpEnv = childEnv(req.env, undefined, { MAGI_CWD: req.cwd });
   const capture = await captureHelp(program, req.words, helpEnv, req.cwd);
-  const help = capture.best;
+  const failed = capture.best && errorInsteadOfHelp(capture.best);
+  if (failed && !req.generic) {
+    const shown = [req.words[0], ...capture.best!.args].join(" ");
+    throw new UsageError(
+      `"${shown}" failed (exit status ${capture.best!.code}) and printed no help, only: ${failed}` +
+        ` — check --from, or pass --generic to make a generic tool anyway`,
+    );
+  }
+  // With --generic, an error message is not the tool's description.
+  const help = failed ? undefined : capture.best;
   const report: string[] = [];
   const line = (s: string) => report.push(s);
   const command = req.words.join(" ");

@@ -158,3 +158,20 @@ export async function captureHelp(
   }
   return result;
 }
+
+/** At most this many non-empty lines make a failed help text look like an error message. */
+const ERROR_MAX_LINES = 3;
+
+/**
+ * The text of a help capture that is an error message rather than help: the program exited
+ * with a non-zero status and printed a short text (at most 3 non-empty lines) with no usage
+ * line and no option, as `git nosuchsub --help` does ("git: 'nosuchsub' is not a git command").
+ *
+ * @returns the text's first non-empty line, or undefined when the capture reads as help
+ */
+export function errorInsteadOfHelp(help: CapturedHelp): string | undefined {
+  if (help.code === 0 || help.code === null) return undefined;
+  if (help.model.usage !== undefined || help.model.options.length > 0) return undefined;
+  const lines = help.text.split("\n").map((l) => l.trim()).filter((l) => l !== "");
+  return lines.length <= ERROR_MAX_LINES ? lines[0] : undefined;
+}
