@@ -470,11 +470,19 @@ export function decide(policy: Policy, facts: CallFacts): Verdict {
         verdict = {
           decision: rule.decision,
           rule: { id: rule.id, origin: rule.origin, decision: rule.decision },
-          reason: describe(rule.reason ?? "the call matches it", s),
+          reason: describe(
+            (rule.reason ?? "the call matches it") +
+              (rule.where === "outside_roots" ? ` (roots: ${policy.roots.join(", ")})` : ""),
+            s,
+          ),
         };
       }
     }
-    verdict ??= { decision: "ask", rule: null, reason: describe("no rule allows it", s) };
+    verdict ??= {
+      decision: "ask",
+      rule: null,
+      reason: describe(`no rule allows it${UNTRUSTED_HINT[facts.source] ?? ""}`, s),
+    };
     if (verdict.decision === "allow") {
       const floor = floors.find((f) => f.index === i);
       if (floor) verdict = { decision: "ask", rule: null, reason: floor.reason };
@@ -486,6 +494,17 @@ export function decide(policy: Policy, facts: CallFacts): Verdict {
   }
   return best ?? { decision: "allow", rule: null, reason: "the line runs nothing" };
 }
+
+/** Why a tool of these sources is asked about, and how to allow it. */
+const UNTRUSTED_HINT: Record<string, string> = {
+  peer: " (a peer's tools are asked about unless a rule allows them, " +
+    'such as {"tool": "NAME", "source": "peer", "decision": "allow"})',
+  mcp: " (an MCP server's tools are asked about unless a rule allows them, " +
+    'such as {"tool": "SERVER__*", "source": "mcp", "decision": "allow"})',
+  project: " (Lua from a project's .magi/tools came with the repository: it is asked about " +
+    'unless your own config allows it, such as {"tool": "NAME", "source": "project", ' +
+    '"decision": "allow"})',
+};
 
 function describe(reason: string, s: Subject): string {
   return s.command ? `${reason}: \`${s.command.text}\`` : reason;

@@ -30,7 +30,10 @@ Deno.test("chooseProvider() names what is missing: a model, a key, a provider", 
 Deno.test("config providers is checked against its JSON Schema", async () => {
   await using dir = await tempDir();
   const bad = await writeConfig(dir.path, { providers: { x: { kind: "gemini", model: "m" } } });
-  assert.throws(() => readConfigFile(bad), /key "providers": expected an object of providers/);
+  assert.throws(
+    () => readConfigFile(bad),
+    /key "providers": field "x\.kind" must be one of: "openai", "anthropic" \(expected an object of providers/,
+  );
   const extra = await writeConfig(dir.path, { providers: { x: { kind: "openai", key: "sk-1" } } });
   assert.throws(() => readConfigFile(extra), /key "providers"/);
   const good = await writeConfig(dir.path, {

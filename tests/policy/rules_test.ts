@@ -114,7 +114,14 @@ Deno.test("magi policy explain prints the decision and the rule", async () => {
     cwd: dir.path,
   });
   assert.equal(run.code, 0, run.stderr);
-  assert.equal(run.stdout, 'deny by rule "outside-roots" (default): a path outside the roots\n');
+  // The roots are listed: the person sees where the tool may go.
+  const real = await Deno.realPath(dir.path);
+  assert.ok(
+    run.stdout.startsWith(
+      `deny by rule "outside-roots" (default): a path outside the roots (roots: ${real}, `,
+    ),
+    run.stdout,
+  );
   const json = await magi(["policy", "explain", "run", '{"command":"rm -rf x"}', "--json"], {
     cwd: dir.path,
   });
@@ -235,4 +242,14 @@ Deno.test("a project's .magi/config.jsonc may tighten the policy, never loosen i
   assert.match(rm.stderr, /ignored "policy.disable"/);
   assert.match((await explain("ls /etc")).stdout, /^deny by rule "outside-roots"/);
   assert.match((await explain("cat a.txt")).stdout, /^deny by rule "no-cat"/);
+});
+
+Deno.test("a peer's, an MCP server's or a project's tool that no rule allows is asked about, saying how to allow it", async () => {
+  await using dir = await tempDir();
+  await using t = await testRuntime({ cwd: dir.path, config: { shipped_tools: false } });
+  const reason = (source: string) =>
+    decide(t.rt.policy, { tool: "x", source, args: {}, cwd: dir.path }).reason;
+  assert.match(reason("peer"), /no rule allows it \(a peer's tools .*"source": "peer"/);
+  assert.match(reason("mcp"), /an MCP server's tools .*"SERVER__\*"/);
+  assert.match(reason("project"), /came with the repository/);
 });
