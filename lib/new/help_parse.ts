@@ -201,7 +201,8 @@ function guessStyle(text: string): string {
   if (/^\s+-\w+ (string|int|value|duration)\n\s+\t/m.test(text)) return "go-flag";
   if (/^usage: git /m.test(text)) return "git";
   if (/^Usage: node /m.test(text)) return "node";
-  if (/^\s+(-\w, )?--[\w-]+=.*:$/m.test(text)) return "cobra";
+  // Old cobra (kubectl): the flag and its default alone on a line, `--client=false:`.
+  if (/^\s+(-\w, )?--[\w-]+=\S*:$/m.test(text)) return "cobra";
   if (/^Usage:\n\s*npm /m.test(text)) return "npm";
   if (/^Usage: node /m.test(text)) return "node";
   if (/^\s+-\w, --[\w-]+(=[A-Z]+)?\s{2,}/m.test(text)) return "gnu";

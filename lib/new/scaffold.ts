@@ -149,7 +149,9 @@ function usageAfter(usage: string, words: string[]): string {
 /**
  * Whether the tool can be a plain symlink: no subcommand to fix, the same name (some programs
  * act on the name they are called by), and a `--help` whose first two lines already keep the
- * contract.
+ * contract: a whole summary (not the first line of a longer paragraph, as tar's is) and a usage
+ * line naming the program by that name (GNU `ls` prints the path it was started by, which under
+ * discovery is the tool's own path).
  */
 function canLink(input: PlanInput): boolean {
   const h = input.help;
@@ -159,7 +161,11 @@ function canLink(input: PlanInput): boolean {
   if (!lines?.usage) return false;
   const { summary, usage } = lines;
   const bad = (l: string) => /^(or\s*:|-|\[)/i.test(l) || /:$/.test(l);
-  return /^usage\s*:/i.test(usage) && !/^usage\s*:/i.test(summary) && !bad(summary);
+  if (!/^usage\s*:/i.test(usage) || /^usage\s*:/i.test(summary) || bad(summary)) return false;
+  if (usage.replace(/^usage\s*:\s*/i, "").split(/\s+/)[0] !== input.name) return false;
+  const whole = h.model.summary;
+  const line = summary.replace(/\s+/g, " ").replace(/\.$/, "");
+  return !(whole !== undefined && whole.length > line.length && whole.startsWith(line));
 }
 
 function wrapperScript(input: PlanInput, summary: string, usage: string): string {

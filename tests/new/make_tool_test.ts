@@ -68,12 +68,32 @@ Deno.test("GNU (wc): a wrapper, typed flags, stdin", async () => {
   );
 });
 
-Deno.test("GNU (ls) under its own name: a symlink to the program", async () => {
+Deno.test("GNU (ls) under its own name: a wrapper, since ls's usage names the path it ran by", async () => {
   await using m = await made("ls", ["ls"], (w) => Deno.writeTextFile(join(w, "b.txt"), ""));
-  assert.equal(m.result.plan.via, "symlink");
-  assert.match(Deno.readLinkSync(join(m.result.plan.folder, "ls")), /^\/.*\/ls$/);
+  assert.equal(m.result.plan.via, "wrapper");
+  assert.equal(m.result.capture.best?.model.style, "gnu");
+  // Not "Usage: /usr/bin/ls …" nor the tool's own path.
+  assert.match(
+    m.declaration().description,
+    /^List information about the FILEs.*\nUsage: ls \[OPTION\]/,
+  );
   const r = await m.call({ opt_1: true, files: ["."] });
   assert.equal(r.said, "b.txt\n");
+});
+
+Deno.test("a program whose help keeps the contract under its own name: a symlink", async () => {
+  await using dir = await tempDir();
+  const keeper = join(dir.path, "keeper");
+  await Deno.writeTextFile(
+    keeper,
+    '#!/bin/sh\n[ "$1" = "--help" ] && { echo "Prints its arguments."; echo "Usage: keeper [WORD]..."; exit 0; }\n' +
+      'echo "$@"\n',
+    { mode: 0o755 },
+  );
+  await using m = await made("keeper", [keeper]);
+  assert.equal(m.result.plan.via, "symlink");
+  assert.equal(Deno.readLinkSync(join(m.result.plan.folder, "keeper")), keeper);
+  assert.equal(m.declaration().description, "Prints its arguments.\nUsage: keeper [WORD]...");
 });
 
 Deno.test("git subcommand (git status -h): the wrapper fixes the subcommand", async () => {
@@ -90,6 +110,12 @@ Deno.test("git subcommand (git status -h): the wrapper fixes the subcommand", as
 
 Deno.test("tar: values joined with =, repeated positionals", async () => {
   await using m = await made("tar", ["tar"], (w) => Deno.writeTextFile(join(w, "x.txt"), "x"));
+  // tar's summary is a paragraph of two lines: the wrapper carries it whole, not cut at "and can".
+  assert.equal(m.result.plan.via, "wrapper");
+  assert.match(
+    m.declaration().description,
+    /disk archive, and can restore individual files from the archive\nUsage: tar /,
+  );
   const created = await m.call({ create: true, file: "a.tar", files: ["x.txt"] });
   assert.equal(created.is_error, false, created.said);
   const listed = await m.call({ list: true, file: "a.tar" });
