@@ -6,6 +6,7 @@
  * @module
  */
 import { decide, verdictLine } from "../policy/decide.ts";
+import { argumentsProblem } from "../registry/schema.ts";
 import { EXIT, parseCommand, runtimeFor, UsageError, write } from "./common.ts";
 
 /** Runs `magi policy`. */
@@ -39,6 +40,13 @@ export async function policyCommand(args: string[]): Promise<number> {
     ? "magi"
     : tool && (tool.origin.project ? "project" : tool.origin.source);
   if (!source) throw new UsageError(`unknown tool "${name}"; \`magi tools\` lists the tools`);
+  // The gate judges checked arguments only: a call that would fail its schema never reaches it.
+  // (`cwd` and `timeout_seconds` every tool takes, unless it declares them itself.)
+  const { cwd: _cwd, timeout_seconds: _timeout, ...own } = callArgs;
+  const problem = tool && Object.keys(tool.declaration.parameters).length > 0
+    ? argumentsProblem(tool.declaration.parameters, tool.ownsCallFields ? callArgs : own)
+    : null;
+  if (problem) throw new UsageError(`invalid arguments for "${name}": ${problem}`);
   const cwd = values.cwd ?? rt.session.cwd;
   const verdict = decide(rt.policy, {
     tool: name,

@@ -253,3 +253,15 @@ Deno.test("a peer's, an MCP server's or a project's tool that no rule allows is 
   assert.match(reason("mcp"), /an MCP server's tools .*"SERVER__\*"/);
   assert.match(reason("project"), /came with the repository/);
 });
+
+Deno.test("magi policy explain refuses arguments the tool's schema refuses, as the gate never sees them", async () => {
+  await using dir = await tempDir();
+  const run = await magi(["policy", "explain", "run"], { cwd: dir.path });
+  assert.equal(run.code, 2);
+  assert.match(run.stderr, /invalid arguments for "run": field "command" is required/);
+  const withCwd = await magi(["policy", "explain", "read", '{"path":"a","cwd":"."}'], {
+    cwd: dir.path,
+  });
+  assert.equal(withCwd.code, 0, withCwd.stderr);
+  assert.match(withCwd.stdout, /^allow by rule "read-inside-roots"/);
+});
