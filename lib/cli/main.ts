@@ -79,7 +79,7 @@ Commands:
 ${Object.values(COMMANDS).map(([, help]) => `  magi ${help}`).join("\n")}
 
 Options every command takes:
-  --config FILE      use this config file (also MAGI_CONFIG)
+  --config FILE      read this config file last, over the user's and the project's (instead of $MAGI_CONFIG)
   --tools-dir DIR    add a tools folder (repeatable)
   --version, --help
 `;
