@@ -126,7 +126,8 @@ function urlForms(text: string): string[] {
  * each of its lines, its JSON-escaped and URL-encoded forms, and the parts of its base64
  * (standard and URL-safe alphabets) that do not depend on neighbouring bytes, for each of
  * the three alignments the value can have inside a longer base64 text (RFC 4648 §4, §5), and
- * its bytes in hex (lower- and upper-case, two digits a byte, nothing between).
+ * its bytes in hex (lower- and upper-case, two digits a byte, with nothing, a space or a colon
+ * between them).
  * Forms shorter than {@link MIN_SECRET_BYTES} are left out.
  */
 export function revealingForms(value: string): string[] {
@@ -154,6 +155,13 @@ export function revealingForms(value: string): string[] {
   const hex = bytes.toString("hex");
   add(hex);
   add(hex.toUpperCase());
+  // One line of hex pairs with a separator: Python's `bytes.hex(" ")`, `hexdump -e '/1 "%02x "'`,
+  // colon-separated as fingerprints and MAC addresses are written.
+  for (const separator of [" ", ":"]) {
+    const separated = hex.replace(/(..)(?!$)/g, `$1${separator}`);
+    add(separated);
+    add(separated.toUpperCase());
+  }
   return [...forms];
 }
 
