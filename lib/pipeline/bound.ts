@@ -80,10 +80,12 @@ export class Bounder {
   #failures: FailureLine[] = [];
   #failuresMissed = false;
 
-  /** @param limits the most bytes each kept text may have (each at least 1024) */
+  /** @param limits the most bytes each kept text may have (each at least twice {@link NOTE_RESERVE}) */
   constructor(limits: readonly number[]) {
     this.#views = limits.map((raw) => {
-      const limit = Math.max(1024, Math.floor(raw));
+      // The config's smallest limit is 1024 bytes, less the room run_tool keeps for a status
+      // note: a floor any higher would let said pass its limit.
+      const limit = Math.max(2 * NOTE_RESERVE, Math.floor(raw));
       const usable = limit - NOTE_RESERVE;
       const head = Math.floor(usable * 0.45);
       const tail = Math.floor(usable * 0.40);
