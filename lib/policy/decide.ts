@@ -102,7 +102,7 @@ export function loadPolicy(
   }
   const rules: Rule[] = [];
   for (const r of DEFAULT_RULES) {
-    if (!disabled.has(r.id!)) rules.push(compileRule(r, r.id!, "default"));
+    if (!disabled.has(r.id!)) rules.push(compileRule(r, r.id!, "default", { lazy: true }));
   }
   let sandbox: boolean | SandboxConfig = false;
   for (const { config: c } of sources) {

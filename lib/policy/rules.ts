@@ -6,7 +6,11 @@
  *
  * @module
  */
-import picomatch from "picomatch";
+import type Picomatch from "picomatch";
+import { lazyRequire } from "../lazy_require.ts";
+
+/** picomatch, loaded at the first glob compiled (`magi tools` compiles none). */
+const picomatch = lazyRequire<typeof Picomatch>("picomatch");
 import type { SimpleCommand } from "./shell.ts";
 import { normaliseArgs } from "./shell.ts";
 
@@ -166,19 +170,34 @@ export function matchCommand(p: CommandPattern, c: SimpleCommand): boolean {
 /**
  * Checks a rule from config and compiles its patterns.
  *
+ * @param opts.lazy compile the tool glob at its first use (for the default rules, known good:
+ *   a start that decides nothing then never loads picomatch)
  * @throws SyntaxError naming what is wrong (the caller adds the file and the rule)
  */
-export function compileRule(config: RuleConfig, id: string, origin: string): Rule {
-  let isMatch: (name: string) => boolean;
-  try {
-    isMatch = picomatch(config.tool, { dot: true });
-  } catch (error) {
-    throw new SyntaxError(`tool glob "${config.tool}": ${(error as Error).message}`);
-  }
+export function compileRule(
+  config: RuleConfig,
+  id: string,
+  origin: string,
+  opts: { lazy?: boolean } = {},
+): Rule {
+  const glob = () => {
+    try {
+      return picomatch()(config.tool, { dot: true });
+    } catch (error) {
+      throw new SyntaxError(`tool glob "${config.tool}": ${(error as Error).message}`);
+    }
+  };
+  let isMatch = opts.lazy ? undefined : glob();
   const commands = config.command === undefined
     ? undefined
     : (Array.isArray(config.command) ? config.command : [config.command]).map(commandPattern);
-  return { ...config, id: config.id ?? id, origin, matchTool: (n) => isMatch(n), commands };
+  return {
+    ...config,
+    id: config.id ?? id,
+    origin,
+    matchTool: (n) => (isMatch ??= glob())(n),
+    commands,
+  };
 }
 
 function fieldText(value: unknown): string | undefined {

@@ -60,6 +60,45 @@ export async function prepareLinks(
   entries: readonly LinkEntry[],
   systemPath: string,
 ): Promise<string> {
+  // Which names the system PATH holds changes only when one of its folders changes: a warm
+  // start finds the answer under a key of the entries and each folder's modification time,
+  // instead of listing every PATH folder again.
+  const known = join(
+    base,
+    `.known-${await digest(JSON.stringify(entries) + pathStamp(systemPath))}`,
+  );
+  try {
+    const dir = Deno.readLinkSync(known);
+    if (Deno.statSync(dir).isDirectory) return dir;
+  } catch {
+    // Not known yet, or its folder is gone.
+  }
+  const dir = await makeLinks(base, entries, systemPath);
+  try {
+    Deno.symlinkSync(dir, known);
+  } catch {
+    // Another process recorded it first, or the folder cannot be written: only a cache.
+  }
+  return dir;
+}
+
+/** Each PATH folder with its modification time and inode: changes when a name comes or goes. */
+function pathStamp(path: string): string {
+  return path.split(":").map((dir) => {
+    try {
+      const info = Deno.statSync(dir);
+      return `\n${dir} ${info.mtime?.getTime()} ${info.ino}`;
+    } catch {
+      return `\n${dir} -`;
+    }
+  }).join("");
+}
+
+async function makeLinks(
+  base: string,
+  entries: readonly LinkEntry[],
+  systemPath: string,
+): Promise<string> {
   const listed = namesOnPath(systemPath);
   const kept = entries.filter((e) => !listed.has(e.name) || !onPath(e.name, systemPath));
   const dir = join(base, await digest(JSON.stringify(kept)));
