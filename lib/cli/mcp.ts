@@ -12,6 +12,7 @@ import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import { serveHttp } from "../mcp/http.ts";
 import { createMcpServer } from "../mcp/server.ts";
+import { guardedInput } from "../mcp/stdio_guard.ts";
 import { watchPlan, watchSources } from "../mcp/watch.ts";
 import { closeMcpServers, closeUnusedMcpServers, onMcpToolsChanged } from "../registry/mcp.ts";
 import type { Runtime } from "../runtime.ts";
@@ -84,7 +85,12 @@ export async function mcpCommand(args: string[]): Promise<number> {
         process.stdin.once("end", () => resolve());
         process.stdin.once("close", () => resolve());
       });
-      await server.connect(new StdioServerTransport());
+      // A malformed request is answered (the SDK would drop it unanswered): stdio_guard.ts.
+      const input = guardedInput(
+        process.stdin,
+        (reply) => void process.stdout.write(JSON.stringify(reply) + "\n"),
+      );
+      await server.connect(new StdioServerTransport(input));
       await ended;
       await server.close().catch(() => {});
     }
