@@ -13,7 +13,7 @@
  *
  * @module
  */
-import { createRequire } from "node:module";
+import { requireModule } from "../lazy_require.ts";
 
 /** How a command uses a path: reads it, or writes it (an output redirect, `time -o`). */
 export interface PathUse {
@@ -58,7 +58,7 @@ type Node = any;
  * 100 ms to load, and most commands read no `run` line. `require` keeps readers synchronous.
  */
 const syntax: Node = new Proxy({}, {
-  get: (_, key) => (loaded ??= createRequire(import.meta.url)("mvdan-sh").syntax)[key],
+  get: (_, key) => (loaded ??= (requireModule("mvdan-sh") as { syntax: Node }).syntax)[key],
 });
 let loaded: Node;
 

@@ -5,8 +5,8 @@
  *
  * @module
  */
-import { createRequire } from "node:module";
 import { dirname } from "node:path";
+import { requireModule } from "../lazy_require.ts";
 import type { Ajv2020 } from "ajv/dist/2020.js";
 import type AjvDraft7 from "ajv";
 import type { ErrorObject, ValidateFunction } from "ajv";
@@ -20,7 +20,8 @@ let ajv7: AjvDraft7.default | undefined;
  * Ajv, loaded on first use: it takes about 100 ms to load, and a warm `magi tools` needs no
  * validation at all. `require` keeps the callers synchronous.
  */
-const load = createRequire(import.meta.url);
+// deno-lint-ignore no-explicit-any
+const load = requireModule as (name: string) => any;
 
 /**
  * Checks that passed in earlier runs (their JSON text), so a warm start needs no Ajv. Kept
