@@ -121,13 +121,16 @@ function urlForms(text: string): string[] {
   return [...forms];
 }
 
+/** Values longer than this many bytes get no forms of hex pairs with separators. */
+const MAX_SEPARATED_BYTES = 256;
+
 /**
  * The byte strings (UTF-8, one character per byte) that reveal a value: the value itself,
  * each of its lines, its JSON-escaped and URL-encoded forms, and the parts of its base64
  * (standard and URL-safe alphabets) that do not depend on neighbouring bytes, for each of
  * the three alignments the value can have inside a longer base64 text (RFC 4648 §4, §5), and
- * its bytes in hex (lower- and upper-case, two digits a byte, with nothing, a space or a colon
- * between them).
+ * its bytes in hex (lower- and upper-case, two digits a byte, with nothing between them or, for
+ * values of up to 256 bytes, a space or a colon).
  * Forms shorter than {@link MIN_SECRET_BYTES} are left out.
  */
 export function revealingForms(value: string): string[] {
@@ -156,8 +159,10 @@ export function revealingForms(value: string): string[] {
   add(hex);
   add(hex.toUpperCase());
   // One line of hex pairs with a separator: Python's `bytes.hex(" ")`, `hexdump -e '/1 "%02x "'`,
-  // colon-separated as fingerprints and MAC addresses are written.
-  for (const separator of [" ", ":"]) {
+  // colon-separated as fingerprints and MAC addresses are written. Not for long values (keys,
+  // certificates): the longest form sets how much a stream holds back and scans again.
+  const separators = bytes.length <= MAX_SEPARATED_BYTES ? [" ", ":"] : [];
+  for (const separator of separators) {
     const separated = hex.replace(/(..)(?!$)/g, `$1${separator}`);
     add(separated);
     add(separated.toUpperCase());

@@ -4,7 +4,7 @@
  */
 import assert from "node:assert/strict";
 import { Buffer } from "node:buffer";
-import { Masker } from "../../lib/pipeline/mask.ts";
+import { Masker, revealingForms } from "../../lib/pipeline/mask.ts";
 import { direct, SECRET, streamed, throughPipeline } from "./mask_helpers.ts";
 
 const masker = new Masker([{ name: "DEPLOY_TOKEN", value: SECRET }]);
@@ -55,4 +55,12 @@ Deno.test("a tool printing a secret as separated hex through the pipeline shows 
     { DEPLOY_TOKEN: SECRET },
   );
   assert.equal(said, "$DEPLOY_TOKEN\n");
+});
+
+Deno.test("a long value (a key) gets no separated hex forms, which would lengthen what a stream holds", () => {
+  const key = "k".repeat(300);
+  const longest = Math.max(...revealingForms(key).map((form) => form.length));
+  assert.equal(longest, 600, "its hex, two digits a byte, is its longest form");
+  const token = "t".repeat(256);
+  assert.ok(revealingForms(token).includes("74 ".repeat(255) + "74"));
 });
