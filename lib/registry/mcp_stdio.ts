@@ -2,7 +2,8 @@
  * The stdio transport for MCP servers magi starts: the server runs in its own process
  * group (so ending it ends everything it started), its stdout carries newline-delimited
  * JSON-RPC framed by the SDK's `ReadBuffer`, and the tail of its stderr is kept for
- * messages. Every group still alive is killed when magi exits.
+ * messages. Every group still alive is killed when magi exits, and what left a server's group
+ * is swept by its `MAGI_PROCESS_TAG` once the server has ended.
  *
  * @module
  */
@@ -14,6 +15,7 @@ import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 // @ts-types="@modelcontextprotocol/sdk/types"
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import { killGroup, trackGroup } from "../process/spawn.ts";
+import { newTag, TAG_VARIABLE } from "../process/sweep.ts";
 
 /** The largest single message read from a server, in bytes. */
 export const MAX_MESSAGE_BYTES = 64 * 1024 * 1024;
@@ -61,11 +63,14 @@ export class ChildStdioTransport implements Transport {
   /** Starts the server. @throws Error when the program cannot be started */
   start(): Promise<void> {
     hookUnload();
+    // What the server starts and leaves its group (`setsid`) is found by this tag and killed
+    // once the server has ended (`sweep.ts`).
+    const tag = newTag();
     try {
       this.#child = new Deno.Command(this.opts.command, {
         args: [...this.opts.args],
         cwd: this.opts.cwd,
-        env: this.opts.env,
+        env: { ...this.opts.env, [TAG_VARIABLE]: tag },
         clearEnv: true,
         stdin: "piped",
         stdout: "piped",
@@ -80,7 +85,7 @@ export class ChildStdioTransport implements Transport {
     }
     const child = this.#child;
     liveGroups.add(child.pid);
-    const untrack = trackGroup(child.pid);
+    const untrack = trackGroup(child.pid, tag);
     this.#writer = child.stdin.getWriter();
     const reading = this.#readStdout(child.stdout);
     this.#readStderr(child.stderr);
