@@ -143,9 +143,7 @@ export function readConfigFile(file: string): Record<string, unknown> {
     throw new ConfigError(`config ${file}: cannot read it: ${(error as Error).message}`);
   }
   if (text.startsWith("\uFEFF")) text = text.slice(1);
-  const errors: ParseError[] = [];
-  const { parse, printParseErrorCode } = jsonc();
-  const data = parse(text, errors, { allowTrailingComma: true, disallowComments: false });
+  const { data, errors, printParseErrorCode } = parseJsonc(text);
   if (errors.length > 0) {
     const { error, offset } = errors[0];
     const before = text.slice(0, offset).split("\n");
@@ -190,6 +188,27 @@ export function readConfigFile(file: string): Record<string, unknown> {
   };
   visit(data as Record<string, unknown>, "");
   return out;
+}
+
+/**
+ * Parses a config file's text. Plain JSON (most files) is parsed by `JSON.parse`, which costs
+ * nothing to load; anything else — comments, trailing commas, an error to locate — goes to
+ * jsonc-parser.
+ */
+function parseJsonc(text: string): {
+  data: unknown;
+  errors: ParseError[];
+  printParseErrorCode: (code: number) => string;
+} {
+  try {
+    return { data: JSON.parse(text), errors: [], printParseErrorCode: String };
+  } catch {
+    // Not plain JSON (a comment, a trailing comma, an error): jsonc-parser reads it, or says where.
+  }
+  const errors: ParseError[] = [];
+  const { parse, printParseErrorCode } = jsonc();
+  const data = parse(text, errors, { allowTrailingComma: true, disallowComments: false });
+  return { data, errors, printParseErrorCode: printParseErrorCode as (code: number) => string };
 }
 
 /** Whether a project folder is listed (by real path) in `trusted_projects`. */
