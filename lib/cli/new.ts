@@ -94,7 +94,7 @@ export async function newCommand(args: string[]): Promise<number> {
     force: values.force ?? false,
     dryRun: values["dry-run"] ?? false,
     ...(max !== undefined ? { maxParams: Number(max) } : {}),
-    ...(values.only !== undefined ? { only: values.only.flatMap((o) => o.split(",")) } : {}),
+    ...(values.only !== undefined ? { only: onlyList(values.only) } : {}),
   }).catch((error) => {
     if (error instanceof UsageError) throw error;
     warn((error as Error).message);
@@ -304,4 +304,13 @@ async function discoveryProblems(req: NewRequest, folder: string): Promise<strin
     mine.push(`discovery did not find "${req.name}" in ${req.toolsDir}`);
   }
   return mine;
+}
+
+/** The options `--only` names (comma-separated, repeatable); none at all is a usage error. */
+function onlyList(given: string[]): string[] {
+  const names = given.flatMap((o) => o.split(",")).map((o) => o.trim()).filter((o) => o !== "");
+  if (names.length === 0) {
+    throw new UsageError("--only needs option names, such as --only c,x,file");
+  }
+  return names;
 }

@@ -112,6 +112,9 @@ Deno.test("magi new --only and --max-params choose the typed options; bad values
   const wrong = await magi([...base, "--only", "c,--no-such-option"]);
   assert.equal(wrong.code, 2);
   assert.match(wrong.stderr, /--only names "--no-such-option", which the help text does not list/);
+  const empty = await magi([...base, "--only", ",,"]);
+  assert.equal(empty.code, 2);
+  assert.match(empty.stderr, /--only needs option names/);
   const bad = await magi([...base, "--max-params", "many"]);
   assert.equal(bad.code, 2);
   assert.match(bad.stderr, /--max-params needs a whole number, not "many"/);
