@@ -56,7 +56,9 @@ export class Search {
   ) {
     // deno-lint-ignore no-control-regex
     this.bytewise = !/[^\u0000-\u007f]/.test(re.source);
-    this.risky = /\.|\[\^|\\[WSDsuxcpk]/.test(re.source);
+    // The line anchors grep.ts writes (`(?<![^\n])`, `(?![^\n])`) only look for a newline.
+    const own = re.source.replaceAll("(?<![^\\n])", "").replaceAll("(?![^\\n])", "");
+    this.risky = /\.|\[\^|\\[WSDsuxcpk]/.test(own);
   }
 }
 

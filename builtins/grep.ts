@@ -71,6 +71,38 @@ interface IgnoreLevel {
   rules: Ignore;
 }
 
+/**
+ * A pattern's `^` and `$` (outside classes, not escaped) as line anchors that only `\n` ends:
+ * `^` → `(?<![^\n])`, `$` → `(?![^\n])`. JavaScript's multiline mode also ends a line at
+ * `\r`, so in a CRLF file `^$` would match every line and `x$` the `x` before `\r`; GNU grep
+ * does neither.
+ */
+export function lineAnchors(pattern: string): string {
+  let out = "";
+  let inClass = false;
+  for (let i = 0; i < pattern.length; i++) {
+    const c = pattern[i];
+    if (c === "\\") {
+      out += c + (pattern[i + 1] ?? "");
+      i++;
+    } else if (inClass) {
+      if (c === "]") inClass = false;
+      out += c;
+    } else if (c === "[") {
+      inClass = true;
+      out += c;
+      // A `^` right after `[` negates the class.
+      if (pattern[i + 1] === "^") {
+        out += "^";
+        i++;
+      }
+    } else if (c === "^") out += "(?<![^\n])";
+    else if (c === "$") out += "(?![^\n])";
+    else out += c;
+  }
+  return out;
+}
+
 async function grepBuiltin(
   args: Record<string, unknown>,
   ctx: BuiltinContext,
@@ -78,11 +110,11 @@ async function grepBuiltin(
   await loadPackages();
   const deadline = Date.now() + ctx.timeoutMs;
   const stop = () => ctx.signal.aborted || Date.now() > deadline;
-  let source = String(args.pattern);
+  let source = lineAnchors(String(args.pattern));
   if (args.word === true) source = `\\b(?:${source})\\b`;
   let re: RegExp;
   try {
-    re = new RegExp(source, args.ignore_case === true ? "gmi" : "gm");
+    re = new RegExp(source, args.ignore_case === true ? "gi" : "g");
   } catch (error) {
     return {
       said: `Invalid pattern "${args.pattern}": ${(error as Error).message}\n`,

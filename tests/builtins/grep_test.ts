@@ -105,3 +105,27 @@ Deno.test("grep honours .git/info/exclude", async () => {
   assert.match(r.said, /^kept.txt:1:needle$/m);
   assert.ok(!r.said.includes("scratch.txt"), r.said);
 });
+
+Deno.test("^ and $ end a line only at \\n, as GNU grep: a CRLF file's \\r is a character", async () => {
+  await using dir = await tempDir();
+  await tree(dir.path, { "crlf.txt": "abc\r\n\r\nx\r\nlast x\n\nend" });
+  await using t = await builtinRuntime(dir.path);
+  const grep = async (pattern: string) =>
+    (await call(t.rt, "grep", { pattern, paths: ["crlf.txt"] })).said;
+  const gnu = async (pattern: string) => {
+    const out = await new Deno.Command("grep", {
+      args: ["-nP", pattern, "crlf.txt"],
+      cwd: dir.path,
+      stdout: "piped",
+    }).output();
+    return new TextDecoder().decode(out.stdout).split("\n").filter((l) => l !== "")
+      // (magi shows a line without its \r.)
+      .map((l) => `crlf.txt:${l.replace(/\r$/, "")}\n`).join("");
+  };
+  for (const pattern of ["^$", "x$", "^x", "^\\r$", "[$^]", "\\^", "end$", "^(abc|last)"]) {
+    const want = await gnu(pattern);
+    const got = await grep(pattern);
+    if (want === "") assert.match(got, /^\(no matches\)/, pattern);
+    else assert.equal(got, want, pattern);
+  }
+});
