@@ -107,6 +107,8 @@ export type CommandGate =
  * @param line the same command as a shell line (each word quoted), for rules and messages
  * @param cwd the absolute folder it runs in
  * @param tool the tool whose body starts it: the person is asked about `TOOL (magi.exec)`
+ * @param opts.project the body is from a project's `.magi/tools`: even a person's own call
+ *   (`magi call`) does not approve an ask; only a person asked, or a rule, does
  */
 export async function gateCommand(
   policy: Policy,
@@ -115,6 +117,7 @@ export async function gateCommand(
   line: string,
   cwd: string,
   tool?: string,
+  opts: { project?: boolean } = {},
 ): Promise<CommandGate> {
   const outer = inv ? callerOf(inv) : undefined;
   let always = alwaysByPolicy.get(policy);
@@ -128,10 +131,18 @@ export async function gateCommand(
     // No bash starts it: the words are read as they are, `echo` is the program PATH finds.
     argv,
   });
-  const ctx = { policy, caller: outer?.caller ?? "model", approve: outer?.approve, always };
+  // A project's own tool came with the repository: calling it by hand approves the tool, not
+  // each program its body starts, so those are asked about as for a model's call.
+  const caller: Caller = opts.project ? "model" : outer?.caller ?? "model";
+  const ctx = { policy, caller, approve: outer?.approve, always };
   const asked = tool === undefined ? "run" : `${tool} (magi.exec)`;
   const settled = await settle(ctx, asked, "run " + JSON.stringify({ command: line }), verdict);
-  if (settled !== true) return { refused: `${settled} by the policy — ${verdictLine(verdict)}` };
+  if (settled !== true) {
+    const why = opts.project && outer?.caller === "person"
+      ? " (a project's .magi/tools body: its programs are asked about even in magi call)"
+      : "";
+    return { refused: `${settled} by the policy — ${verdictLine(verdict)}${why}` };
+  }
   return { allowed: verdict.decision === "allow" ? "by-rule" : "by-person" };
 }
 

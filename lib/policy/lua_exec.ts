@@ -22,11 +22,16 @@ export function shellWord(word: string): string {
  *
  * @param policy called when a Worker starts or an exec is judged (the policy is built after
  *   the declarations are read)
+ * @param opts.project for a project's own `.magi/tools` (see `gateCommand`)
  */
-export function luaConfinement(policy: () => Policy): LuaConfinement {
+export function luaConfinement(
+  policy: () => Policy,
+  opts: { project?: boolean } = {},
+): LuaConfinement {
   return {
     programs: () => allowedPrograms(policy()),
-    judge: (job, call, tool) => judgeExec(policy(), job, call, tool),
+    judge: (job, call, tool) => judgeExec(policy(), job, call, tool, opts),
+    forProject: () => luaConfinement(policy, { project: true }),
   };
 }
 
@@ -35,11 +40,12 @@ async function judgeExec(
   job: ExecJob,
   call: Invocation | undefined,
   tool: string | undefined,
+  opts: { project?: boolean },
 ): Promise<ExecVerdict> {
   const name = JSON.stringify(job.program);
   const argv = [job.program, ...job.args];
   const line = argv.map(shellWord).join(" ");
-  const gated = await gateCommand(policy, call, argv, line, job.cwd, tool);
+  const gated = await gateCommand(policy, call, argv, line, job.cwd, tool, opts);
   if ("refused" in gated) return { refused: `${name}: ${gated.refused}` };
   const path = call?.env.PATH ?? policy.env.PATH ?? "";
   const program = resolveProgram(job.program, job.cwd, path);

@@ -65,3 +65,34 @@ Deno.test("a project's Lua file cannot change what the person's declarations see
   const r = await runTool(t.rt, { name: "mine", args: {}, caller: "person" });
   assert.equal(r.said, "realABC");
 });
+
+Deno.test("a project's Lua body asks about each program it starts even in the person's own call", async () => {
+  await using dir = await tempDir();
+  const project = join(dir.path, "repo");
+  await Deno.mkdir(join(project, ".magi", "tools"), { recursive: true });
+  await Deno.writeTextFile(
+    join(project, ".magi", "tools", "maker.lua"),
+    'magi.tool("maker", { description = "make a file", ' +
+      'run = function() magi.exec("touch", { "made.txt" }); return "made" end })\n',
+  );
+  await using t = await testRuntime({ cwd: project });
+  // Calling the tool by hand approves the tool, not the programs its body starts.
+  const byHand = await runTool(t.rt, { name: "maker", args: {}, caller: "person" });
+  assert.equal(byHand.is_error, true);
+  assert.match(byHand.said, /"touch": denied .*even in magi call/);
+  await assert.rejects(Deno.stat(join(project, "made.txt")));
+  // A person asked says yes: then it runs.
+  const asked: string[] = [];
+  const approved = await runTool(t.rt, {
+    name: "maker",
+    args: {},
+    caller: "person",
+    approve: (r) => {
+      asked.push(r.tool);
+      return Promise.resolve("yes");
+    },
+  });
+  assert.equal(approved.said, "made", approved.said);
+  assert.deepEqual(asked, ["maker (magi.exec)"]);
+  await Deno.stat(join(project, "made.txt"));
+});

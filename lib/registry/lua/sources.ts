@@ -122,7 +122,11 @@ export async function declaredTools(opts: DeclaredSourcesOptions): Promise<Decla
     dirs: dirs.filter((d) => realPath(d) !== projectReal),
   });
   const fromProject = projectReal
-    ? await loadLuaTools({ ...common, dirs: dirs.filter((d) => realPath(d) === projectReal) })
+    ? await loadLuaTools({
+      ...common,
+      dirs: dirs.filter((d) => realPath(d) === projectReal),
+      confine: opts.confine?.forProject?.() ?? opts.confine,
+    })
     : { tools: [] };
   luaCache.save();
   for (const tool of fromProject.tools) tool.origin.project = true;

@@ -33,6 +33,8 @@ export interface LuaConfinement {
    * @param tool the declaration whose body execs, when known
    */
   judge(job: ExecJob, call: Invocation | undefined, tool?: string): Promise<ExecVerdict>;
+  /** The confinement for a project's own `.magi/tools`, which came with a repository. */
+  forProject?(): LuaConfinement;
 }
 
 /** What the judge made of one exec. */
