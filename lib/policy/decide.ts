@@ -67,6 +67,9 @@ export interface PolicyConfig {
   sandbox?: boolean | SandboxConfig;
 }
 
+/** Wrappers that are bash's own keywords or builtins in a `run` line, whatever PATH holds. */
+const SHELL_KEYWORDS = new Set(["time", "command", "builtin", "exec"]);
+
 /** Shell builtins: bash runs its own, whatever PATH holds. */
 const SHELL_BUILTINS = new Set(["cd", "pwd", "echo", "true", "false", "test", "["]);
 
@@ -322,6 +325,13 @@ function subjectsOf(policy: Policy, facts: CallFacts): Subjects {
     }
   }
   const floors = line.problems.map((reason) => ({ index: -1, reason }));
+  // A wrapper starts what it wraps: `./timeout 5 ls` runs ./timeout, whatever ls may do.
+  for (const launcher of line.launchers) {
+    const noShell = facts.argv !== undefined;
+    if (!noShell && !launcher.includes("/") && SHELL_KEYWORDS.has(launcher)) continue;
+    const floor = programFloor(policy, launcher, cwd, facts.path);
+    if (floor) floors.push({ index: -1, reason: floor });
+  }
   const subjects: Subject[] = [];
   for (const c of line.commands) {
     const index = subjects.length;
@@ -350,12 +360,25 @@ function commandFloor(
   const written = c.paths.find((p) => p.access === "write");
   if (written) return `\`${c.text}\` writes "${written.path}"`;
   if (!noShell && !c.program.includes("/") && SHELL_BUILTINS.has(c.program)) return undefined;
-  const trusted = trustedProgram(policy, basename(c.program));
-  const actual = c.program.includes("/")
-    ? physicalPath(cwd, c.program)
-    : findOnPath(c.program, path ?? policy.env.PATH ?? "", cwd);
+  return programFloor(policy, c.program, cwd, path);
+}
+
+/**
+ * Why a program word cannot be trusted: it must resolve to the program of that name on
+ * magi's own PATH outside the roots (not a PATH entry shadowing it, not a file in the roots).
+ */
+function programFloor(
+  policy: Policy,
+  program: string,
+  cwd: string,
+  path: string | undefined,
+): string | undefined {
+  const trusted = trustedProgram(policy, basename(program));
+  const actual = program.includes("/")
+    ? physicalPath(cwd, program)
+    : findOnPath(program, path ?? policy.env.PATH ?? "", cwd);
   if (trusted === undefined || actual !== trusted) {
-    return `\`${c.program}\` resolves to ${actual ? `"${actual}"` : "nothing"}, not ${
+    return `\`${program}\` resolves to ${actual ? `"${actual}"` : "nothing"}, not ${
       trusted ? `"${trusted}"` : "a program on magi's own PATH outside the roots"
     }`;
   }

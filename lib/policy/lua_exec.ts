@@ -10,12 +10,9 @@ import type { ExecVerdict, LuaConfinement } from "../registry/lua/worker_host.ts
 import type { Invocation } from "../registry/types.ts";
 import { allowedPrograms, launchPath, type Policy, resolveProgram } from "./decide.ts";
 import { gateCommand } from "./gate.ts";
+import { shellWord } from "./shell.ts";
 
-/** A word as bash reads it literally: bare when it is plain, else in single quotes. */
-export function shellWord(word: string): string {
-  if (/^[A-Za-z0-9_@%+:,./-]+$/.test(word)) return word;
-  return "'" + word.replaceAll("'", `'\\''`) + "'";
-}
+export { shellWord } from "./shell.ts";
 
 /**
  * The confinement of a runtime's Lua bodies under its policy.

@@ -2,7 +2,8 @@
  * Reading a `run` line the way bash will (SPEC S8.1): the line is parsed with mvdan/sh's
  * parser (npm `mvdan-sh`, the project's own JavaScript build) and every simple command is
  * collected — in pipelines, lists, subshells, blocks, loops, `$(…)`, backticks and process
- * substitutions. Wrappers (`timeout`, `nice`, `env`, `nohup`, `stdbuf`, `time`, `command`,
+ * substitutions. Wrappers (`timeout`, `nice`, `env` (and its `-S` string), `nohup`, `setsid`,
+ * `sudo`, `busybox APPLET`, `stdbuf`, `time`, `command`,
  * `exec`, `builtin`, `xargs`, `sh -c '…'` / `bash -c '…'`, recursively) are unwrapped to
  * the command they start; combined short flags are split (`-rf` → `-r -f`); `git -C DIR` and
  * `--` are understood. Words that bash would expand (`$X`, `$(…)`, `{a,b}`, `~user`, globs
@@ -49,6 +50,11 @@ export interface Line {
   commands: SimpleCommand[];
   /** Reasons the line cannot be judged with certainty (each makes it at least `ask`). */
   problems: string[];
+  /**
+   * The program words of the wrappers unwrapped (`timeout`, `./nohup`, `sh`): each starts
+   * the command inside it, so each must be the program it claims to be.
+   */
+  launchers: string[];
 }
 
 // deno-lint-ignore no-explicit-any
@@ -80,7 +86,7 @@ const RDR_DUP = new Set([58, 59]);
  * @returns the commands and the problems; a line that does not parse gives one problem
  */
 export function readLine(line: string): Line {
-  const out: Line = { commands: [], problems: [] };
+  const out: Line = { commands: [], problems: [], launchers: [] };
   collect(line, [], out, 0);
   return out;
 }
@@ -93,7 +99,7 @@ export function readLine(line: string): Line {
  * @param argv the program, then its arguments
  */
 export function readArgv(argv: readonly string[]): Line {
-  const out: Line = { commands: [], problems: [] };
+  const out: Line = { commands: [], problems: [], launchers: [] };
   if (argv.length > 0) judgeArgv(argv.map((text) => ({ text, dynamic: false })), [], [], out, 0);
   return out;
 }
@@ -289,6 +295,7 @@ function judgeArgv(
   const name = head.dynamic ? "" : basename(head.text);
   const unwrapped = head.dynamic ? undefined : unwrap(name, rest);
   if (unwrapped) {
+    out.launchers.push(head.text);
     const nextVia = [...via, unwrapped.label];
     if (unwrapped.problem) out.problems.push(unwrapped.problem);
     if (unwrapped.script !== undefined) {
@@ -420,6 +427,8 @@ interface Unwrapped {
   dynamic: boolean;
   /** `sh -c SCRIPT`: the script to read instead of `rest`. */
   script?: WordText;
+  /** `env -S STRING`: the string env splits into the command. */
+  split?: string;
   problem?: string;
 }
 
@@ -434,6 +443,32 @@ const WRAPPERS: Record<string, { valued: string[]; operands: number }> = {
   stdbuf: { valued: ["-i", "-o", "-e", "--input", "--output", "--error"], operands: 0 },
   time: { valued: ["-f", "--format", "-o", "--output"], operands: 0 },
   command: { valued: [], operands: 0 },
+  setsid: { valued: [], operands: 0 },
+  sudo: {
+    valued: [
+      "-u",
+      "--user",
+      "-g",
+      "--group",
+      "-C",
+      "--close-from",
+      "-D",
+      "--chdir",
+      "-h",
+      "--host",
+      "-p",
+      "--prompt",
+      "-r",
+      "--role",
+      "-t",
+      "--type",
+      "-U",
+      "--other-user",
+      "-T",
+      "--command-timeout",
+    ],
+    operands: 0,
+  },
   builtin: { valued: [], operands: 0 },
   exec: { valued: ["-a"], operands: 0 },
   env: { valued: ["-u", "--unset", "-C", "--chdir", "-S", "--split-string"], operands: 0 },
@@ -462,10 +497,17 @@ const WRAPPERS: Record<string, { valued: string[]; operands: number }> = {
 };
 
 function unwrap(name: string, args: WordText[]): Unwrapped | undefined {
-  if (SHELLS.has(name)) return unwrapShell(name, args);
+  if (SHELLS.has(name)) {
+    const shell = unwrapShell(name, args);
+    // `busybox rm x`: busybox runs its applet `rm`, judged as rm.
+    if (shell || name !== "busybox" || args.length === 0 || args[0].dynamic) return shell;
+    if (args[0].text.startsWith("-")) return undefined;
+    return { label: "busybox", rest: args, paths: [], assigns: [], dynamic: false };
+  }
   const spec = WRAPPERS[name];
   if (!spec) return undefined;
   const result: Unwrapped = { label: name, rest: [], paths: [], assigns: [], dynamic: false };
+  if (name === "sudo") result.problem = "sudo runs the command as another user";
   let i = 0;
   let operands = spec.operands;
   while (i < args.length) {
@@ -511,11 +553,24 @@ function unwrap(name: string, args: WordText[]): Unwrapped | undefined {
     break;
   }
   result.rest = args.slice(i);
+  if (result.split !== undefined) {
+    // `env -S 'rm x' y`: env splits the string into words and runs them, then the rest.
+    result.script = {
+      text: [result.split, ...result.rest.map((w) => shellWord(w.text))].join(" "),
+      dynamic: result.rest.some((w) => w.dynamic),
+    };
+  }
   if (name === "xargs") {
     result.dynamic = true;
     if (result.rest.length === 0) result.rest = [{ text: "echo", dynamic: false }];
   }
   return result;
+}
+
+/** A word as bash reads it literally: bare when it is plain, else in single quotes. */
+export function shellWord(word: string): string {
+  if (/^[A-Za-z0-9_@%+:,./-]+$/.test(word)) return word;
+  return "'" + word.replaceAll("'", `'\\''`) + "'";
 }
 
 function optionValue(name: string, key: string, value: string, result: Unwrapped): void {
@@ -528,6 +583,7 @@ function optionValue(name: string, key: string, value: string, result: Unwrapped
     result.problem = `env -C changes the folder the command runs in ("${value}")`;
   } else if (name === "env" && (key === "-S" || key === "--split-string")) {
     result.problem = "env -S splits a string into a command";
+    result.split = value;
   }
 }
 

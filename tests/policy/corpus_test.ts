@@ -108,6 +108,10 @@ const ATTEMPTS: Attempt[] = [
   run("PATH=./bin; ls", "ask"),
   run("export PATH=./bin; ls", "ask"),
   run("LD_PRELOAD=./evil.so wc ok.txt", "ask"),
+  // A wrapper that is not the program it claims to be: it runs, whatever it wraps.
+  run("./timeout 5 wc ok.txt", "ask"), // ./timeout: a script in the roots
+  run("nohup wc ok.txt", "ask"), // PATH: bin/nohup inside the roots comes first
+  run("./sh -c 'wc ok.txt'", "ask"),
   ["run", { command: "pwd", cwd: "../outside" }, "deny"],
   ["run", { command: "ls", cwd: "escape" }, "deny"],
   // File builtins.
@@ -137,6 +141,9 @@ Deno.test("the corpus: every attempt is denied or asked, and none runs", async (
   await Deno.writeTextFile(join(root, "bin", "ls"), `#!/bin/sh\necho owned > '${pwned}'\n`);
   await Deno.chmod(join(root, "bin", "ls"), 0o755);
   await Deno.symlink(Deno.realPathSync("/bin/rm"), join(root, "bin", "cat"));
+  for (const fake of [join(root, "timeout"), join(root, "sh"), join(root, "bin", "nohup")]) {
+    await Deno.writeTextFile(fake, `#!/bin/sh\necho owned > '${pwned}'\n`, { mode: 0o755 });
+  }
 
   await using t = await testRuntime({
     cwd: root,

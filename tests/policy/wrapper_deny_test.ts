@@ -43,6 +43,13 @@ const WRAPPED = [
   "/bin/rm victim",
   "\\rm victim",
   `r"m" victim`,
+  "env -S 'rm victim'",
+  "env --split-string='rm -f' victim",
+  "setsid rm victim",
+  "setsid -f rm victim",
+  "sudo rm victim",
+  "sudo -u root rm victim",
+  "busybox rm victim",
 ];
 
 Deno.test("wrapped rm meets a rule denying rm, even in the person's own call", async () => {
