@@ -13,7 +13,6 @@
  *
  * @module
  */
-import { isAbsolute, join } from "node:path";
 import { allowedPrograms, type Policy } from "./decide.ts";
 import { isInside, physicalPath, realPathLenient } from "./roots.ts";
 import { serveUnixSocket } from "../process/unix_socket.ts";
@@ -77,9 +76,16 @@ export function brokerAnswer(
       if (value !== "" && inRoots(value, [])) return allow;
       return deny(`magi's policy: writing "${value || "anywhere"}" is outside the allowed roots`);
     case "run": {
-      const programs = allowedPrograms(policy);
-      const real = value.includes("/") ? realPathLenient(value) : findProgram(value);
-      if (real && programs.includes(real)) return allow;
+      // Deno asks with the name as the tool wrote it, then looks a bare name up on whatever
+      // PATH the tool gives the command: the name alone cannot say which program runs.
+      if (value !== "" && !value.includes("/")) {
+        return deny(
+          `magi's policy: start "${value}" by its absolute path (a bare name is looked up on a ` +
+            "PATH the tool chooses)",
+        );
+      }
+      const real = physicalPath(processCwd(request.pid, options.cwd), value);
+      if (value !== "" && allowedPrograms(policy).includes(real)) return allow;
       return deny(`magi's policy: "${value || "any program"}" is not an allowed program`);
     }
     case "env":
@@ -90,19 +96,6 @@ export function brokerAnswer(
     default:
       return deny(`magi's policy: no "${permission}" permission for tools`);
   }
-}
-
-function findProgram(name: string): string | undefined {
-  for (const dir of (Deno.env.get("PATH") ?? "").split(":")) {
-    if (!isAbsolute(dir)) continue;
-    try {
-      const real = Deno.realPathSync(join(dir, name));
-      if (Deno.statSync(real).isFile) return real;
-    } catch {
-      // not here
-    }
-  }
-  return undefined;
 }
 
 /**

@@ -35,10 +35,26 @@ Deno.test("a Deno tool's reads and programs are answered by the policy through t
   const dotted = await call(["link/../outside.txt"]);
   assert.equal(dotted.is_error, true, dotted.said);
   assert.match(dotted.said, /magi's policy: reading "link\/\.\.\/outside\.txt" is outside/);
-  const listed = await call(["--run", "whoami"]);
+  const whoami = Deno.realPathSync(
+    new TextDecoder().decode(
+      (await new Deno.Command("sh", { args: ["-c", "command -v whoami"], stdout: "piped" })
+        .output()).stdout,
+    ).trim(),
+  );
+  const listed = await call(["--run", whoami]);
   assert.equal(listed.is_error, false, listed.said);
-  assert.match(listed.said, /^ran whoami: /);
-  const unlisted = await call(["--run", "id"]);
+  assert.match(listed.said, /^ran .*whoami: /);
+  const unlisted = await call(["--run", Deno.realPathSync("/usr/bin/id")]);
   assert.equal(unlisted.is_error, true);
-  assert.match(unlisted.said, /NotCapable: magi's policy: "id" is not an allowed program/);
+  assert.match(unlisted.said, /NotCapable: magi's policy: ".*id" is not an allowed program/);
+  // A bare name: Deno looks it up on a PATH the tool chooses, where a file in the roots named
+  // like an allowed program could stand first. It is refused, whatever it would find.
+  await Deno.mkdir(join(root, "bin"));
+  await Deno.writeTextFile(join(root, "bin", "whoami"), "#!/bin/sh\necho SHADOW\n", {
+    mode: 0o755,
+  });
+  const bare = await call(["--run", "whoami"]);
+  assert.equal(bare.is_error, true, bare.said);
+  assert.match(bare.said, /magi's policy: start "whoami" by its absolute path/);
+  assert.ok(!bare.said.includes("SHADOW"));
 });
