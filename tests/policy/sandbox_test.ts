@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { tmpdir } from "node:os";
 import { runTool } from "../../lib/pipeline/run_tool.ts";
 import { findBwrap, sandboxProblem } from "../../lib/policy/sandbox.ts";
-import { tempDir, TESTDATA, testRuntime } from "../helpers.ts";
+import { makeTool, tempDir, TESTDATA, testRuntime } from "../helpers.ts";
 
 const TOOLS = join(TESTDATA, "policy", "sandbox-tools");
 const bwrap = findBwrap(Deno.env.get("PATH") ?? "");
@@ -168,6 +168,47 @@ Deno.test({
       }
     } finally {
       await Deno.remove(outside, { recursive: true });
+    }
+  },
+});
+
+Deno.test({
+  name: "sandbox: no network unless asked — a server on loopback is out of reach",
+  ignore: why !== undefined,
+  fn: async () => {
+    await using dir = await tempDir();
+    const server = Deno.serve(
+      { hostname: "127.0.0.1", port: 0, onListen() {} },
+      () => new Response("reached\n"),
+    );
+    try {
+      const tools = join(dir.path, "tools");
+      await makeTool(
+        tools,
+        "net-probe",
+        `#!/bin/bash
+if [ "$1" = "--help" ]; then echo "net-probe - fetch from a loopback port"; exit 0; fi
+exec 3<>/dev/tcp/127.0.0.1/${server.addr.port} || exit 7
+printf 'GET / HTTP/1.0\\r\\n\\r\\n' >&3
+cat <&3
+`,
+      );
+      const reach = async (sandbox: unknown) => {
+        await using t = await testRuntime({
+          cwd: dir.path,
+          toolsDirs: [tools],
+          config: { shipped_tools: false, roots: [dir.path], policy: { sandbox } },
+        });
+        return await runTool(t.rt, { name: "net-probe", args: {}, caller: "person" });
+      };
+      const closed = await reach(true);
+      assert.equal(closed.is_error, true, closed.said);
+      assert.ok(!closed.said.includes("reached"), closed.said);
+      const open = await reach({ network: true });
+      assert.equal(open.is_error, false, open.said);
+      assert.match(open.said, /reached/);
+    } finally {
+      await server.shutdown();
     }
   },
 });
