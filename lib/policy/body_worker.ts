@@ -150,8 +150,11 @@ export function runBody(job: BodyJob, run: BodyRun): Promise<BuiltinResult> {
         const refused = m.name === "NotCapable"
           ? "Deno refused it (the policy's permissions): "
           : "";
+        // Deno's advice ("run again with the --allow-read flag") is for a person at a shell,
+        // not for the model reading the result: the policy decides, not a flag.
+        const message = String(m.message).replace(/, run again with the --allow-[a-z]+ flag$/, "");
         finish(
-          { said: "", isError: true, note: `[magi: ${refused}${m.name}: ${m.message}]` },
+          { said: "", isError: true, note: `[magi: ${refused}${m.name}: ${message}]` },
           true,
         );
       }
