@@ -67,9 +67,6 @@ export interface PolicyConfig {
   sandbox?: boolean | SandboxConfig;
 }
 
-/** Wrappers that are bash's own keywords or builtins in a `run` line, whatever PATH holds. */
-const SHELL_KEYWORDS = new Set(["time", "command", "builtin", "exec"]);
-
 /** Shell builtins: bash runs its own, whatever PATH holds. */
 const SHELL_BUILTINS = new Set(["cd", "pwd", "echo", "true", "false", "test", "["]);
 
@@ -317,19 +314,21 @@ function subjectsOf(policy: Policy, facts: CallFacts): Subjects {
   extra.push({ path: cwd, access: "read" });
   const line = facts.argv ? readArgv(facts.argv) : readLine(facts.args.command as string);
   // A `cd` earlier in the line moves later commands: check relative paths from every folder
-  // the line may reach.
-  const bases = [cwd];
+  // the line may reach, `cd`s one after another included (`cd a && cd b`: `a/b`).
+  let bases = [cwd];
   for (const c of line.commands) {
     if (c.program === "cd" && c.words[0] !== undefined) {
-      bases.push(resolvePath({ path: c.words[0], access: "read" }, cwd, policy.env.HOME));
+      const to = bases.map((b) =>
+        resolvePath({ path: c.words[0], access: "read" }, b, policy.env.HOME)
+      );
+      bases = [...new Set([...bases, ...to])].slice(0, 64);
     }
   }
   const floors = line.problems.map((reason) => ({ index: -1, reason }));
   // A wrapper starts what it wraps: `./timeout 5 ls` runs ./timeout, whatever ls may do.
+  // (bash's own `command`, `builtin` and `exec` are not listed: see `Line.launchers`.)
   for (const launcher of line.launchers) {
-    const noShell = facts.argv !== undefined;
-    if (!noShell && !launcher.includes("/") && SHELL_KEYWORDS.has(launcher)) continue;
-    const floor = programFloor(policy, launcher, cwd, facts.path);
+    const floor = programFloor(policy, launcher, bases, facts.path);
     if (floor) floors.push({ index: -1, reason: floor });
   }
   const subjects: Subject[] = [];
@@ -338,7 +337,7 @@ function subjectsOf(policy: Policy, facts: CallFacts): Subjects {
     const inside = allInside(policy, c.paths, bases) !== false &&
       allInside(policy, extra, [facts.cwd]) !== false;
     subjects.push({ ...base, command: c, inside });
-    const floor = commandFloor(policy, c, cwd, facts.path, facts.argv !== undefined);
+    const floor = commandFloor(policy, c, bases, facts.path, facts.argv !== undefined);
     if (floor) floors.push({ index, reason: floor });
   }
   return { subjects, floors };
@@ -348,7 +347,7 @@ function subjectsOf(policy: Policy, facts: CallFacts): Subjects {
 function commandFloor(
   policy: Policy,
   c: SimpleCommand,
-  cwd: string,
+  bases: string[],
   path: string | undefined,
   noShell = false,
 ): string | undefined {
@@ -359,28 +358,33 @@ function commandFloor(
   // A command that writes a file through an option (`time -o F`) is never read-only.
   const written = c.paths.find((p) => p.access === "write");
   if (written) return `\`${c.text}\` writes "${written.path}"`;
-  if (!noShell && !c.program.includes("/") && SHELL_BUILTINS.has(c.program)) return undefined;
-  return programFloor(policy, c.program, cwd, path);
+  if (!noShell && c.shell && !c.program.includes("/") && SHELL_BUILTINS.has(c.program)) {
+    return undefined;
+  }
+  return programFloor(policy, c.program, bases, path);
 }
 
 /**
  * Why a program word cannot be trusted: it must resolve to the program of that name on
- * magi's own PATH outside the roots (not a PATH entry shadowing it, not a file in the roots).
+ * magi's own PATH outside the roots (not a PATH entry shadowing it, not a file in the roots),
+ * from every folder the line may have reached (`cd sub && bin/ls` runs `sub/bin/ls`).
  */
 function programFloor(
   policy: Policy,
   program: string,
-  cwd: string,
+  bases: string[],
   path: string | undefined,
 ): string | undefined {
   const trusted = trustedProgram(policy, basename(program));
-  const actual = program.includes("/")
-    ? physicalPath(cwd, program)
-    : findOnPath(program, path ?? policy.env.PATH ?? "", cwd);
-  if (trusted === undefined || actual !== trusted) {
-    return `\`${program}\` resolves to ${actual ? `"${actual}"` : "nothing"}, not ${
-      trusted ? `"${trusted}"` : "a program on magi's own PATH outside the roots"
-    }`;
+  for (const cwd of bases) {
+    const actual = program.includes("/")
+      ? physicalPath(cwd, program)
+      : findOnPath(program, path ?? policy.env.PATH ?? "", cwd);
+    if (trusted === undefined || actual !== trusted) {
+      return `\`${program}\` resolves to ${actual ? `"${actual}"` : "nothing"}, not ${
+        trusted ? `"${trusted}"` : "a program on magi's own PATH outside the roots"
+      }`;
+    }
   }
   return undefined;
 }

@@ -43,6 +43,11 @@ export interface SimpleCommand {
   via: string[];
   /** The command as one line, for messages. */
   text: string;
+  /**
+   * bash itself looks the program up (not a wrapper that execs it, nor a body with no
+   * shell): a builtin's name (`echo`) runs bash's own builtin, not a program of that name.
+   */
+  shell?: boolean;
 }
 
 /** What a line holds. */
@@ -52,7 +57,9 @@ export interface Line {
   problems: string[];
   /**
    * The program words of the wrappers unwrapped (`timeout`, `./nohup`, `sh`): each starts
-   * the command inside it, so each must be the program it claims to be.
+   * the command inside it, so each must be the program it claims to be. bash's own builtins
+   * (`command`, `builtin`, `exec` where bash reads them) are not listed; the same names
+   * started by another wrapper (`env command ls`) or with no shell are programs, and listed.
    */
   launchers: string[];
 }
@@ -100,7 +107,9 @@ export function readLine(line: string): Line {
  */
 export function readArgv(argv: readonly string[]): Line {
   const out: Line = { commands: [], problems: [], launchers: [] };
-  if (argv.length > 0) judgeArgv(argv.map((text) => ({ text, dynamic: false })), [], [], out, 0);
+  if (argv.length > 0) {
+    judgeArgv(argv.map((text) => ({ text, dynamic: false })), [], [], out, 0, [], false, false);
+  }
   return out;
 }
 
@@ -135,6 +144,16 @@ function collect(
         return true;
       case "Redirect":
         redirect(node, out);
+        return true;
+      case "BinaryCmd":
+        // After `|`, `time` is no keyword to bash: it runs the program `time` from PATH,
+        // while the parser still reads a time clause.
+        if (
+          (node.Op === 12 || node.Op === 13) && node.Y?.Cmd &&
+          syntax.NodeType(node.Y.Cmd) === "TimeClause"
+        ) {
+          out.problems.push("`time` after `|` is the program `time`, not bash's keyword");
+        }
         return true;
       case "FuncDecl":
         out.problems.push("the line defines a function");
@@ -278,7 +297,7 @@ function simple(node: Node, via: string[], out: Line, depth: number, inherited: 
     }
     return;
   }
-  judgeArgv(argv, assigns, via, out, depth);
+  judgeArgv(argv, assigns, via, out, depth, [], false, true);
 }
 
 /** Unwraps wrappers, then records the command itself. */
@@ -288,14 +307,20 @@ function judgeArgv(
   via: string[],
   out: Line,
   depth: number,
-  extraPaths: PathUse[] = [],
-  forcedDynamic = false,
+  extraPaths: PathUse[],
+  forcedDynamic: boolean,
+  shell: boolean,
 ): void {
   const [head, ...rest] = argv;
   const name = head.dynamic ? "" : basename(head.text);
   const unwrapped = head.dynamic ? undefined : unwrap(name, rest);
   if (unwrapped) {
-    out.launchers.push(head.text);
+    // Where bash reads `command`, `builtin` or `exec`, they are its own builtins; started by
+    // a wrapper or with no shell (`env command ls`), the name is a program found on PATH.
+    const builtin = shell && !head.text.includes("/") && SHELL_BUILTIN_WRAPPERS.has(name);
+    if (!builtin) out.launchers.push(head.text);
+    // `command ls` and `builtin echo`: bash looks the inner command up too; `exec` execs it.
+    const innerShell = builtin && name !== "exec";
     const nextVia = [...via, unwrapped.label];
     if (unwrapped.problem) out.problems.push(unwrapped.problem);
     if (unwrapped.script !== undefined) {
@@ -312,14 +337,26 @@ function judgeArgv(
     const moreAssigns = [...assigns, ...unwrapped.assigns];
     if (inner.length === 0) {
       // `env` or `command -v` alone: record the wrapper itself.
-      record(head, rest, moreAssigns, via, out, paths, forcedDynamic);
+      record(head, rest, moreAssigns, via, out, paths, forcedDynamic, shell);
       return;
     }
-    judgeArgv(inner, moreAssigns, nextVia, out, depth, paths, forcedDynamic || unwrapped.dynamic);
+    judgeArgv(
+      inner,
+      moreAssigns,
+      nextVia,
+      out,
+      depth,
+      paths,
+      forcedDynamic || unwrapped.dynamic,
+      innerShell,
+    );
     return;
   }
-  record(head, rest, assigns, via, out, extraPaths, forcedDynamic);
+  record(head, rest, assigns, via, out, extraPaths, forcedDynamic, shell);
 }
+
+/** Wrappers that are bash builtins where bash reads the command. */
+const SHELL_BUILTIN_WRAPPERS = new Set(["command", "builtin", "exec"]);
 
 function record(
   head: WordText,
@@ -329,6 +366,7 @@ function record(
   out: Line,
   extraPaths: PathUse[],
   forcedDynamic: boolean,
+  shell: boolean,
 ): void {
   const program = head.dynamic ? "" : head.text;
   let args = rest;
@@ -359,7 +397,10 @@ function record(
   if (program === "cd" && words.length === 0) paths.push({ path: "~", access: "read" });
   const dynamic = forcedDynamic || head.dynamic || rest.some((a) => a.dynamic);
   const text = [head, ...rest].map((w) => quoteForMessage(w.text)).join(" ");
-  out.commands.push(command(program, flags, words, dynamic, paths, assigns, via, text));
+  out.commands.push({
+    ...command(program, flags, words, dynamic, paths, assigns, via, text),
+    shell,
+  });
 }
 
 function joinPath(base: string, dir: string): string {
@@ -522,17 +563,41 @@ function unwrap(name: string, args: WordText[]): Unwrapped | undefined {
       break;
     }
     if (t.startsWith("-") && t !== "-" && !(name === "nice" && /^-\d+$/.test(t))) {
-      const eq = t.indexOf("=");
-      const key = eq > 0 ? t.slice(0, eq) : t;
+      // As getopt reads it: a long option may be abbreviated (`--split-s=x`), and short
+      // options combine, the first that takes a value taking the rest (`-vS./x`, `-la x`).
+      let key: string | undefined;
       let value: string | undefined;
-      if (spec.valued.includes(key)) {
-        value = eq > 0 ? t.slice(eq + 1) : args[i + 1]?.text;
-        if (eq < 0) i++;
+      let next = false;
+      if (t.startsWith("--")) {
+        const eq = t.indexOf("=");
+        const given = eq > 0 ? t.slice(0, eq) : t;
+        const long = spec.valued.filter((v) => v.startsWith("--"));
+        const matches = long.includes(given) ? [given] : long.filter((v) => v.startsWith(given));
+        if (matches.length > 1) result.problem = `${name}: the option "${given}" is ambiguous`;
+        if (matches.length > 0) {
+          key = matches[0];
+          if (eq > 0) value = t.slice(eq + 1);
+          else next = true;
+        }
       } else {
-        const attached = spec.valued.find((v) => !v.startsWith("--") && t.startsWith(v));
-        if (attached) value = t.slice(attached.length);
+        for (let k = 1; k < t.length; k++) {
+          if (!spec.valued.includes(`-${t[k]}`)) continue;
+          key = `-${t[k]}`;
+          if (k + 1 < t.length) value = t.slice(k + 1);
+          else next = true;
+          break;
+        }
       }
-      if (value !== undefined) optionValue(name, key, value, result);
+      if (next) {
+        const v = args[i + 1];
+        if (v?.dynamic) {
+          result.problem = `${name} has a dynamic option value (${v.text})`;
+          return { ...result, rest: args.slice(i + 2), dynamic: true };
+        }
+        value = v?.text;
+        i++;
+      }
+      if (key !== undefined && value !== undefined) optionValue(name, key, value, result);
       i++;
       continue;
     }
@@ -554,10 +619,21 @@ function unwrap(name: string, args: WordText[]): Unwrapped | undefined {
   }
   result.rest = args.slice(i);
   if (result.split !== undefined) {
-    // `env -S 'rm x' y`: env splits the string into words and runs them, then the rest.
-    result.script = {
-      text: [result.split, ...result.rest.map((w) => shellWord(w.text))].join(" "),
-      dynamic: result.rest.some((w) => w.dynamic),
+    // `env -S 'rm x' y`: env splits the string by its own rules (not bash's) and reads the
+    // words as its arguments again, options and assignments included, then the rest.
+    const split = envSplit(result.split);
+    if (split.problem) result.problem = split.problem;
+    const again = unwrap("env", [
+      ...split.words.map((text) => ({ text, dynamic: split.dynamic })),
+      ...result.rest,
+    ])!;
+    return {
+      ...again,
+      label: name,
+      paths: [...result.paths, ...again.paths],
+      assigns: [...result.assigns, ...again.assigns],
+      dynamic: again.dynamic || split.dynamic,
+      problem: result.problem ?? again.problem,
     };
   }
   if (name === "xargs") {
@@ -565,6 +641,72 @@ function unwrap(name: string, args: WordText[]): Unwrapped | undefined {
     if (result.rest.length === 0) result.rest = [{ text: "echo", dynamic: false }];
   }
   return result;
+}
+
+/**
+ * Splits an `env -S` string as GNU env does: blanks separate words outside quotes; `'…'`
+ * knows only `\\` and `\'`; elsewhere `\_` is a blank (a separator outside quotes), `\c`
+ * ends the string, `\t` and the like are control characters; `#` at a word's start begins
+ * a comment; `${NAME}` is the variable's value (so the words are dynamic).
+ */
+export function envSplit(s: string): { words: string[]; dynamic: boolean; problem?: string } {
+  const words: string[] = [];
+  let dynamic = false;
+  let cur: string | undefined;
+  let quote: "'" | '"' | undefined;
+  const controls: Record<string, string> = { f: "\f", n: "\n", r: "\r", t: "\t", v: "\v" };
+  const end = () => {
+    if (cur !== undefined) words.push(cur);
+    cur = undefined;
+  };
+  for (let i = 0; i < s.length; i++) {
+    const c = s[i];
+    if (quote === "'") {
+      if (c === "'") quote = undefined;
+      else if (c === "\\" && (s[i + 1] === "\\" || s[i + 1] === "'")) cur += s[++i];
+      else cur += c;
+      continue;
+    }
+    if (!quote && /[ \t\n\v\f\r]/.test(c)) {
+      end();
+      continue;
+    }
+    if (!quote && c === "#" && cur === undefined) break;
+    if (c === "'" || c === '"') {
+      if (quote === '"' && c === "'") cur += c;
+      else {
+        quote = quote ? undefined : c;
+        cur ??= "";
+      }
+      continue;
+    }
+    if (c === "$") {
+      const m = /^\$\{[A-Za-z_][A-Za-z0-9_]*\}/.exec(s.slice(i));
+      if (!m) return { words, dynamic, problem: "env -S: a `$` not in `${NAME}`" };
+      dynamic = true;
+      cur = (cur ?? "") + "$…";
+      i += m[0].length - 1;
+      continue;
+    }
+    if (c === "\\") {
+      const e = s[++i];
+      if (e === "c") {
+        if (quote) return { words, dynamic, problem: "env -S: `\\c` inside quotes" };
+        break;
+      }
+      if (e === "_") {
+        if (quote) cur += " ";
+        else end();
+      } else if (e !== undefined && controls[e]) cur = (cur ?? "") + controls[e];
+      else if (e !== undefined && `"#$'\\`.includes(e)) cur = (cur ?? "") + e;
+      else return { words, dynamic, problem: `env -S: an unknown escape "\\${e ?? ""}"` };
+      continue;
+    }
+    cur = (cur ?? "") + c;
+  }
+  if (quote) return { words, dynamic, problem: "env -S: an unterminated quote" };
+  end();
+  return { words, dynamic };
 }
 
 /** A word as bash reads it literally: bare when it is plain, else in single quotes. */

@@ -248,7 +248,12 @@ Deno.test("an exec's words are read as the quoted run line would be, without the
   ];
   for (const argv of cases) {
     const line = argv.map(shellWord).join(" ");
-    assert.deepEqual(readArgv(argv), readLine(line), line);
+    // Only `shell` differs: with no shell, a builtin's name is a program (`echo`).
+    const bare = (l: ReturnType<typeof readLine>) => ({
+      ...l,
+      commands: l.commands.map(({ shell: _, ...c }) => c),
+    });
+    assert.deepEqual(bare(readArgv(argv)), bare(readLine(line)), line);
   }
 });
 
