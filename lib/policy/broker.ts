@@ -9,10 +9,12 @@
  * The answers follow the policy: `read` inside the roots (the tool's folder and its Deno
  * caches too), `write` inside the roots, `run` only the programs the policy allows (found as
  * `decide` trusts them), `env` yes, `net` only magi's own sockets, `sys`, `ffi` and `import`
- * no. A relative path is resolved against the asking process's working directory.
+ * no. A relative path to read or write is resolved against the asking process's working
+ * directory (and its `/proc/self`, not magi's); a program must be named by its absolute path.
  *
  * @module
  */
+import { isAbsolute, posix } from "node:path";
 import { allowedPrograms, type Policy } from "./decide.ts";
 import { isInside, physicalPath, realPathLenient } from "./roots.ts";
 import { serveUnixSocket } from "../process/unix_socket.ts";
@@ -45,6 +47,20 @@ export interface BrokerOptions {
 
 const brokers = new WeakMap<Policy, { path: string; options: BrokerOptions }>();
 
+/**
+ * A path as the asking process would open it: relative to its working directory, and its own
+ * `/proc/self`, `/dev/fd` and `/dev/stdin` rather than magi's (which `realpath` in magi would
+ * give).
+ */
+function asProcess(path: string, pid: number, fallback: string): string {
+  // Not normalised: `link/..` is the parent of the link's target, as the kernel opens it.
+  const p = isAbsolute(path) ? path : `${processCwd(pid, fallback)}/${path}`;
+  const own = `/proc/${pid}`;
+  return p.replace(/^\/+proc\/+(self|thread-self)(?=\/|$)/, own)
+    .replace(/^\/+dev\/+fd(?=\/|$)/, `${own}/fd`)
+    .replace(/^\/dev\/std(in|out|err)$/, (_, s) => `${own}/fd/${["in", "out", "err"].indexOf(s)}`);
+}
+
 function processCwd(pid: number, fallback: string): string {
   try {
     return Deno.realPathSync(`/proc/${pid}/cwd`);
@@ -65,7 +81,7 @@ export function brokerAnswer(
   const allow: BrokerAnswer = { id, result: "allow" };
   const inRoots = (path: string, extra: string[]) => {
     // As the kernel resolves it: `link/..` is the parent of the link's target.
-    const real = physicalPath(processCwd(request.pid, options.cwd), path);
+    const real = physicalPath("/", asProcess(path, request.pid, options.cwd));
     return [...policy.roots, ...extra].some((r) => isInside(real, realPathLenient(r)));
   };
   switch (permission) {
@@ -78,13 +94,17 @@ export function brokerAnswer(
     case "run": {
       // Deno asks with the name as the tool wrote it, then looks a bare name up on whatever
       // PATH the tool gives the command: the name alone cannot say which program runs.
-      if (value !== "" && !value.includes("/")) {
+      // A relative path is opened from the folder the command is given (its `cwd`), which the
+      // request does not say; `/proc/self/cwd/…` and `/dev/fd/…` are the child's own too.
+      if (
+        value !== "" && (!isAbsolute(value) || /^\/(proc|dev)(\/|$)/.test(posix.normalize(value)))
+      ) {
         return deny(
           `magi's policy: start "${value}" by its absolute path (a bare name is looked up on a ` +
-            "PATH the tool chooses)",
+            "PATH the tool chooses, a relative path from the folder it chooses)",
         );
       }
-      const real = physicalPath(processCwd(request.pid, options.cwd), value);
+      const real = physicalPath("/", value);
       if (value !== "" && allowedPrograms(policy).includes(real)) return allow;
       return deny(`magi's policy: "${value || "any program"}" is not an allowed program`);
     }
