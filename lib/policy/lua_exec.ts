@@ -29,6 +29,7 @@ export function luaConfinement(
     programs: () => allowedPrograms(policy()),
     judge: (job, call, tool) => judgeExec(policy(), job, call, tool, opts),
     forProject: () => luaConfinement(policy, { project: true }),
+    project: opts.project,
   };
 }
 

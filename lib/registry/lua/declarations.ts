@@ -326,7 +326,17 @@ function declarationTool(
       const program = named.includes("/") ? resolve(dirname(path), named) : named;
       const mapping = commandMapping(needs ?? NO_PARAMETERS, spec);
       if (typeof mapping === "string") return mapping;
-      invoke = (call) => runProgramCall(program, buildInput(mapping, call.args), call);
+      const confine = opts.confine;
+      invoke = async (call) => {
+        const input = buildInput(mapping, call.args);
+        if (!confine?.project) return runProgramCall(program, input, call);
+        // A project's command came with the repository: calling the tool by hand approves
+        // the tool, not the program it names, which is judged as its body's magi.exec.
+        const job = { program, args: input.args, cwd: call.cwd, timeoutMs: call.timeoutMs };
+        const verdict = await confine.judge(job, call, name);
+        if ("refused" in verdict) return { isError: true, note: `[magi: ${verdict.refused}]` };
+        return runProgramCall(verdict.program, input, call);
+      };
       break;
     }
     case "builtin": {

@@ -35,6 +35,8 @@ export interface LuaConfinement {
   judge(job: ExecJob, call: Invocation | undefined, tool?: string): Promise<ExecVerdict>;
   /** The confinement for a project's own `.magi/tools`, which came with a repository. */
   forProject?(): LuaConfinement;
+  /** This is a project's confinement: its `transport = "command"` programs are judged too. */
+  project?: boolean;
 }
 
 /** What the judge made of one exec. */
