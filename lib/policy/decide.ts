@@ -244,16 +244,41 @@ const PATH_LIKE = /^(\/|~\/|~$|\.\.(\/|$))|\/\.\.(\/|$)/;
 /**
  * The paths a word of an installed tool's call may name: the word itself, what follows its
  * first `=` (`--directory=/x`, `if=/x`), what follows a single-dash option's letters
- * (`-C/x`, `-xzf/x.tar`), and what follows a leading `@` (`@/x`, as curl reads a file).
+ * (`-C/x`, `-xzf/x.tar`), the path of a `file:` URL (`file:///x`, also after `=`, as curl,
+ * git or pandoc read it), and what follows a leading `@` when that file exists (`@/x`, as
+ * curl reads a file; `@/components/x`, a JavaScript import alias, names none).
  */
 function pathsInWord(word: string): string[] {
   const out = [word];
   const eq = word.indexOf("=");
   if (eq >= 0) out.push(word.slice(eq + 1));
-  const attached = /^-[A-Za-z0-9]+((?:\/|~\/|~$|\.\.(?:\/|$)).*)$/.exec(word);
+  const attached = /^-[A-Za-z0-9]+([^A-Za-z0-9].*)$/s.exec(word);
   if (attached) out.push(attached[1]);
-  if (word.startsWith("@")) out.push(word.slice(1));
+  for (const w of [...out]) {
+    const url = /^file:(?:\/\/[^/]*)?(\/.*)$/is.exec(w);
+    if (url) out.push(fileUrlPath(url[1]));
+    // `-d@/x`, `--data=@/x` too.
+    if (w.startsWith("@") && exists(w.slice(1))) out.push(w.slice(1));
+  }
   return out.filter((w) => PATH_LIKE.test(w));
+}
+
+/** A `file:` URL's path, `%XX` decoded (undecodable: as written). */
+function fileUrlPath(path: string): string {
+  try {
+    return decodeURIComponent(path.replace(/[?#].*$/s, ""));
+  } catch {
+    return path;
+  }
+}
+
+function exists(path: string): boolean {
+  try {
+    Deno.lstatSync(path);
+    return true;
+  } catch {
+    return !isAbsolute(path); // a relative word resolves inside the working folder anyway
+  }
 }
 
 /**
