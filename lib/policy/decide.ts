@@ -6,7 +6,7 @@
  *
  * @module
  */
-import { delimiter, isAbsolute, join, resolve } from "node:path";
+import { delimiter, dirname, isAbsolute, join, resolve } from "node:path";
 import { ConfigError } from "../config/load.ts";
 import { DEFAULT_RULES } from "./defaults.ts";
 import { isInside, physicalPath, realPathLenient } from "./roots.ts";
@@ -386,7 +386,50 @@ function commandFloor(
   if (!noShell && c.shell && !c.program.includes("/") && SHELL_BUILTINS.has(c.program)) {
     return undefined;
   }
-  return programFloor(policy, c.program, bases, path);
+  return programFloor(policy, c.program, bases, path) ?? gitFloor(policy, c, bases);
+}
+
+/**
+ * Why a git command cannot be allowed: git would use a bare repository inside the roots — a
+ * folder a project can ship as plain files (`fixtures/x.git/config`), whose config names
+ * programs git starts (`diff.external`, `core.fsmonitor`, `gpg.program`). A clone's own
+ * `.git` is found first and is git's, not the project's.
+ */
+function gitFloor(policy: Policy, c: SimpleCommand, bases: string[]): string | undefined {
+  if (basename(c.program) !== "git") return undefined;
+  for (const base of bases) {
+    let dir = c.chdir === undefined ? realPathLenient(base) : physicalPath(base, c.chdir);
+    for (;;) {
+      if (isDir(join(dir, ".git")) || isFile(join(dir, ".git"))) break;
+      if (isFile(join(dir, "HEAD")) && isDir(join(dir, "objects")) && isDir(join(dir, "refs"))) {
+        if (policy.roots.some((r) => isInside(dir, r))) {
+          return `\`${c.text}\`: git would use the bare repository "${dir}" inside the roots, ` +
+            "whose config can name programs git starts";
+        }
+        break;
+      }
+      const up = dirname(dir);
+      if (up === dir) break;
+      dir = up;
+    }
+  }
+  return undefined;
+}
+
+function isDir(path: string): boolean {
+  try {
+    return Deno.statSync(path).isDirectory;
+  } catch {
+    return false;
+  }
+}
+
+function isFile(path: string): boolean {
+  try {
+    return Deno.statSync(path).isFile;
+  } catch {
+    return false;
+  }
 }
 
 /**

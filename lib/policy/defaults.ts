@@ -47,6 +47,8 @@ export const READ_ONLY_EXCEPTIONS = [
   "git -c *",
   "git --config-env* *",
   "git --exec-path* *",
+  // Another repository's config names programs git starts (diff.external, core.fsmonitor).
+  "git --git-dir* *",
   "find -exec* *",
   "find -ok* *",
   "find -delete *",

@@ -48,6 +48,8 @@ export interface SimpleCommand {
    * shell): a builtin's name (`echo`) runs bash's own builtin, not a program of that name.
    */
   shell?: boolean;
+  /** The folder the program moves to first (`git -C DIR`), relative to the line's folder. */
+  chdir?: string;
 }
 
 /** What a line holds. */
@@ -400,6 +402,7 @@ function record(
   out.commands.push({
     ...command(program, flags, words, dynamic, paths, assigns, via, text),
     shell,
+    ...(base === undefined ? {} : { chdir: base }),
   });
 }
 
