@@ -350,6 +350,16 @@ function subjectsOf(policy: Policy, facts: CallFacts): Subjects {
     }
   }
   const floors = line.problems.map((reason) => ({ index: -1, reason }));
+  // bash's `cd -` goes to $OLDPWD, and a bare folder name is looked up on $CDPATH first: both
+  // come from the environment (a person's shell exports OLDPWD), not from the line.
+  for (const c of line.commands) {
+    if (c.program !== "cd" || !c.shell || c.words[0] === undefined) continue;
+    const to = c.words[0];
+    if (to === "-") floors.push({ index: -1, reason: "`cd -` goes to $OLDPWD, wherever it is" });
+    else if (policy.env.CDPATH && !to.startsWith("/") && !/^\.\.?(\/|$)/.test(to)) {
+      floors.push({ index: -1, reason: `\`cd ${to}\` looks the folder up on $CDPATH first` });
+    }
+  }
   // A wrapper starts what it wraps: `./timeout 5 ls` runs ./timeout, whatever ls may do.
   // (bash's own `command`, `builtin` and `exec` are not listed: see `Line.launchers`.)
   for (const launcher of line.launchers) {

@@ -515,7 +515,11 @@ const WRAPPERS: Record<string, { valued: string[]; operands: number }> = {
   },
   builtin: { valued: [], operands: 0 },
   exec: { valued: ["-a"], operands: 0 },
-  env: { valued: ["-u", "--unset", "-C", "--chdir", "-S", "--split-string"], operands: 0 },
+  // -a/--argv0 (coreutils 9.5+): `env -a ls ./x` runs ./x.
+  env: {
+    valued: ["-u", "--unset", "-C", "--chdir", "-S", "--split-string", "-a", "--argv0"],
+    operands: 0,
+  },
   xargs: {
     valued: [
       "-a",

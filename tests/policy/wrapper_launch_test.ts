@@ -20,6 +20,8 @@ const ATTACKS = [
   "env -iS./evil ls",
   "env --split-s=./evil ls",
   "env --split-str ./evil ls",
+  // coreutils 9.5's env -a NAME (an older env refuses the option).
+  "env -a ls ./evil",
   // bash's exec: `-a NAME` combined with -l or -c.
   "exec -la ls ./evil",
   "exec -cla ls ./evil",
