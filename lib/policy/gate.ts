@@ -146,6 +146,32 @@ export async function gateCommand(
   return { allowed: verdict.decision === "allow" ? "by-rule" : "by-person" };
 }
 
+/**
+ * Decides a tool that a project's own declaration reaches (`transport = "builtin"` or
+ * `"casper"`) as a model's call of it: the person's call approved the project's tool, not
+ * the builtin or peer tool it names. A rule, or a person asked, lets it run.
+ *
+ * @returns undefined when the call may run, or the error outcome that ends it
+ */
+export async function gateForProject(
+  policy: Policy,
+  tool: Tool,
+  inv: Invocation,
+): Promise<Outcome | undefined> {
+  const outer = callerOf(inv);
+  let always = alwaysByPolicy.get(policy);
+  if (!always) alwaysByPolicy.set(policy, always = new Set());
+  const refused = await gate(
+    { policy, caller: "model", approve: outer?.approve, always },
+    tool,
+    inv,
+  );
+  if (!refused || outer?.caller !== "person") return refused;
+  const why = " (a project's .magi/tools declaration: the tool it names is asked about even " +
+    "in magi call)";
+  return { ...refused, note: (refused.note ?? "").replace(/\]?$/, (end) => why + end) };
+}
+
 /** The tool with every invocation passing the gate first. */
 export function guarded(ctx: GateContext, tool: Tool): Tool {
   return {

@@ -9,7 +9,7 @@ import type { ExecJob } from "../registry/lua/host_api.ts";
 import type { ExecVerdict, LuaConfinement } from "../registry/lua/worker_host.ts";
 import type { Invocation } from "../registry/types.ts";
 import { allowedPrograms, launchPath, type Policy, resolveProgram } from "./decide.ts";
-import { gateCommand } from "./gate.ts";
+import { gateCommand, gateForProject } from "./gate.ts";
 import { shellWord } from "./shell.ts";
 
 export { shellWord } from "./shell.ts";
@@ -30,6 +30,7 @@ export function luaConfinement(
     judge: (job, call, tool) => judgeExec(policy(), job, call, tool, opts),
     forProject: () => luaConfinement(policy, { project: true }),
     project: opts.project,
+    gateTool: opts.project ? (tool, call) => gateForProject(policy(), tool, call) : undefined,
   };
 }
 

@@ -344,7 +344,7 @@ function declarationTool(
       target = opts.builtins.find((b) => b.declaration.name === wanted);
       if (!target) return `there is no builtin ${JSON.stringify(wanted)}`;
       const builtin = target;
-      invoke = (call, parameters) => invokeTarget(builtin, call, parameters);
+      invoke = (call, parameters) => reach(opts.confine, builtin, call, parameters);
       break;
     }
     default: {
@@ -358,7 +358,7 @@ function declarationTool(
         t.declaration.name === remote && t.origin.where === from.origin.where
       );
       const via = target ?? from;
-      invoke = (call, parameters) => invokeTarget(via, call, parameters);
+      invoke = (call, parameters) => reach(opts.confine, via, call, parameters);
     }
   }
   if (needs === undefined) needs = target ? target.declaration.parameters : NO_PARAMETERS;
@@ -454,6 +454,17 @@ function commandMapping(needs: JsonSchema, spec: Spec): ArgvMapping | string {
 }
 
 /** Calls a builtin or a peer tool with arguments checked against its own schema too. */
+/** Invokes the tool a declaration names; a project's, past the confinement's gate first. */
+async function reach(
+  confine: LuaConfinement | undefined,
+  target: Tool,
+  call: Invocation,
+  parameters: JsonSchema,
+): Promise<Outcome> {
+  const refused = await confine?.gateTool?.(target, call);
+  return refused ?? await invokeTarget(target, call, parameters);
+}
+
 function invokeTarget(target: Tool, call: Invocation, parameters: JsonSchema): Promise<Outcome> {
   const own = target.declaration.parameters;
   if (own !== parameters && Object.keys(own).length > 0) {

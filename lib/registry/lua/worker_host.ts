@@ -15,7 +15,7 @@
 import { dirname } from "node:path";
 import { fileURLToPath } from "node:url";
 import { killGroup, trackGroup } from "../../process/spawn.ts";
-import type { Invocation } from "../types.ts";
+import type { Invocation, Outcome, Tool } from "../types.ts";
 import type { LoadedFile, RunReply } from "./engine.ts";
 import { type ExecDecision, type ExecJob, execLimits, execValues } from "./host_api.ts";
 import type { FromLuaWorker, ToLuaWorker } from "./worker_entry.ts";
@@ -37,6 +37,11 @@ export interface LuaConfinement {
   forProject?(): LuaConfinement;
   /** This is a project's confinement: its `transport = "command"` programs are judged too. */
   project?: boolean;
+  /**
+   * For a project's confinement: decides the builtin or peer tool a declaration reaches, as
+   * a model's call of it; undefined when it may run, else the outcome that ends the call.
+   */
+  gateTool?(tool: Tool, call: Invocation): Promise<Outcome | undefined>;
 }
 
 /** What the judge made of one exec. */
