@@ -304,7 +304,13 @@ function resolvePath(use: PathUse, cwd: string, home: string | undefined): strin
   if (p === "~" || p.startsWith("~/")) p = (home ?? "/nonexistent-home") + p.slice(1);
   // The program opens the word as the kernel resolves it: `link/..` is the link target's parent.
   const base = use.base ? physicalPath(cwd, use.base) : cwd;
-  return physicalPath(base, p);
+  return physicalPath(base, ownProc(p, base));
+}
+
+/** `/proc/self/cwd/…` is the folder of the process that opens it (`cwd`), not magi's own. */
+function ownProc(p: string, cwd: string): string {
+  const self = /^\/+proc\/+(?:self|thread-self)\/+(cwd|root)(?=\/|$)(.*)$/s.exec(p);
+  return self ? (self[1] === "cwd" ? cwd : "/") + self[2] : p;
 }
 
 function allInside(policy: Policy, uses: PathUse[], bases: string[]): boolean | undefined {
@@ -456,7 +462,7 @@ function programFloor(
   const trusted = trustedProgram(policy, basename(program));
   for (const cwd of bases) {
     const actual = program.includes("/")
-      ? physicalPath(cwd, program)
+      ? physicalPath(cwd, ownProc(program, cwd))
       : findOnPath(program, path ?? policy.env.PATH ?? "", cwd);
     if (trusted === undefined || actual !== trusted) {
       return `\`${program}\` resolves to ${actual ? `"${actual}"` : "nothing"}, not ${
