@@ -20,7 +20,14 @@ import {
   type Subject,
 } from "./rules.ts";
 import type { SandboxConfig } from "./sandbox.ts";
-import { type PathUse, readArgv, readLine, type SimpleCommand } from "./shell.ts";
+import {
+  type PathUse,
+  quoteForMessage,
+  readArgv,
+  readLine,
+  shellWord,
+  type SimpleCommand,
+} from "./shell.ts";
 
 /** The loaded policy. */
 export interface Policy {
@@ -222,6 +229,11 @@ function exampleProblem(
 
 interface Subjects {
   subjects: Subject[];
+  /**
+   * Subjects that name a command's program by what it resolves to (`tools/clean` → `rm`):
+   * a deny or ask rule meets them, while allow rules and "no rule" do not count.
+   */
+  aliases?: Set<number>;
   /** Reasons to ask whatever the rules say, per subject index (or -1 for the whole line). */
   floors: { index: number; reason: string }[];
 }
@@ -381,7 +393,26 @@ function subjectsOf(policy: Policy, facts: CallFacts): Subjects {
     const floor = commandFloor(policy, c, bases, facts.path, facts.argv !== undefined);
     if (floor) floors.push({ index, reason: floor });
   }
-  return { subjects, floors };
+  // A program word that is a link to another program (`tools/clean` → /usr/bin/rm, `vi` →
+  // vim) is that program too, for the rules that deny or ask.
+  const aliases = new Set<number>();
+  line.commands.forEach((c, at) => {
+    if (c.program === "" || c.program === ">" || c.program === "<") return;
+    for (const b of bases) {
+      const real = resolveProgram(ownProc(c.program, b), b, facts.path ?? policy.env.PATH ?? "");
+      if (!real || basename(real) === basename(c.program)) continue;
+      // Read again as that program (`./e rm x`, ./e → env, is `rm x` too).
+      const rest = c.text.slice(quoteForMessage(c.program).length);
+      const again = c.text.startsWith(quoteForMessage(c.program))
+        ? readLine(shellWord(real) + rest).commands
+        : [];
+      for (const command of [{ ...c, program: real }, ...again]) {
+        aliases.add(subjects.length);
+        subjects.push({ ...subjects[at], command });
+      }
+    }
+  });
+  return { subjects, floors, aliases };
 }
 
 /** Why a command cannot be allowed whatever the rules say, or undefined. */
@@ -568,14 +599,16 @@ export function launchPath(policy: Policy, name: string, real: string): string {
  * @returns the decision, the rule that made it and why
  */
 export function decide(policy: Policy, facts: CallFacts): Verdict {
-  const { subjects, floors } = subjectsOf(policy, facts);
+  const { subjects, floors, aliases } = subjectsOf(policy, facts);
   let best: Verdict | undefined;
   const consider = (v: Verdict) => {
     if (!best || STRICTNESS[v.decision] > STRICTNESS[best.decision]) best = v;
   };
   subjects.forEach((s, i) => {
     let verdict: Verdict | undefined;
+    const alias = aliases?.has(i) ?? false;
     for (const rule of policy.rules) {
+      if (alias && rule.decision === "allow") continue;
       if (!ruleMatches(rule, s)) continue;
       if (!verdict || STRICTNESS[rule.decision] > STRICTNESS[verdict.decision]) {
         verdict = {
@@ -589,6 +622,7 @@ export function decide(policy: Policy, facts: CallFacts): Verdict {
         };
       }
     }
+    if (alias && !verdict) return;
     verdict ??= {
       decision: "ask",
       rule: null,

@@ -410,7 +410,8 @@ function joinPath(base: string, dir: string): string {
   return dir.startsWith("/") ? dir : `${base.replace(/\/$/, "")}/${dir}`;
 }
 
-function quoteForMessage(w: string): string {
+/** A word as {@link SimpleCommand.text} shows it (quoted when it is not plain). */
+export function quoteForMessage(w: string): string {
   return /^[\w@%+=:,./-]+$/.test(w) ? w : `'${w.replaceAll("'", `'\\''`)}'`;
 }
 
