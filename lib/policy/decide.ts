@@ -378,6 +378,11 @@ function subjectsOf(policy: Policy, facts: CallFacts): Subjects {
       floors.push({ index: -1, reason: `\`cd ${to}\` looks the folder up on $CDPATH first` });
     }
   }
+  // `run` starts the line with the `bash` its PATH finds: that must be the real one too.
+  if (!facts.argv) {
+    const shell = programFloor(policy, "bash", [cwd], facts.path);
+    if (shell) floors.push({ index: -1, reason: shell });
+  }
   // A wrapper starts what it wraps: `./timeout 5 ls` runs ./timeout, whatever ls may do.
   // (bash's own `command`, `builtin` and `exec` are not listed: see `Line.launchers`.)
   for (const launcher of line.launchers) {
