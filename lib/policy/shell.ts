@@ -489,6 +489,13 @@ const WRAPPERS: Record<string, { valued: string[]; operands: number }> = {
   time: { valued: ["-f", "--format", "-o", "--output"], operands: 0 },
   command: { valued: [], operands: 0 },
   setsid: { valued: [], operands: 0 },
+  ionice: {
+    valued: ["-c", "--class", "-n", "--classdata", "-p", "--pid", "-P", "--pgid", "-u", "--uid"],
+    operands: 0,
+  },
+  taskset: { valued: [], operands: 1 },
+  chrt: { valued: [], operands: 1 },
+  doas: { valued: ["-u", "-C"], operands: 0 },
   sudo: {
     valued: [
       "-u",
@@ -556,7 +563,9 @@ function unwrap(name: string, args: WordText[]): Unwrapped | undefined {
   const spec = WRAPPERS[name];
   if (!spec) return undefined;
   const result: Unwrapped = { label: name, rest: [], paths: [], assigns: [], dynamic: false };
-  if (name === "sudo") result.problem = "sudo runs the command as another user";
+  if (name === "sudo" || name === "doas") {
+    result.problem = `${name} runs the command as another user`;
+  }
   let i = 0;
   let operands = spec.operands;
   while (i < args.length) {

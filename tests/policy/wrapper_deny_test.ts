@@ -50,6 +50,11 @@ const WRAPPED = [
   "sudo rm victim",
   "sudo -u root rm victim",
   "busybox rm victim",
+  "ionice -c 3 rm victim",
+  "taskset 0x1 rm victim",
+  "taskset -c 0 rm victim",
+  "chrt 0 rm victim",
+  "doas rm victim",
 ];
 
 Deno.test("wrapped rm meets a rule denying rm, even in the person's own call", async () => {
