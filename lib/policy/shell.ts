@@ -474,6 +474,8 @@ interface Unwrapped {
   script?: WordText;
   /** `env -S STRING`: the string env splits into the command. */
   split?: string;
+  /** `su -c LINE`, `flock FILE -c LINE`: a line a shell runs. */
+  command?: WordText;
   problem?: string;
 }
 
@@ -496,6 +498,26 @@ const WRAPPERS: Record<string, { valued: string[]; operands: number }> = {
   taskset: { valued: [], operands: 1 },
   chrt: { valued: [], operands: 1 },
   doas: { valued: ["-u", "-C"], operands: 0 },
+  su: {
+    valued: [
+      "-c",
+      "--command",
+      "-s",
+      "--shell",
+      "-g",
+      "--group",
+      "-G",
+      "--supp-group",
+      "-w",
+      "--whitelist-environment",
+    ],
+    operands: 0,
+  },
+  flock: {
+    valued: ["-w", "--timeout", "-E", "--conflict-exit-code", "-c", "--command"],
+    operands: 1,
+  },
+  watch: { valued: ["-n", "--interval", "-q", "--equexit", "-s", "--shotsdir"], operands: 0 },
   sudo: {
     valued: [
       "-u",
@@ -563,7 +585,7 @@ function unwrap(name: string, args: WordText[]): Unwrapped | undefined {
   const spec = WRAPPERS[name];
   if (!spec) return undefined;
   const result: Unwrapped = { label: name, rest: [], paths: [], assigns: [], dynamic: false };
-  if (name === "sudo" || name === "doas") {
+  if (name === "sudo" || name === "doas" || name === "su") {
     result.problem = `${name} runs the command as another user`;
   }
   let i = 0;
@@ -653,6 +675,29 @@ function unwrap(name: string, args: WordText[]): Unwrapped | undefined {
       problem: result.problem ?? again.problem,
     };
   }
+  // su reads options anywhere (`su root -c CMD`), as getopt permutes them.
+  if (name === "su" && result.command === undefined) {
+    const at = result.rest.findIndex((w) => /^(-c|--command(=|$)|--co)/.test(w.text));
+    if (at >= 0) {
+      const w = result.rest[at];
+      const eq = w.text.indexOf("=");
+      const value = eq > 0
+        ? w.text.slice(eq + 1)
+        : w.text.startsWith("-c") && w.text.length > 2
+        ? w.text.slice(2)
+        : result.rest[at + 1]?.text;
+      const dynamic = w.dynamic || (eq < 0 && w.text.length <= 2 && !!result.rest[at + 1]?.dynamic);
+      if (value !== undefined) result.command = { text: value, dynamic };
+    }
+  }
+  // `su -c CMD`, `flock F -c CMD`: CMD is a line for a shell.
+  if (result.command !== undefined) return { ...result, rest: [], script: result.command };
+  // `watch CMD ARGS…` joins its words with spaces and hands them to `sh -c` (`-x`: execs them).
+  if (name === "watch" && !args.slice(0, i).some((a) => /^-[a-z]*x|^--exec$/.test(a.text))) {
+    if (result.rest.length === 0) return result;
+    const text = result.rest.map((w) => w.text).join(" ");
+    return { ...result, rest: [], script: { text, dynamic: result.rest.some((w) => w.dynamic) } };
+  }
   if (name === "xargs") {
     result.dynamic = true;
     if (result.rest.length === 0) result.rest = [{ text: "echo", dynamic: false }];
@@ -733,6 +778,10 @@ export function shellWord(word: string): string {
 }
 
 function optionValue(name: string, key: string, value: string, result: Unwrapped): void {
+  if ((name === "su" || name === "flock") && (key === "-c" || key === "--command")) {
+    result.command = { text: value, dynamic: false };
+    return;
+  }
   if (name === "time" && (key === "-o" || key === "--output")) {
     result.paths.push({ path: value, access: "write" });
   } else if (name === "xargs" && (key === "-a" || key === "--arg-file")) {

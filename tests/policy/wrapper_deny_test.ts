@@ -55,6 +55,13 @@ const WRAPPED = [
   "taskset -c 0 rm victim",
   "chrt 0 rm victim",
   "doas rm victim",
+  "su -c 'rm victim'",
+  "su root -c 'rm victim'",
+  "flock list -c 'rm victim'",
+  "flock list rm victim",
+  "watch -n 1 rm victim",
+  "watch 'rm victim'",
+  "watch -x rm victim",
 ];
 
 Deno.test("wrapped rm meets a rule denying rm, even in the person's own call", async () => {
