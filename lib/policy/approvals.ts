@@ -16,7 +16,7 @@
  */
 import { decide, type Policy, verdictLine } from "./decide.ts";
 import type { Approver } from "./gate.ts";
-import { serveUnixSocket } from "../process/unix_socket.ts";
+import { answerJsonLines, serveUnixSocket } from "../process/unix_socket.ts";
 
 /** One request and its answer. */
 export interface ApprovalRecord {
@@ -69,33 +69,8 @@ export function lendApprover(policy: Policy, approver: Approver | undefined): ()
   return () => server.approvers.delete(approver);
 }
 
-async function serveConnection(policy: Policy, server: Server, conn: Deno.Conn): Promise<void> {
-  const encoder = new TextEncoder();
-  let buffered = "";
-  try {
-    for await (const chunk of conn.readable.pipeThrough(new TextDecoderStream())) {
-      buffered += chunk;
-      let nl: number;
-      while ((nl = buffered.indexOf("\n")) >= 0) {
-        const line = buffered.slice(0, nl).trim();
-        buffered = buffered.slice(nl + 1);
-        if (line === "") continue;
-        const answer = await answerLine(policy, server, line);
-        await writeAll(conn, encoder.encode(JSON.stringify(answer) + "\n"));
-      }
-    }
-  } finally {
-    try {
-      conn.close();
-    } catch {
-      // closed by the peer
-    }
-  }
-}
-
-async function writeAll(conn: Deno.Conn, bytes: Uint8Array): Promise<void> {
-  let at = 0;
-  while (at < bytes.length) at += await conn.write(bytes.subarray(at));
+function serveConnection(policy: Policy, server: Server, conn: Deno.Conn): Promise<void> {
+  return answerJsonLines(conn, (line) => answerLine(policy, server, line));
 }
 
 async function answerLine(

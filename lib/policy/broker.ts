@@ -17,7 +17,7 @@
 import { isAbsolute, posix } from "node:path";
 import { allowedPrograms, type Policy } from "./decide.ts";
 import { isInside, physicalPath, realPathLenient } from "./roots.ts";
-import { serveUnixSocket } from "../process/unix_socket.ts";
+import { answerJsonLines, serveUnixSocket } from "../process/unix_socket.ts";
 
 /** One request from Deno. */
 export interface BrokerRequest {
@@ -135,35 +135,14 @@ export function brokerPath(policy: Policy): string | undefined {
   return brokers.get(policy)?.path;
 }
 
-async function serve(policy: Policy, options: BrokerOptions, conn: Deno.Conn): Promise<void> {
-  const encoder = new TextEncoder();
-  let buffered = "";
-  try {
-    for await (const chunk of conn.readable.pipeThrough(new TextDecoderStream())) {
-      buffered += chunk;
-      let nl: number;
-      while ((nl = buffered.indexOf("\n")) >= 0) {
-        const line = buffered.slice(0, nl).trim();
-        buffered = buffered.slice(nl + 1);
-        if (line === "") continue;
-        let answer: BrokerAnswer;
-        try {
-          answer = brokerAnswer(policy, options, JSON.parse(line));
-        } catch {
-          continue; // not a request Deno sends
-        }
-        const bytes = encoder.encode(JSON.stringify(answer) + "\n");
-        let at = 0;
-        while (at < bytes.length) at += await conn.write(bytes.subarray(at));
-      }
-    }
-  } finally {
+function serve(policy: Policy, options: BrokerOptions, conn: Deno.Conn): Promise<void> {
+  return answerJsonLines(conn, (line) => {
     try {
-      conn.close();
+      return brokerAnswer(policy, options, JSON.parse(line));
     } catch {
-      // closed by Deno
+      return undefined; // not a request Deno sends
     }
-  }
+  });
 }
 
 /** Whether an executable is written for Deno: its first line runs `deno`. */
