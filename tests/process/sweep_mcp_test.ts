@@ -7,25 +7,7 @@ import { join } from "node:path";
 import { ChildStdioTransport } from "../../lib/registry/mcp_stdio.ts";
 import { sweepNow } from "../../lib/process/sweep.ts";
 import { tempDir } from "../helpers.ts";
-
-function alive(pid: number): boolean {
-  try {
-    return !/^\d+ \(.*\) Z/.test(Deno.readTextFileSync(`/proc/${pid}/stat`));
-  } catch {
-    return false;
-  }
-}
-
-async function pidIn(file: string): Promise<number> {
-  for (let i = 0; i < 200; i++) {
-    try {
-      const pid = Number((await Deno.readTextFile(file)).trim());
-      if (pid > 0) return pid;
-    } catch { /* not yet */ }
-    await new Promise((r) => setTimeout(r, 20));
-  }
-  throw new Error(`no pid in ${file}`);
-}
+import { alive, pidIn } from "./helpers.ts";
 
 Deno.test("a daemon an MCP server left in a session of its own is ended after the server", async () => {
   await using dir = await tempDir();

@@ -7,6 +7,7 @@ import { join } from "node:path";
 import { runTool } from "../../lib/pipeline/run_tool.ts";
 import { sweepNow } from "../../lib/process/sweep.ts";
 import { magi, makeTool, tempDir, testRuntime } from "../helpers.ts";
+import { alive, pidIn } from "./helpers.ts";
 
 /**
  * A tool that starts a daemon in a session of its own and ends once the daemon has left its
@@ -20,26 +21,6 @@ while [ ! -s ${pidFile} ]; do sleep 0.01; done
 ${wait}
 echo started
 `;
-
-function alive(pid: number): boolean {
-  try {
-    const stat = Deno.readTextFileSync(`/proc/${pid}/stat`);
-    return !/^\d+ \(.*\) Z/.test(stat); // a zombie has ended
-  } catch {
-    return false;
-  }
-}
-
-async function pidIn(file: string): Promise<number> {
-  for (let i = 0; i < 100; i++) {
-    try {
-      const pid = Number((await Deno.readTextFile(file)).trim());
-      if (pid > 0) return pid;
-    } catch { /* not yet */ }
-    await new Promise((r) => setTimeout(r, 20));
-  }
-  throw new Error(`no pid in ${file}`);
-}
 
 Deno.test("a daemon a tool left running in its own session is ended once the tool has ended", async () => {
   await using dir = await tempDir();
