@@ -49,6 +49,22 @@ export const DENO_DIR = Deno.env.get("DENO_DIR") ??
   join(Deno.env.get("XDG_CACHE_HOME") || join(Deno.env.get("HOME") ?? "/root", ".cache"), "deno");
 
 /**
+ * The arguments of `deno` that run magi as `deno task magi` does: its permission set (never
+ * `-A`), this checkout's deno.json and main.ts, then `args`.
+ */
+export function magiArgs(args: string[]): string[] {
+  return [
+    "run",
+    ...RUN_FLAGS,
+    "--quiet",
+    "--config",
+    join(REPO, "deno.json"),
+    join(REPO, "main.ts"),
+    ...args,
+  ];
+}
+
+/**
  * Runs `deno run <magi's permission set> main.ts ARGS…` from the repo, as a person would run
  * magi (scripts/permissions.ts).
  * Unless `home` is given, config/cache/state go to a fresh temp folder.
@@ -66,15 +82,7 @@ export async function magi(args: string[], opts: MagiOptions = {}): Promise<Magi
     ...opts.env,
   };
   const child = new Deno.Command("deno", {
-    args: [
-      "run",
-      ...RUN_FLAGS,
-      "--quiet",
-      "--config",
-      join(REPO, "deno.json"),
-      join(REPO, "main.ts"),
-      ...args,
-    ],
+    args: magiArgs(args),
     cwd: opts.cwd ?? REPO,
     env,
     stdin: opts.stdin === undefined ? "null" : "piped",
@@ -93,7 +101,7 @@ export async function magi(args: string[], opts: MagiOptions = {}): Promise<Magi
 }
 
 /**
- * The real `magi` command line as a `Deno.Command` (`deno run -A main.ts ARGS…`), for tests
+ * The real `magi` command line as a `Deno.Command` ({@link magiArgs}), for tests
  * that must watch or signal the process itself (memory, SIGTERM, SIGKILL); `magi()` suits
  * the rest. `env` is added to this process's environment (DENO_DIR kept).
  */
@@ -107,15 +115,7 @@ export function magiCommand(
   } = {},
 ): Deno.Command {
   return new Deno.Command("deno", {
-    args: [
-      "run",
-      "-A",
-      "--quiet",
-      "--config",
-      join(REPO, "deno.json"),
-      join(REPO, "main.ts"),
-      ...args,
-    ],
+    args: magiArgs(args),
     cwd: opts.cwd ?? REPO,
     env: { DENO_DIR, ...opts.env },
     stdin: "null",

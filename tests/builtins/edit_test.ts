@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { REPO, tempDir } from "../helpers.ts";
+import { magiArgs, tempDir } from "../helpers.ts";
 import { builtinRuntime, call } from "./helpers.ts";
 
 Deno.test("edit replaces one match and shows a unified diff", async () => {
@@ -83,17 +83,11 @@ Deno.test("edit killed mid-way leaves the old file or the new one, never a part"
   const home = join(dir.path, "home");
   const spawnEdit = () =>
     new Deno.Command("deno", {
-      args: [
-        "run",
-        "-A",
-        "--quiet",
-        "--config",
-        join(REPO, "deno.json"),
-        join(REPO, "main.ts"),
+      args: magiArgs([
         "call",
         "edit",
         JSON.stringify({ path: "big.txt", old_string: "FIRST", new_string: "SECOND" }),
-      ],
+      ]),
       cwd: dir.path,
       env: { XDG_CONFIG_HOME: home, XDG_CACHE_HOME: home, XDG_STATE_HOME: home },
       stdout: "null",

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { magi, tempDir } from "../helpers.ts";
+import { magi, magiArgs, tempDir } from "../helpers.ts";
 import { builtinRuntime, call } from "./helpers.ts";
 
 Deno.test("read numbers lines, honours offset and limit, and says how to go on", async () => {
@@ -88,21 +88,14 @@ Deno.test("read takes lines after a 2 GB hole of a sparse file with little memor
     await file.write(new TextEncoder().encode("\ntail 1\ntail 2\n"));
   }
   // Through the real CLI, so the memory measured is a whole magi process's.
-  const { REPO } = await import("../helpers.ts");
   const home = join(dir.path, "home");
   const child = new Deno.Command("deno", {
-    args: [
-      "run",
-      "-A",
-      "--quiet",
-      "--config",
-      join(REPO, "deno.json"),
-      join(REPO, "main.ts"),
+    args: magiArgs([
       "call",
       "read",
       JSON.stringify({ path: "sparse.log", offset: 10_000, limit: 4 }),
       "--json",
-    ],
+    ]),
     cwd: dir.path,
     env: { XDG_CONFIG_HOME: home, XDG_CACHE_HOME: home, XDG_STATE_HOME: home },
     stdout: "piped",

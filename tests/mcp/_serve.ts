@@ -4,7 +4,7 @@
  * @module
  */
 import { join } from "node:path";
-import { REPO } from "../helpers.ts";
+import { magiArgs } from "../helpers.ts";
 
 /** Starts `magi mcp --http --port 0` and waits for the URL it prints. */
 export async function startHttp(
@@ -12,19 +12,7 @@ export async function startHttp(
   extra: string[] = [],
 ): Promise<{ url: string; child: Deno.ChildProcess; stop(): Promise<void> }> {
   const child = new Deno.Command(Deno.execPath(), {
-    args: [
-      "run",
-      "-A",
-      "--quiet",
-      "--config",
-      join(REPO, "deno.json"),
-      join(REPO, "main.ts"),
-      "mcp",
-      "--http",
-      "--port",
-      "0",
-      ...extra,
-    ],
+    args: magiArgs(["mcp", "--http", "--port", "0", ...extra]),
     cwd: home,
     env: {
       XDG_CONFIG_HOME: join(home, "config"),

@@ -15,7 +15,7 @@ import {
   McpError,
   ToolListChangedNotificationSchema,
 } from "@modelcontextprotocol/sdk/types.js";
-import { makeTool, REPO, tempDir, TESTDATA, writeConfig } from "../helpers.ts";
+import { magiArgs, makeTool, REPO, tempDir, TESTDATA, writeConfig } from "../helpers.ts";
 
 const FIXTURE_SERVER = join(TESTDATA, "mcp", "fixture_server.ts");
 
@@ -55,19 +55,7 @@ async function makeTools(dir: string): Promise<void> {
 async function connect(home: string, tools: string, config: string): Promise<Client> {
   const transport = new StdioClientTransport({
     command: Deno.execPath(),
-    args: [
-      "run",
-      "-A",
-      "--quiet",
-      "--config",
-      join(REPO, "deno.json"),
-      join(REPO, "main.ts"),
-      "mcp",
-      "--config",
-      config,
-      "--tools-dir",
-      tools,
-    ],
+    args: magiArgs(["mcp", "--config", config, "--tools-dir", tools]),
     cwd: home,
     env: {
       PATH: Deno.env.get("PATH") ?? "/usr/bin:/bin",
