@@ -435,6 +435,8 @@ function commandFloor(
   // A command that writes a file through an option (`time -o F`) is never read-only.
   const written = c.paths.find((p) => p.access === "write");
   if (written) return `\`${c.text}\` writes "${written.path}"`;
+  // Not read-only by its program's option table (options.ts): the judge fails closed.
+  if (c.optionProblem) return c.optionProblem;
   if (!noShell && c.shell && !c.program.includes("/") && SHELL_BUILTINS.has(c.program)) {
     return undefined;
   }

@@ -15,6 +15,13 @@
  * @module
  */
 import { requireModule } from "../lazy_require.ts";
+import { dangerOf, optionKind, readOptions } from "./option_reader.ts";
+import {
+  GIT_BUILTINS,
+  GIT_GLOBAL_OPTIONS,
+  GIT_SUBCOMMAND_OPTIONS,
+  PROGRAM_OPTIONS,
+} from "./options.ts";
 
 /** How a command uses a path: reads it, or writes it (an output redirect, `time -o`). */
 export interface PathUse {
@@ -50,6 +57,12 @@ export interface SimpleCommand {
   shell?: boolean;
   /** The folder the program moves to first (`git -C DIR`), relative to the line's folder. */
   chdir?: string;
+  /**
+   * Why the command is not read-only by its program's option table (`options.ts`): an
+   * option magi does not know, an ambiguous abbreviation, or one that writes, starts
+   * programs or follows symlinks. Such a command is asked about, whatever rule allows it.
+   */
+  optionProblem?: string;
 }
 
 /** What a line holds. */
@@ -339,7 +352,7 @@ function judgeArgv(
     const moreAssigns = [...assigns, ...unwrapped.assigns];
     if (inner.length === 0) {
       // `env` or `command -v` alone: record the wrapper itself.
-      record(head, rest, moreAssigns, via, out, paths, forcedDynamic, shell);
+      record(head, rest, moreAssigns, via, out, paths, forcedDynamic, shell, depth);
       return;
     }
     judgeArgv(
@@ -354,7 +367,7 @@ function judgeArgv(
     );
     return;
   }
-  record(head, rest, assigns, via, out, extraPaths, forcedDynamic, shell);
+  record(head, rest, assigns, via, out, extraPaths, forcedDynamic, shell, depth);
 }
 
 /** Wrappers that are bash builtins where bash reads the command. */
@@ -369,29 +382,82 @@ function record(
   extraPaths: PathUse[],
   forcedDynamic: boolean,
   shell: boolean,
+  depth = 0,
 ): void {
   const program = head.dynamic ? "" : head.text;
   let args = rest;
   const paths = [...extraPaths];
   let base: string | undefined;
-  if (basename(program) === "git") {
-    // Global options before the subcommand: -C DIR moves git; the others are kept.
-    const kept: WordText[] = [];
-    for (let i = 0; i < args.length; i++) {
-      if (args[i].text === "-C" && i + 1 < args.length) {
-        const dir = args[++i];
-        if (dir.dynamic) forcedDynamic = true;
-        paths.push({ path: dir.text, access: "read", base });
-        base = base === undefined ? dir.text : joinPath(base, dir.text);
-        continue;
-      }
-      kept.push(...args.slice(i));
-      break;
+  let problem: string | undefined;
+  const fail = (p: string | undefined) => {
+    problem ??= p;
+  };
+  const leading: string[] = [];
+  const name = basename(program);
+  let spec = Object.hasOwn(PROGRAM_OPTIONS, name) ? PROGRAM_OPTIONS[name] : undefined;
+  let label = name;
+  if (name === "git") {
+    // git's own options before the subcommand: -C DIR moves git; the others are kept as
+    // flags, so `git -c x=y push` is `git push` to a rule, with the flag `-c`.
+    const git = gitGlobals(args);
+    for (const dir of git.dirs) {
+      if (dir.dynamic) forcedDynamic = true;
+      paths.push({ path: dir.text, access: "read", base });
+      base = base === undefined ? dir.text : joinPath(base, dir.text);
     }
-    args = kept;
+    paths.push(...git.paths);
+    leading.push(...git.flags);
+    fail(git.problem);
+    args = git.rest;
+    const sub = args[0];
+    spec = undefined;
+    if (sub && !sub.dynamic) {
+      spec = Object.hasOwn(GIT_SUBCOMMAND_OPTIONS, sub.text)
+        ? GIT_SUBCOMMAND_OPTIONS[sub.text]
+        : undefined;
+      label = `git ${sub.text}`;
+      if (!GIT_BUILTINS.has(sub.text)) {
+        fail(
+          `\`git ${sub.text}\` is not a built-in git command: it may be an alias from a config magi cannot see`,
+        );
+      }
+    }
   }
-  const split = !LONG_SINGLE_DASH.has(basename(program));
-  const { flags, words } = normaliseArgs(args.map((a) => a.text), split);
+  let flags: string[];
+  let words: string[];
+  const texts = args.map((a) => a.text);
+  if (spec) {
+    const isGit = name === "git";
+    const read = readOptions(label, spec, isGit ? texts.slice(1) : texts);
+    flags = [...leading, ...read.flags];
+    words = isGit ? [texts[0], ...read.words] : read.words;
+    fail(read.problem);
+    for (const w of read.writes) paths.push({ path: w, access: "write", base });
+    // find's `-exec CMD ;`: CMD is a command of its own, judged (and denied) as such; `{}`
+    // stands for names only known when find runs.
+    for (const [from, to] of read.commands) {
+      const inner = args.slice(from, to).map((w) => ({
+        text: w.text,
+        dynamic: w.dynamic || w.text.includes("{}"),
+      }));
+      if (inner.length === 0) continue;
+      judgeArgv(
+        inner,
+        assigns,
+        [...via, `${name} -exec`],
+        out,
+        depth + 1,
+        [],
+        forcedDynamic,
+        false,
+      );
+    }
+  } else {
+    const split = !LONG_SINGLE_DASH.has(name);
+    const normal = normaliseArgs(texts, split);
+    flags = [...leading, ...normal.flags];
+    words = normal.words;
+  }
   for (const w of [...flags, ...words]) {
     const candidate = pathCandidate(w);
     if (candidate !== undefined) paths.push({ path: candidate, access: "read", base });
@@ -403,7 +469,48 @@ function record(
     ...command(program, flags, words, dynamic, paths, assigns, via, text),
     shell,
     ...(base === undefined ? {} : { chdir: base }),
+    ...(problem === undefined ? {} : { optionProblem: problem }),
   });
+}
+
+/** git's options before its subcommand, read as git reads them (exact names only). */
+function gitGlobals(args: WordText[]): {
+  dirs: WordText[];
+  flags: string[];
+  paths: PathUse[];
+  problem?: string;
+  rest: WordText[];
+} {
+  const out = { dirs: [] as WordText[], flags: [] as string[], paths: [] as PathUse[] };
+  let problem: string | undefined;
+  let i = 0;
+  for (; i < args.length; i++) {
+    const t = args[i].text;
+    if (args[i].dynamic || !t.startsWith("-")) break;
+    const eq = t.indexOf("=");
+    const key = eq > 0 && t.startsWith("--") ? t.slice(0, eq) : t;
+    const kind = Object.hasOwn(GIT_GLOBAL_OPTIONS, key) ? GIT_GLOBAL_OPTIONS[key] : undefined;
+    if (kind === undefined) {
+      problem ??= `\`git ${key}\`: an option magi does not know, so it cannot tell what it does`;
+      out.flags.push(t);
+      continue;
+    }
+    const { arg } = optionKind(kind);
+    problem ??= dangerOf("git", key, kind);
+    let value: WordText | undefined = eq > 0 && t.startsWith("--")
+      ? { text: t.slice(eq + 1), dynamic: false }
+      : undefined;
+    if (arg === "value" && value === undefined && i + 1 < args.length) value = args[++i];
+    if (key === "-C") {
+      if (value) out.dirs.push(value);
+      continue;
+    }
+    out.flags.push(t);
+    if (value && (key === "--git-dir" || key === "--work-tree")) {
+      out.paths.push({ path: value.text, access: "read" });
+    }
+  }
+  return { ...out, problem, rest: args.slice(i) };
 }
 
 function joinPath(base: string, dir: string): string {
