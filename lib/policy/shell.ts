@@ -15,6 +15,7 @@
  * @module
  */
 import { requireModule } from "../lazy_require.ts";
+import { isWrapper, wrapperOptions, WRAPPERS } from "./wrappers.ts";
 import { dangerOf, optionKind, readOptions } from "./option_reader.ts";
 import {
   GIT_BUILTINS,
@@ -586,101 +587,6 @@ interface Unwrapped {
   problem?: string;
 }
 
-/**
- * Options of each wrapper: those that take a value (as the next word, or attached), and
- * how many operands come before the command.
- */
-const WRAPPERS: Record<string, { valued: string[]; operands: number }> = {
-  timeout: { valued: ["-s", "--signal", "-k", "--kill-after"], operands: 1 },
-  nice: { valued: ["-n", "--adjustment"], operands: 0 },
-  nohup: { valued: [], operands: 0 },
-  stdbuf: { valued: ["-i", "-o", "-e", "--input", "--output", "--error"], operands: 0 },
-  time: { valued: ["-f", "--format", "-o", "--output"], operands: 0 },
-  command: { valued: [], operands: 0 },
-  setsid: { valued: [], operands: 0 },
-  ionice: {
-    valued: ["-c", "--class", "-n", "--classdata", "-p", "--pid", "-P", "--pgid", "-u", "--uid"],
-    operands: 0,
-  },
-  taskset: { valued: [], operands: 1 },
-  chrt: { valued: [], operands: 1 },
-  doas: { valued: ["-u", "-C"], operands: 0 },
-  su: {
-    valued: [
-      "-c",
-      "--command",
-      "-s",
-      "--shell",
-      "-g",
-      "--group",
-      "-G",
-      "--supp-group",
-      "-w",
-      "--whitelist-environment",
-    ],
-    operands: 0,
-  },
-  flock: {
-    valued: ["-w", "--timeout", "-E", "--conflict-exit-code", "-c", "--command"],
-    operands: 1,
-  },
-  watch: { valued: ["-n", "--interval", "-q", "--equexit", "-s", "--shotsdir"], operands: 0 },
-  sudo: {
-    valued: [
-      "-u",
-      "--user",
-      "-g",
-      "--group",
-      "-C",
-      "--close-from",
-      "-D",
-      "--chdir",
-      "-h",
-      "--host",
-      "-p",
-      "--prompt",
-      "-r",
-      "--role",
-      "-t",
-      "--type",
-      "-U",
-      "--other-user",
-      "-T",
-      "--command-timeout",
-    ],
-    operands: 0,
-  },
-  builtin: { valued: [], operands: 0 },
-  exec: { valued: ["-a"], operands: 0 },
-  // -a/--argv0 (coreutils 9.5+): `env -a ls ./x` runs ./x.
-  env: {
-    valued: ["-u", "--unset", "-C", "--chdir", "-S", "--split-string", "-a", "--argv0"],
-    operands: 0,
-  },
-  xargs: {
-    valued: [
-      "-a",
-      "--arg-file",
-      "-d",
-      "--delimiter",
-      "-E",
-      "-I",
-      "-L",
-      "--max-lines",
-      "-n",
-      "--max-args",
-      "-P",
-      "--max-procs",
-      "-s",
-      "--max-chars",
-      "--process-slot-var",
-      "--eof",
-      "--replace",
-    ],
-    operands: 0,
-  },
-};
-
 function unwrap(name: string, args: WordText[]): Unwrapped | undefined {
   if (SHELLS.has(name)) {
     const shell = unwrapShell(name, args);
@@ -689,12 +595,15 @@ function unwrap(name: string, args: WordText[]): Unwrapped | undefined {
     if (args[0].text.startsWith("-")) return undefined;
     return { label: "busybox", rest: args, paths: [], assigns: [], dynamic: false };
   }
+  if (!isWrapper(name)) return undefined;
   const spec = WRAPPERS[name];
-  if (!spec) return undefined;
+  const known = wrapperOptions(name);
   const result: Unwrapped = { label: name, rest: [], paths: [], assigns: [], dynamic: false };
-  if (name === "sudo" || name === "doas" || name === "su") {
-    result.problem = `${name} runs the command as another user`;
-  }
+  if (spec.ask) result.problem = spec.ask;
+  const unknown = (option: string) => {
+    result.problem ??= `\`${name} ${option}\`: an option magi does not know, so it cannot ` +
+      "tell which command it starts";
+  };
   let i = 0;
   let operands = spec.operands;
   while (i < args.length) {
@@ -713,35 +622,44 @@ function unwrap(name: string, args: WordText[]): Unwrapped | undefined {
       // options combine, the first that takes a value taking the rest (`-vS./x`, `-la x`).
       let key: string | undefined;
       let value: string | undefined;
-      let next = false;
+      let next = 0;
       if (t.startsWith("--")) {
         const eq = t.indexOf("=");
         const given = eq > 0 ? t.slice(0, eq) : t;
-        const long = spec.valued.filter((v) => v.startsWith("--"));
-        const matches = long.includes(given) ? [given] : long.filter((v) => v.startsWith(given));
+        const all = [...known.valued, ...known.flags, ...known.optional, ...known.valued2]
+          .filter((v) => v.startsWith("--"));
+        const matches = all.includes(given) ? [given] : all.filter((v) => v.startsWith(given));
         if (matches.length > 1) result.problem = `${name}: the option "${given}" is ambiguous`;
+        if (matches.length === 0 && !spec.anyLong) unknown(given);
         if (matches.length > 0) {
           key = matches[0];
           if (eq > 0) value = t.slice(eq + 1);
-          else next = true;
+          else if (known.valued.has(key)) next = 1;
+          else if (known.valued2.has(key)) next = 2;
         }
       } else {
         for (let k = 1; k < t.length; k++) {
-          if (!spec.valued.includes(`-${t[k]}`)) continue;
-          key = `-${t[k]}`;
+          const c = `-${t[k]}`;
+          if (known.flags.has(c)) continue;
+          if (known.optional.has(c)) break; // its value, if any, is the rest of the word
+          if (!known.valued.has(c)) {
+            unknown(c);
+            continue;
+          }
+          key = c;
           if (k + 1 < t.length) value = t.slice(k + 1);
-          else next = true;
+          else next = 1;
           break;
         }
       }
-      if (next) {
+      for (let n = 0; n < next; n++) {
         const v = args[i + 1];
         if (v?.dynamic) {
           result.problem = `${name} has a dynamic option value (${v.text})`;
           return { ...result, rest: args.slice(i + 2), dynamic: true };
         }
-        value = v?.text;
-        i++;
+        if (n === 0) value = v?.text;
+        if (v !== undefined) i++;
       }
       if (key !== undefined && value !== undefined) optionValue(name, key, value, result);
       i++;
@@ -783,7 +701,7 @@ function unwrap(name: string, args: WordText[]): Unwrapped | undefined {
     };
   }
   // su reads options anywhere (`su root -c CMD`), as getopt permutes them.
-  if (name === "su" && result.command === undefined) {
+  if ((name === "su" || name === "runuser") && result.command === undefined) {
     const at = result.rest.findIndex((w) => /^(-c|--command(=|$)|--co)/.test(w.text));
     if (at >= 0) {
       const w = result.rest[at];
@@ -885,11 +803,17 @@ export function shellWord(word: string): string {
 }
 
 function optionValue(name: string, key: string, value: string, result: Unwrapped): void {
-  if ((name === "su" || name === "flock") && (key === "-c" || key === "--command")) {
+  if (
+    (name === "su" || name === "runuser" || name === "flock") &&
+    (key === "-c" || key === "--command")
+  ) {
     result.command = { text: value, dynamic: false };
     return;
   }
-  if (name === "time" && (key === "-o" || key === "--output")) {
+  if (
+    (name === "time" || name === "strace" || name === "ltrace") &&
+    (key === "-o" || key === "--output")
+  ) {
     result.paths.push({ path: value, access: "write" });
   } else if (name === "xargs" && (key === "-a" || key === "--arg-file")) {
     result.paths.push({ path: value, access: "read" });
