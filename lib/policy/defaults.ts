@@ -12,7 +12,7 @@ import type { RuleConfig } from "./rules.ts";
  */
 export const READ_ONLY_COMMANDS = [
   "ls *",
-  "pwd",
+  "pwd *",
   "cd *",
   "echo *",
   "cat *",
@@ -23,7 +23,7 @@ export const READ_ONLY_COMMANDS = [
   "du *",
   "df *",
   "which *",
-  "whoami",
+  "whoami *",
   "uname *",
   "true",
   "false",
@@ -39,23 +39,31 @@ export const READ_ONLY_COMMANDS = [
   "git rev-parse *",
 ];
 
-/** Options of those commands that write files or start other programs. */
+/**
+ * Options of those commands that write files, start other programs or follow symlinks, as
+ * rules a person can read (and disable). The option table (`options.ts`) holds the same
+ * knowledge for every option and asks whatever rule allows: long options reach these
+ * patterns written out in full (`--out=x` is read as `--output=x`).
+ */
 export const READ_ONLY_EXCEPTIONS = [
-  "git --o* *",
-  "git --ext* *",
-  "git --te* *",
-  "git -c *",
+  "git --output *",
+  "git --output=* *",
+  "git --ext-diff *",
+  "git --textconv *",
+  "git --show-signature *",
+  // Config from the line or another repository names programs git starts.
   "git --config-env* *",
-  "git --exec-path* *",
-  // Another repository's config names programs git starts (diff.external, core.fsmonitor).
-  "git --git-dir* *",
-  "find -exec* *",
-  "find -ok* *",
+  "git --exec-path=* *",
+  "find -exec *",
+  "find -execdir *",
+  "find -ok *",
+  "find -okdir *",
   "find -delete *",
   "find -fprint* *",
   "find -fls *",
   "tree -o *",
-  "tree --o* *",
+  "tree --output* *",
+  "tree -R *",
   // Following symlinks reads wherever they point, outside the roots too.
   "grep -R *",
   "grep --dereference-recursive *",
@@ -68,8 +76,10 @@ export const READ_ONLY_EXCEPTIONS = [
   "ls --dereference *",
   "du -L *",
   "du --dereference *",
-  // git reads an order file from anywhere.
-  "git diff -O* *",
+  // Reads the files a list names.
+  "wc --files0-from=* *",
+  "du --files0-from=* *",
+  "find -files0-from *",
 ];
 
 /** Every default rule, by id. */

@@ -154,7 +154,7 @@ export const WRAPPERS: Record<string, WrapperSpec> = {
       `-x --exit --show-limits ${HELP}`,
     optional: "-e -i -l",
     operands: 0,
-    example: "xargs -0 -n 1 rm < list",
+    example: "xargs -0 -n 1 rm victim < list",
   },
   unshare: {
     valued: "--propagation --setgroups -S --setuid -G --setgid -R --root -w --wd " +
