@@ -13,6 +13,8 @@ import { closeUnfinished, runAgent } from "../agent/loop.ts";
 import { ProviderError } from "../agent/provider.ts";
 import type { AnswerProvider } from "../pipeline/ask.ts";
 import type { Approver } from "../policy/gate.ts";
+import { userConfigFile } from "../policy/decide.ts";
+import { type AlwaysRun, coveredBySession, offerPrefixRule } from "./always_run.ts";
 import { sinkOf, TerminalView } from "../agent/view.ts";
 import { EXIT, parseCommand, UsageError } from "./common.ts";
 import { maxTurnsOf, startFromFlags } from "./run.ts";
@@ -104,18 +106,30 @@ export async function chatCommand(args: string[]): Promise<number> {
     const choices = question.choices?.length ? ` [${question.choices.join(" / ")}]` : "";
     return ask(`? ${question.question}${choices}`, "answer> ");
   };
-  const approve: Approver = async ({ tool, verdict }) => {
+  // "always" for a `run` line offers its prefix rule (`npm test *`) for the session, and to
+  // save it to the user's config.
+  const always: AlwaysRun = {
+    ask,
+    note: (text) => view.note(text),
+    configFile: userConfigFile(rt.env),
+    prefixes: [],
+  };
+  const approve: Approver = async ({ tool, verdict, args }) => {
+    if (coveredBySession(always, tool, args)) {
+      view.note(`(allowed: a prefix rule accepted in this session covers it)`);
+      return "yes";
+    }
     const line = await ask(
       `? allow ${tool}: ${verdict.reason}? [y]es / [n]o / [a]lways`,
       "allow> ",
     );
     if (line === undefined) return undefined;
     const word = line.toLowerCase();
-    return word === "y" || word === "yes"
-      ? "yes"
-      : word === "a" || word === "always"
-      ? "always"
-      : "no";
+    if (word === "a" || word === "always") {
+      await offerPrefixRule(always, tool, args);
+      return "always";
+    }
+    return word === "y" || word === "yes" ? "yes" : "no";
   };
   let controller: AbortController | undefined;
   const interrupt = () => {

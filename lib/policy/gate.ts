@@ -22,7 +22,9 @@ export type Caller = "person" | "model";
 export type ApprovalAnswer = "yes" | "no" | "always" | undefined;
 
 /** Asks the person whether a call may run. */
-export type Approver = (request: { tool: string; verdict: Verdict }) => Promise<ApprovalAnswer>;
+export type Approver = (
+  request: { tool: string; verdict: Verdict; args?: Record<string, unknown> },
+) => Promise<ApprovalAnswer>;
 
 /** What the gate needs from the runtime and the call. */
 export interface GateContext {
@@ -55,7 +57,13 @@ export async function gate(
     cwd: inv.cwd,
     path: inv.env.PATH,
   });
-  const settled = await settle(ctx, name, name + " " + JSON.stringify(inv.args), verdict);
+  const settled = await settle(
+    ctx,
+    name,
+    name + " " + JSON.stringify(inv.args),
+    verdict,
+    inv.args,
+  );
   if (settled === true) return undefined;
   return { isError: true, note: `[magi: ${settled} by the policy — ${verdictLine(verdict)}]` };
 }
@@ -71,6 +79,7 @@ async function settle(
   name: string,
   key: string,
   verdict: Verdict,
+  args?: Record<string, unknown>,
 ): Promise<true | string> {
   const done = (outcome: string, result: true | string) => {
     ctx.record?.({ tool: name, verdict, outcome });
@@ -80,7 +89,7 @@ async function settle(
   if (verdict.decision === "deny") return done("denied", "denied");
   if (ctx.caller === "person") return done("approved: the person's own call", true);
   if (ctx.always.has(key)) return done("approved: always, earlier in this session", true);
-  const answer = ctx.approve ? await ctx.approve({ tool: name, verdict }) : undefined;
+  const answer = ctx.approve ? await ctx.approve({ tool: name, verdict, args }) : undefined;
   if (answer === "yes") return done("approved by the person", true);
   if (answer === "always") {
     ctx.always.add(key);
@@ -136,7 +145,13 @@ export async function gateCommand(
   const caller: Caller = opts.project ? "model" : outer?.caller ?? "model";
   const ctx = { policy, caller, approve: outer?.approve, always };
   const asked = tool === undefined ? "run" : `${tool} (magi.exec)`;
-  const settled = await settle(ctx, asked, "run " + JSON.stringify({ command: line }), verdict);
+  const settled = await settle(
+    ctx,
+    asked,
+    "run " + JSON.stringify({ command: line }),
+    verdict,
+    { command: line },
+  );
   if (settled !== true) {
     const why = opts.project && outer?.caller === "person"
       ? " (a project's .magi/tools body: its programs are asked about even in magi call)"

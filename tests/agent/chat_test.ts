@@ -194,3 +194,33 @@ Deno.test("magi chat: Ctrl-C cancels a model response that is still streaming", 
   const roles = (server.requests[1].json.messages as { role: string }[]).map((m) => m.role);
   assert.deepEqual(roles, ["system", "user", "user"]);
 });
+
+Deno.test("magi chat: always for a run line offers its prefix rule, for the session and saved", async () => {
+  await using dir = await tempDir();
+  const tools = await makeTools(dir.path);
+  await using server = scriptedServer("openai", [
+    reply("openai", "", [{ id: "call_1", name: "run", args: { command: "touch made1.txt" } }]),
+    reply("openai", "", [{ id: "call_2", name: "run", args: { command: "touch made2.txt" } }]),
+    reply("openai", "Both made."),
+  ]);
+  const config = await agentConfig(dir.path, "openai", server.url);
+  const xdg = join(dir.path, "xdg");
+  await Deno.mkdir(join(xdg, "magi"), { recursive: true });
+  const own = join(xdg, "magi", "config.jsonc");
+  await Deno.writeTextFile(own, "{\n  // my own settings\n}\n");
+  const run = await magi(["chat", "--config", config, "--tools-dir", tools], {
+    cwd: dir.path,
+    env: { ...ENV, XDG_CONFIG_HOME: xdg },
+    // always; yes to `touch *` for the session; yes to saving it. The second call asks nothing.
+    stdin: "make two files\na\ny\ny\n/exit\n",
+  });
+  assert.equal(run.code, 0, run.stderr);
+  assert.match(run.stdout, /\? allow every `touch \*` for the rest of this session\?/);
+  assert.match(run.stdout, /saved: \{"tool":"run","command":\["touch \*"\],"decision":"allow"\}/);
+  await Deno.stat(join(dir.path, "made1.txt"));
+  await Deno.stat(join(dir.path, "made2.txt"));
+  const saved = await Deno.readTextFile(own);
+  assert.match(saved, /\/\/ my own settings/);
+  assert.match(saved, /"command": \[\s*"touch \*"\s*\]/);
+  assert.equal((await Deno.stat(own)).mode! & 0o777, 0o600);
+});
