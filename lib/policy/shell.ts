@@ -2,11 +2,14 @@
  * Reading a `run` line the way bash will (SPEC S8.1): the line is parsed with mvdan/sh's
  * parser (npm `mvdan-sh`, the project's own JavaScript build) and every simple command is
  * collected — in pipelines, lists, subshells, blocks, loops, `$(…)`, backticks and process
- * substitutions. Wrappers (`timeout`, `nice`, `env` (and its `-S` string), `nohup`, `setsid`,
- * `sudo`, `busybox APPLET`, `stdbuf`, `time`, `command`,
- * `exec`, `builtin`, `xargs`, `sh -c '…'` / `bash -c '…'`, recursively) are unwrapped to
- * the command they start; combined short flags are split (`-rf` → `-r -f`); `git -C DIR` and
- * `--` are understood. Words that bash would expand (`$X`, `$(…)`, `{a,b}`, `~user`, globs
+ * substitutions. Wrappers (the table in `wrappers.ts`: `timeout`, `env` (and its `-S` string),
+ * `sudo`, `strace`, `unshare`, `busybox APPLET`, `xargs`, `sh -c '…'` / `bash -c '…'`,
+ * recursively, and more) are unwrapped to the command they start, as is `find -exec CMD ;`.
+ * Each command's options are read against its program's table (`options.ts`, through
+ * `option_reader.ts`): combined short flags are split (`-rf` → `-r -f`), abbreviated long
+ * options written out, git's own options and find's expression understood; an option the
+ * table does not hold sets {@link SimpleCommand.optionProblem}. Words that bash would expand
+ * (`$X`, `$(…)`, `{a,b}`, `~user`, globs
  * that can reach dot folders) are marked dynamic: such a command can be asked about, never
  * allowed. Anything this module cannot read with certainty becomes a problem (a reason to ask).
  *

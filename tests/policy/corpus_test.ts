@@ -56,6 +56,18 @@ const ATTEMPTS: Attempt[] = [
   run("git diff --out=diff.txt", "ask"),
   run("git -c alias.x='!rm victim' x", "ask"),
   run("find . -exec rm {} ;", "ask"),
+  // From the issue: find reads its expression after `--`; abbreviated and unknown options.
+  run("find -- . -exec rm victim ;", "ask"),
+  run("find -- . -delete", "ask"),
+  run("wc --files0-from=victim", "ask"),
+  run("wc --files0=victim", "ask"),
+  run("ls --dere escape", "deny"),
+  run("ls --zzz", "ask"),
+  run("git -c core.fsmonitor='touch victim' status", "ask"),
+  run("git --work-tree=. status", "ask"),
+  run("git st", "ask"),
+  run("strace -o victim ls", "ask"),
+  run("unshare -r ls", "ask"),
   run("find . -delete", "ask"),
   // Following symlinks reads wherever they point: a symlink in the roots can lead out.
   run("grep -R secret .", "ask"),
