@@ -7,7 +7,8 @@
  *
  * @module
  */
-import { matchesPrefixRules, prefixRule, saveRunRule } from "../policy/prefix_rule.ts";
+import { decide, type Policy } from "../policy/decide.ts";
+import { prefixRule, saveRunRule, withPrefixRules } from "../policy/prefix_rule.ts";
 
 /** What the handler needs from the chat. */
 export interface AlwaysRun {
@@ -19,6 +20,10 @@ export interface AlwaysRun {
   configFile?: string;
   /** The prefix rules accepted in this session. */
   prefixes: string[];
+  /** The runtime's policy, and the folder and PATH calls run with. */
+  policy: Policy;
+  cwd(): string;
+  path?: string;
 }
 
 function yes(answer: string | undefined): boolean {
@@ -31,16 +36,24 @@ function runLine(tool: string, args: Record<string, unknown> | undefined): strin
 }
 
 /**
- * Whether the session's prefix rules cover a call the policy asks about: a `run` line each
- * of whose commands matches one of them, with no word only bash knows.
+ * Whether the session's prefix rules cover a `run` call the policy asks about: with them
+ * added as an allow rule, the policy allows it (so deny rules and the judge's own reasons to
+ * ask still hold).
  */
 export function coveredBySession(
   ctx: AlwaysRun,
   tool: string,
   args: Record<string, unknown> | undefined,
 ): boolean {
-  const line = runLine(tool, args);
-  return line !== undefined && matchesPrefixRules(ctx.prefixes, line);
+  if (runLine(tool, args) === undefined || ctx.prefixes.length === 0) return false;
+  const verdict = decide(withPrefixRules(ctx.policy, ctx.prefixes), {
+    tool,
+    source: "builtin",
+    args: args!,
+    cwd: ctx.cwd(),
+    path: ctx.path,
+  });
+  return verdict.decision === "allow";
 }
 
 /**

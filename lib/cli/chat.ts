@@ -113,6 +113,9 @@ export async function chatCommand(args: string[]): Promise<number> {
     note: (text) => view.note(text),
     configFile: userConfigFile(rt.env),
     prefixes: [],
+    policy: rt.policy,
+    cwd: () => rt.session.cwd,
+    path: rt.env.PATH,
   };
   const approve: Approver = async ({ tool, verdict, args }) => {
     if (coveredBySession(always, tool, args)) {

@@ -860,7 +860,8 @@ export const GIT_GLOBAL_OPTIONS: Record<string, string> = {
   "--no-lazy-fetch": "flag",
   "--no-optional-locks": "flag",
   "--no-advice": "flag",
-  "--bare": "flag",
+  // The folder git runs in is the repository: its config is the project's.
+  "--bare": "flag config",
   "--literal-pathspecs": "flag",
   "--glob-pathspecs": "flag",
   "--noglob-pathspecs": "flag",

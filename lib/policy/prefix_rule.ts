@@ -10,7 +10,8 @@ import type * as Jsonc from "jsonc-parser";
 import type { ParseError } from "jsonc-parser";
 import { dirname } from "node:path";
 import { lazyRequire } from "../lazy_require.ts";
-import { commandPattern, matchCommand } from "./rules.ts";
+import type { Policy } from "./decide.ts";
+import { compileRule } from "./rules.ts";
 import { quoteForMessage, readLine } from "./shell.ts";
 
 /** jsonc-parser, loaded when a rule is saved. */
@@ -46,17 +47,19 @@ export function prefixRule(line: string): string | undefined {
 }
 
 /**
- * Whether every command of a `run` line matches one of the session's prefix rules, with
- * nothing the judge cannot read (no problems, no dynamic word, no variable set).
+ * The policy with the session's prefix rules added as one allow rule: a call it allows is
+ * one those rules cover, judged as a saved rule would be — deny rules still deny, and what
+ * the judge cannot read with certainty (a word only bash knows, a program that is not the
+ * one on magi's PATH, an option it does not know) is still asked about.
  */
-export function matchesPrefixRules(patterns: readonly string[], line: string): boolean {
-  if (patterns.length === 0) return false;
-  const read = readLine(line);
-  if (read.problems.length > 0 || read.commands.length === 0) return false;
-  const compiled = patterns.map(commandPattern);
-  return read.commands.every((c) =>
-    !c.dynamic && c.assigns.length === 0 && compiled.some((p) => matchCommand(p, c))
+export function withPrefixRules(policy: Policy, patterns: readonly string[]): Policy {
+  if (patterns.length === 0) return policy;
+  const rule = compileRule(
+    { ...prefixRuleConfig(patterns[0]), command: [...patterns], reason: "accepted with always" },
+    "always-this-session",
+    "this session",
   );
+  return { ...policy, rules: [...policy.rules, rule] };
 }
 
 /** The rule a prefix is saved as. */

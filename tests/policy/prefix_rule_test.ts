@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { matchesPrefixRules, prefixRule, saveRunRule } from "../../lib/policy/prefix_rule.ts";
+import { decide, loadPolicy } from "../../lib/policy/decide.ts";
+import { prefixRule, saveRunRule, withPrefixRules } from "../../lib/policy/prefix_rule.ts";
 import { readConfigFile } from "../../lib/config/load.ts";
 import { tempDir } from "../helpers.ts";
 
@@ -28,14 +29,27 @@ Deno.test("prefixRule() keeps the program and its subcommand words, then *", () 
   for (const [line, want] of cases) assert.equal(prefixRule(line), want, line);
 });
 
-Deno.test("matchesPrefixRules() covers a line only when each command matches", () => {
-  assert.equal(matchesPrefixRules(["npm test *"], "npm test -- --watch"), true);
-  assert.equal(matchesPrefixRules(["npm test *"], "npm test && npm test"), true);
-  assert.equal(matchesPrefixRules(["npm test *"], "npm test && rm x"), false);
-  assert.equal(matchesPrefixRules(["npm test *"], "npm run x"), false);
-  assert.equal(matchesPrefixRules(["npm test *"], "npm test $X"), false);
-  assert.equal(matchesPrefixRules(["npm test *"], "FOO=1 npm test"), false);
-  assert.equal(matchesPrefixRules([], "npm test"), false);
+Deno.test("withPrefixRules() allows what the rules cover, as a saved rule would", async () => {
+  await using dir = await tempDir();
+  const env = Deno.env.toObject();
+  const base = loadPolicy(
+    { rules: [{ tool: "run", command: "git push *", decision: "deny" }] },
+    "test",
+    [dir.path],
+    env,
+  );
+  const policy = withPrefixRules(base, ["ls *", "git push *", "uname *"]);
+  const decision = (command: string) =>
+    decide(policy, { tool: "run", source: "builtin", args: { command }, cwd: dir.path }).decision;
+  assert.equal(decision("ls -la"), "allow");
+  assert.equal(decision("uname -a && ls"), "allow");
+  assert.equal(decision("ls && rm x"), "ask");
+  assert.equal(decision("git push"), "deny"); // a deny rule still denies
+  assert.equal(decision("ls $X"), "ask"); // a word only bash knows
+  assert.equal(decision("FOO=1 ls"), "ask");
+  assert.equal(decision("ls --zzz"), "ask"); // an option the judge does not know
+  assert.equal(decision("ls /"), "deny"); // outside the roots
+  assert.equal(withPrefixRules(base, []), base);
 });
 
 Deno.test("saveRunRule() appends to policy.rules, keeping comments; creates a 0600 file", async () => {
