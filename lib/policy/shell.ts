@@ -620,6 +620,10 @@ function unwrap(name: string, args: WordText[]): Unwrapped | undefined {
       i++;
       break;
     }
+    if (name === "env" && t === "-") {
+      i++; // `env -` is `env -i`
+      continue;
+    }
     if (t.startsWith("-") && t !== "-" && !(name === "nice" && /^-\d+$/.test(t))) {
       // As getopt reads it: a long option may be abbreviated (`--split-s=x`), and short
       // options combine, the first that takes a value taking the rest (`-vS./x`, `-la x`).
