@@ -46,6 +46,18 @@ export function dangerOf(program: string, option: string, kind: string): string 
   return danger ? `\`${program} ${option}\` ${DANGER[danger] ?? danger}` : undefined;
 }
 
+/** Why an option's value makes it dangerous (`--format=%G?`), or undefined. */
+function valueDanger(
+  program: string,
+  spec: ProgramOptions,
+  option: string,
+  value: string,
+): string | undefined {
+  const rule = spec.values && Object.hasOwn(spec.values, option) ? spec.values[option] : undefined;
+  if (!rule || !new RegExp(rule[0]).test(value)) return undefined;
+  return `\`${program} ${option}=${value}\` ${DANGER[rule[1]] ?? rule[1]}`;
+}
+
 /**
  * Finds a long option as getopt does: the exact name, else the one option it abbreviates.
  *
@@ -128,6 +140,7 @@ export function readOptions(program: string, spec: ProgramOptions, args: string[
         out.words.push(value);
       }
       if (value !== undefined && optionKind(kind).danger === "write") out.writes.push(value);
+      if (value !== undefined) fail(valueDanger(program, spec, found.name, value));
       continue;
     }
     // A cluster of short options: `-la`, `-n5`, `-C3`.
@@ -148,6 +161,7 @@ export function readOptions(program: string, spec: ProgramOptions, args: string[
       if (value !== undefined) {
         out.words.push(value);
         if (danger === "write") out.writes.push(value);
+        fail(valueDanger(program, spec, key, value));
       }
       break;
     }

@@ -33,6 +33,11 @@ export interface ProgramOptions {
   numeric?: boolean;
   /** `+5` is an operand, not an option (`tail +5`). */
   plus?: boolean;
+  /**
+   * Values that make a safe option dangerous: option → [a regular expression over the
+   * value, the danger] (`git log --format=%G?` verifies signatures: it starts gpg).
+   */
+  values?: Record<string, [string, string]>;
 }
 
 const HELP = { "--help": "flag", "--version": "flag" };
@@ -872,6 +877,12 @@ export const GIT_GLOBAL_OPTIONS: Record<string, string> = {
   "--help": "flag",
 };
 
+/** Format placeholders `%G?`, `%GS`, `%GK`… check a commit's signature: git starts gpg. */
+const SIGNATURE_FORMATS: Record<string, [string, string]> = {
+  "--format": ["%G", "exec"],
+  "--pretty": ["%G", "exec"],
+};
+
 /** The read-only git subcommands of `defaults.ts` and their options. */
 export const GIT_SUBCOMMAND_OPTIONS: Record<string, ProgramOptions> = {
   status: {
@@ -903,8 +914,8 @@ export const GIT_SUBCOMMAND_OPTIONS: Record<string, ProgramOptions> = {
     },
   },
   diff: { style: "gnu", numeric: true, options: DIFF },
-  log: { style: "gnu", numeric: true, options: LOG },
-  show: { style: "gnu", numeric: true, options: LOG },
+  log: { style: "gnu", numeric: true, options: LOG, values: SIGNATURE_FORMATS },
+  show: { style: "gnu", numeric: true, options: LOG, values: SIGNATURE_FORMATS },
   branch: {
     style: "gnu",
     options: {

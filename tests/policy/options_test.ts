@@ -111,6 +111,18 @@ Deno.test("each git option before the subcommand: those that read other config a
   });
 });
 
+Deno.test("each value rule: a value that makes an option dangerous asks", async () => {
+  await withPolicy((policy, root) => {
+    for (const [program, spec] of TABLES) {
+      for (const [option, [pattern]] of Object.entries(spec.values ?? {})) {
+        const line = `${program} ${option}=x${pattern}x`;
+        assert.notEqual(verdict(policy, root, line).decision, "allow", line);
+        assert.equal(verdict(policy, root, `${program} ${option}=x`).decision, "allow", option);
+      }
+    }
+  });
+});
+
 Deno.test("options the table does not hold, ambiguous abbreviations and find's tail ask", async () => {
   await withPolicy((policy, root) => {
     const cases: [string, "allow" | "ask" | "deny"][] = [
@@ -149,6 +161,10 @@ Deno.test("options the table does not hold, ambiguous abbreviations and find's t
       ["git --no-pager log -3", "allow"],
       ["git -C . status", "allow"],
       ["git st", "ask"], // not a built-in: an alias, maybe
+      ["git log --format=%G?", "ask"], // checks signatures: starts gpg
+      ["git show --pretty=format:%GS HEAD", "ask"],
+      ["git log --form '%h %GK'", "ask"],
+      ["git log --format='%h %s'", "allow"],
     ];
     const problems = cases.flatMap(([line, want]) => {
       const v = verdict(policy, root, line);
