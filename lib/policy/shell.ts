@@ -403,13 +403,13 @@ function record(
   if (name === "git") {
     // git's own options before the subcommand: -C DIR moves git; the others are kept as
     // flags, so `git -c x=y push` is `git push` to a rule, with the flag `-c`.
+    // A path option (`--git-dir=x`) is relative to the folder the -C options before it reached.
     const git = gitGlobals(args);
-    for (const dir of git.dirs) {
-      if (dir.dynamic) forcedDynamic = true;
-      paths.push({ path: dir.text, access: "read", base });
-      base = base === undefined ? dir.text : joinPath(base, dir.text);
+    for (const step of git.steps) {
+      if (step.dir.dynamic) forcedDynamic = true;
+      paths.push({ path: step.dir.text, access: "read", base });
+      if (step.chdir) base = base === undefined ? step.dir.text : joinPath(base, step.dir.text);
     }
-    paths.push(...git.paths);
     leading.push(...git.flags);
     fail(git.problem);
     args = git.rest;
@@ -477,15 +477,19 @@ function record(
   });
 }
 
-/** git's options before its subcommand, read as git reads them (exact names only). */
+/**
+ * git's options before its subcommand, read as git reads them (exact names only): the flags
+ * kept, and in order the folders they name — `-C DIR` (git moves there) and the paths of
+ * `--git-dir` and `--work-tree`.
+ */
 function gitGlobals(args: WordText[]): {
-  dirs: WordText[];
+  steps: { dir: WordText; chdir: boolean }[];
   flags: string[];
-  paths: PathUse[];
   problem?: string;
   rest: WordText[];
 } {
-  const out = { dirs: [] as WordText[], flags: [] as string[], paths: [] as PathUse[] };
+  const steps: { dir: WordText; chdir: boolean }[] = [];
+  const flags: string[] = [];
   let problem: string | undefined;
   let i = 0;
   for (; i < args.length; i++) {
@@ -496,7 +500,7 @@ function gitGlobals(args: WordText[]): {
     const kind = Object.hasOwn(GIT_GLOBAL_OPTIONS, key) ? GIT_GLOBAL_OPTIONS[key] : undefined;
     if (kind === undefined) {
       problem ??= `\`git ${key}\`: an option magi does not know, so it cannot tell what it does`;
-      out.flags.push(t);
+      flags.push(t);
       continue;
     }
     const { arg } = optionKind(kind);
@@ -506,15 +510,15 @@ function gitGlobals(args: WordText[]): {
       : undefined;
     if (arg === "value" && value === undefined && i + 1 < args.length) value = args[++i];
     if (key === "-C") {
-      if (value) out.dirs.push(value);
+      if (value) steps.push({ dir: value, chdir: true });
       continue;
     }
-    out.flags.push(t);
+    flags.push(t);
     if (value && (key === "--git-dir" || key === "--work-tree")) {
-      out.paths.push({ path: value.text, access: "read" });
+      steps.push({ dir: value, chdir: false });
     }
   }
-  return { ...out, problem, rest: args.slice(i) };
+  return { steps, flags, problem, rest: args.slice(i) };
 }
 
 function joinPath(base: string, dir: string): string {
