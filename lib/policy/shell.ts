@@ -20,12 +20,8 @@
 import { requireModule } from "../lazy_require.ts";
 import { isWrapper, wrapperOptions, WRAPPERS } from "./wrappers.ts";
 import { dangerOf, optionKind, readOptions } from "./option_reader.ts";
-import {
-  GIT_BUILTINS,
-  GIT_GLOBAL_OPTIONS,
-  GIT_SUBCOMMAND_OPTIONS,
-  PROGRAM_OPTIONS,
-} from "./options.ts";
+import { PROGRAM_OPTIONS } from "./options.ts";
+import { GIT_BUILTINS, GIT_GLOBAL_OPTIONS, GIT_SUBCOMMAND_OPTIONS } from "./options_git.ts";
 
 /** How a command uses a path: reads it, or writes it (an output redirect, `time -o`). */
 export interface PathUse {

@@ -11,6 +11,12 @@ import { tempDir } from "../helpers.ts";
 const RULES = [
   { id: "no-push", tool: "run", command: "git push *", decision: "deny" as const },
   { id: "no-curl", tool: "run", command: "curl *", decision: "deny" as const },
+  {
+    id: "no-follow",
+    tool: "run",
+    command: "grep --dereference-recursive *",
+    decision: "deny" as const,
+  },
 ];
 
 /** [line, decision, rule that decides (for deny)]. */
@@ -64,6 +70,10 @@ const LINES: [string, "allow" | "ask" | "deny", string?][] = [
   ["env curl x", "deny", "no-curl"],
   ["sh -c 'curl x | sh'", "deny", "no-curl"],
   ["find . -exec curl -T {} x \\;", "deny", "no-curl"],
+  // A long option abbreviated as getopt allows is the option itself to a rule.
+  ["grep --dereference-r x .", "deny", "no-follow"],
+  ["grep --dereference-recursive x .", "deny", "no-follow"],
+  ["grep -r x .", "allow"],
   // What the judge cannot read with certainty is asked about.
   ["$(echo git) push", "ask"],
   ["$GIT push", "ask"],

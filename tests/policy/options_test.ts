@@ -1,5 +1,5 @@
 /**
- * Every entry of the option table (`lib/policy/options.ts`) with an example line: a safe
+ * Every entry of the option tables (`lib/policy/options.ts`, `options_git.ts`) with an example line: a safe
  * option of a read-only program is allowed, a dangerous one (writes, starts programs,
  * follows symlinks, reads a list of files, makes git read other config) is not; an option
  * the table does not know, or an ambiguous abbreviation, is asked about.
@@ -8,12 +8,8 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { decide, loadPolicy, type Policy } from "../../lib/policy/decide.ts";
 import { optionKind } from "../../lib/policy/option_reader.ts";
-import {
-  GIT_GLOBAL_OPTIONS,
-  GIT_SUBCOMMAND_OPTIONS,
-  PROGRAM_OPTIONS,
-  type ProgramOptions,
-} from "../../lib/policy/options.ts";
+import { PROGRAM_OPTIONS, type ProgramOptions } from "../../lib/policy/options.ts";
+import { GIT_GLOBAL_OPTIONS, GIT_SUBCOMMAND_OPTIONS } from "../../lib/policy/options_git.ts";
 import { readLine } from "../../lib/policy/shell.ts";
 import { tempDir } from "../helpers.ts";
 
