@@ -1,10 +1,13 @@
 /**
- * `magi mcp [--http [--port N]]`: serves the registry over MCP — on stdio by default, or as
- * Streamable HTTP on 127.0.0.1 — until the client goes away (stdin ends) or magi is stopped.
- * Tool changes in tools_dir and the Lua/config files are announced to clients.
+ * `magi mcp [--http [--port N] [--token-file F | --no-auth]]`: serves the registry over MCP —
+ * on stdio by default, or as Streamable HTTP on 127.0.0.1 — until the client goes away (stdin
+ * ends) or magi is stopped. Over HTTP every request must carry the bearer token kept in
+ * `$XDG_STATE_HOME/magi/mcp-token` (generated and shown once when missing), unless
+ * `--no-auth`. Tool changes in tools_dir and the Lua/config files are announced to clients.
  *
  * @module
  */
+import { join } from "node:path";
 import process from "node:process";
 // @ts-types="@modelcontextprotocol/sdk/server/index"
 import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
@@ -13,9 +16,11 @@ import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js"
 import { serveHttp } from "../mcp/http.ts";
 import { createMcpServer } from "../mcp/server.ts";
 import { guardedInput } from "../mcp/stdio_guard.ts";
+import { loadOrCreateToken, type McpToken, TOKEN_SECRET_NAME } from "../mcp/token.ts";
 import { watchPlan, watchSources } from "../mcp/watch.ts";
 import { closeMcpServers, closeUnusedMcpServers, onMcpToolsChanged } from "../registry/mcp.ts";
-import type { Runtime } from "../runtime.ts";
+import type { Secret } from "../pipeline/mask.ts";
+import { type Runtime, stateDir } from "../runtime.ts";
 import { EXIT, parseCommand, runtimeFor, UsageError, warn } from "./common.ts";
 
 /** Runs `magi mcp`. */
@@ -23,6 +28,8 @@ export async function mcpCommand(args: string[]): Promise<number> {
   const { values, positionals } = parseCommand(args, {
     http: { type: "boolean" },
     port: { type: "string" },
+    "no-auth": { type: "boolean" },
+    "token-file": { type: "string" },
   });
   if (positionals.length > 0) {
     throw new UsageError(`magi mcp takes no arguments; got ${JSON.stringify(positionals)}`);
@@ -30,12 +37,23 @@ export async function mcpCommand(args: string[]): Promise<number> {
   if (values.port !== undefined && !values.http) {
     throw new UsageError("--port needs --http");
   }
+  for (const flag of ["no-auth", "token-file"] as const) {
+    if (values[flag] !== undefined && !values.http) throw new UsageError(`--${flag} needs --http`);
+  }
+  if (values["no-auth"] && values["token-file"] !== undefined) {
+    throw new UsageError("--no-auth and --token-file exclude each other");
+  }
   const port = values.port === undefined ? 0 : Number(values.port);
   if (!Number.isInteger(port) || port < 0 || port > 65535) {
     throw new UsageError(`--port: expected a TCP port number, got "${values.port}"`);
   }
+  const token = values.http && !values["no-auth"]
+    ? loadOrCreateToken(values["token-file"] ?? join(stateDir(Deno.env.toObject()), "mcp-token"))
+    : undefined;
+  // The token is a secret like any credential: masked wherever a result or log could show it.
+  const secrets: Secret[] = token ? [{ name: TOKEN_SECRET_NAME, value: token.token }] : [];
 
-  let rt: Runtime = await runtimeFor(values);
+  let rt: Runtime = await runtimeFor(values, secrets);
   const servers = new Set<Server>();
   let stopWatching = () => {};
   const rewatch = () => {
@@ -46,7 +64,7 @@ export async function mcpCommand(args: string[]): Promise<number> {
   function reload(): void {
     reloading = reloading.then(async () => {
       try {
-        const next = await runtimeFor(values);
+        const next = await runtimeFor(values, secrets);
         next.session = rt.session;
         rt = next;
       } catch (error) {
@@ -66,7 +84,12 @@ export async function mcpCommand(args: string[]): Promise<number> {
       const serving = serveHttp(() => rt, {
         port,
         servers,
-        onListen: (url) => warn(`serving MCP on ${url}`),
+        token: token?.token,
+        onListen: (url) => {
+          if (token) tellToken(token);
+          else warn("no authentication (--no-auth): any local process can call the tools");
+          warn(`serving MCP on ${url}`);
+        },
       });
       const stop = () => void serving.shutdown();
       Deno.addSignalListener("SIGINT", stop);
@@ -100,4 +123,25 @@ export async function mcpCommand(args: string[]): Promise<number> {
     await closeMcpServers();
   }
   return EXIT.ok;
+}
+
+/**
+ * Says on stderr how clients authenticate. A token generated now is shown this once — the
+ * one place magi writes it unmasked, straight to stderr — later starts only say where it is.
+ */
+function tellToken(token: McpToken): void {
+  if (!token.generated) {
+    warn(
+      `MCP clients must send "Authorization: Bearer <token>" with the token in ${token.path}`,
+    );
+    return;
+  }
+  const text = `magi: generated an MCP bearer token, stored in ${token.path} (mode 0600); ` +
+    `it is shown only this once.\nmagi: MCP clients must send this header:\n` +
+    `Authorization: Bearer ${token.token}\n`;
+  try {
+    Deno.stderr.writeSync(new TextEncoder().encode(text));
+  } catch {
+    // stderr went away; the token is still in its file.
+  }
 }
