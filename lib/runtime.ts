@@ -167,6 +167,7 @@ export async function createRuntime(opts: RuntimeOptions): Promise<Runtime> {
     spillDir,
     masker,
     cachePath: join(cacheDir(opts.env), "mcp-tools.json"),
+    maxMessageBytes: v["limits.mcp_message_bytes"] as number,
     warn: opts.warn,
   });
   // The file builtins' bodies run in Workers with Deno permissions from the policy (below).

@@ -95,6 +95,8 @@ export interface McpSourceOptions {
   masker: Masker;
   /** A JSON file remembering each server's tool list, for lazy start. */
   cachePath: string;
+  /** The largest message read from a stdio server, in bytes (config `limits.mcp_message_bytes`). */
+  maxMessageBytes?: number;
   warn: Warn;
 }
 
@@ -118,6 +120,7 @@ class Connection {
     private readonly spec: McpServerSpec,
     private readonly cwd: string,
     private readonly env: Record<string, string>,
+    private readonly maxMessageBytes: number | undefined,
   ) {}
 
   get startTimeoutMs(): number {
@@ -156,6 +159,7 @@ class Connection {
         args: this.spec.args ?? [],
         cwd: this.cwd,
         env: { ...this.env, ...this.spec.env },
+        maxMessageBytes: this.maxMessageBytes,
       });
     const client = new Client({ name: "magi", version: VERSION }, {
       capabilities: { elicitation: { form: {} } },
@@ -301,9 +305,11 @@ function connectionFor(name: string, raw: McpServerSpec, opts: McpSourceOptions)
   );
   const base = opts.configFile ? dirname(opts.configFile) : opts.cwd;
   const cwd = spec.cwd ? (isAbsolute(spec.cwd) ? spec.cwd : resolve(base, spec.cwd)) : opts.cwd;
-  const key = JSON.stringify([name, spec, cwd, opts.env]);
+  const key = JSON.stringify([name, spec, cwd, opts.env, opts.maxMessageBytes]);
   let conn = pool.get(key);
-  if (!conn) pool.set(key, conn = new Connection(name, spec, cwd, opts.env));
+  if (!conn) {
+    pool.set(key, conn = new Connection(name, spec, cwd, opts.env, opts.maxMessageBytes));
+  }
   return conn;
 }
 

@@ -1,5 +1,6 @@
 /**
- * A small MCP server over stdio for magi's client tests: a 5 MB result, a crash mid-call,
+ * A small MCP server over stdio for magi's client tests: a 5 MB result, a 20 MiB one (one
+ * line of JSON-RPC over magi's message cap in tests), a crash mid-call,
  * an environment variable echoed back, its own pid, and content split by audience.
  * With FIXTURE_PID_FILE set, it writes its pid there when it starts; with FIXTURE_STAY set, it
  * keeps running after its stdin ends (as a careless server would).
@@ -17,6 +18,7 @@ if (pidFile) Deno.writeTextFileSync(pidFile, `${Deno.pid}\n`, { append: true });
 const noArgs = { type: "object", properties: {} } as const;
 const tools = [
   { name: "big", description: "Returns 5 MB of text", inputSchema: noArgs },
+  { name: "huge", description: "Returns 20 MiB of text", inputSchema: noArgs },
   { name: "crash", description: "Ends the server in the middle of the call", inputSchema: noArgs },
   {
     name: "env",
@@ -40,6 +42,8 @@ server.setRequestHandler(CallToolRequestSchema, async (request) => {
       const line = "0123456789".repeat(9) + "abcdefghi\n";
       return text(line.repeat(50_000) + "the very end\n");
     }
+    case "huge":
+      return text("x".repeat(20 * 1024 * 1024));
     case "crash":
       await new Promise((r) => setTimeout(r, 100));
       console.error("fixture: crashing on purpose");
