@@ -100,20 +100,25 @@ export async function mcpCommand(args: string[]): Promise<number> {
     } else {
       const server = createMcpServer(() => rt);
       servers.add(server);
-      // The SDK reports a transport fault (a message over its 10 MiB buffer, a line that is no
-      // JSON) here; without a handler the session could end with nothing said.
+      // The SDK reports a transport fault here; without a handler the session could end with
+      // nothing said. Lines over the cap and lines that are no JSON are answered by the guard.
       server.onerror = (error) => warn(`mcp: ${error.message}`);
       const ended = new Promise<void>((resolve) => {
         server.onclose = () => resolve();
         process.stdin.once("end", () => resolve());
         process.stdin.once("close", () => resolve());
       });
-      // A malformed request is answered (the SDK would drop it unanswered): stdio_guard.ts.
+      // A malformed request is answered (the SDK would drop it unanswered), and a message over
+      // the cap too, without holding it whole: stdio_guard.ts.
+      const cap = rt.config.values["limits.mcp_message_bytes"] as number;
       const input = guardedInput(
         process.stdin,
         (reply) => void process.stdout.write(JSON.stringify(reply) + "\n"),
+        cap,
       );
-      await server.connect(new StdioServerTransport(input));
+      // The guard passes whole lines of at most `cap` bytes: the SDK's buffer never fills.
+      const maxBufferSize = 2 * cap + 1024;
+      await server.connect(new StdioServerTransport(input, process.stdout, { maxBufferSize }));
       await ended;
       await server.close().catch(() => {});
     }
