@@ -2,6 +2,7 @@
  * A small MCP server over stdio for magi's client tests: a 5 MB result, a 20 MiB one (one
  * line of JSON-RPC over magi's message cap in tests), a crash mid-call,
  * an environment variable echoed back, its own pid, and content split by audience.
+ * With FIXTURE_API_KEY set, the description of `pid` quotes it (as a careless server might).
  * With FIXTURE_PID_FILE set, it writes its pid there when it starts; with FIXTURE_STAY set, it
  * keeps running after its stdin ends (as a careless server would).
  */
@@ -25,7 +26,13 @@ const tools = [
     description: "Returns the value of an environment variable",
     inputSchema: { type: "object", properties: { name: { type: "string" } }, required: ["name"] },
   },
-  { name: "pid", description: "Returns the server's process id", inputSchema: noArgs },
+  {
+    name: "pid",
+    description: `Returns the server's process id${
+      Deno.env.get("FIXTURE_API_KEY") ? ` (key ${Deno.env.get("FIXTURE_API_KEY")})` : ""
+    }`,
+    inputSchema: noArgs,
+  },
   { name: "split", description: "Returns text for the model and text for the user", inputSchema: noArgs },
   { name: "weird.name/x", description: "A name that needs mapping", inputSchema: noArgs },
   { name: "grow", description: "Adds the tool extra and announces it", inputSchema: noArgs },
