@@ -22,8 +22,8 @@ function tempBeside(path: string): string {
   return `${path}.${Deno.pid}.${crypto.randomUUID().slice(0, 8)}.tmp`;
 }
 
-function writeTemp(path: string, data: string | Uint8Array): string {
-  privateDirSync(dirname(path));
+function writeTemp(path: string, data: string | Uint8Array, ownFolder = true): string {
+  if (ownFolder) privateDirSync(dirname(path));
   const tmp = tempBeside(path);
   const bytes = typeof data === "string" ? new TextEncoder().encode(data) : data;
   Deno.writeFileSync(tmp, bytes, { createNew: true, mode: 0o600 });
@@ -52,10 +52,16 @@ export function writePrivateFileSync(path: string, data: string | Uint8Array): v
  * complete temporary file): of two processes racing, one creates it and the other gets
  * `Deno.errors.AlreadyExists` and reads the winner's.
  *
+ * @param ownFolder whether the folder is magi's own, to be made and set to 0700; false for a
+ *   folder the person named (it must exist and keeps its mode)
  * @throws Deno.errors.AlreadyExists when `path` exists; Deno.errors.* when it cannot be written
  */
-export function createPrivateFileSync(path: string, data: string | Uint8Array): void {
-  const tmp = writeTemp(path, data);
+export function createPrivateFileSync(
+  path: string,
+  data: string | Uint8Array,
+  ownFolder = true,
+): void {
+  const tmp = writeTemp(path, data, ownFolder);
   try {
     Deno.linkSync(tmp, path);
   } finally {

@@ -47,9 +47,11 @@ export async function mcpCommand(args: string[]): Promise<number> {
   if (!Number.isInteger(port) || port < 0 || port > 65535) {
     throw new UsageError(`--port: expected a TCP port number, got "${values.port}"`);
   }
-  const token = values.http && !values["no-auth"]
-    ? loadOrCreateToken(values["token-file"] ?? join(stateDir(Deno.env.toObject()), "mcp-token"))
-    : undefined;
+  const token = !values.http || values["no-auth"]
+    ? undefined
+    : values["token-file"] !== undefined
+    ? loadOrCreateToken(values["token-file"], false)
+    : loadOrCreateToken(join(stateDir(Deno.env.toObject()), "mcp-token"));
   // The token is a secret like any credential: masked wherever a result or log could show it.
   const secrets: Secret[] = token ? [{ name: TOKEN_SECRET_NAME, value: token.token }] : [];
 

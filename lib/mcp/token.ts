@@ -53,12 +53,13 @@ function readToken(path: string): string {
 }
 
 /**
- * The token in `path`, generated and stored there (0600, folder 0700) when the file is
- * missing.
+ * The token in `path`, generated and stored there (0600) when the file is missing.
  *
+ * @param ownFolder whether `path`'s folder is magi's own (made, and set to 0700); false for
+ *   `--token-file`, whose folder is the person's and is left as it is
  * @throws Error when the file exists but is not private or holds no token, or cannot be made
  */
-export function loadOrCreateToken(path: string): McpToken {
+export function loadOrCreateToken(path: string, ownFolder = true): McpToken {
   try {
     return { token: readToken(path), path, generated: false };
   } catch (error) {
@@ -66,7 +67,7 @@ export function loadOrCreateToken(path: string): McpToken {
   }
   const token = newToken();
   try {
-    createPrivateFileSync(path, token + "\n");
+    createPrivateFileSync(path, token + "\n", ownFolder);
   } catch (error) {
     // Another magi made it first: use its token.
     if (error instanceof Deno.errors.AlreadyExists) {

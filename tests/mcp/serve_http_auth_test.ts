@@ -143,6 +143,19 @@ Deno.test("magi mcp --http --token-file: its token; a file others can read is re
   } finally {
     await server.stop();
   }
+  // A missing file is generated (0600); the person's folder keeps its mode.
+  const folder = join(home.path, "mine");
+  Deno.mkdirSync(folder);
+  Deno.chmodSync(folder, 0o755);
+  const made = await startHttp(home.path, ["--config", config, "--token-file", "mine/t"]);
+  try {
+    assert.match(made.token!, /^[A-Za-z0-9_-]{43}$/);
+    assert.equal(made.stderr().split(made.token!).length - 1, 1);
+    assert.equal(Deno.statSync(join(folder, "t")).mode! & 0o777, 0o600);
+    assert.equal(Deno.statSync(folder).mode! & 0o777, 0o755);
+  } finally {
+    await made.stop();
+  }
   Deno.chmodSync(file, 0o644);
   const refused = await magi(["mcp", "--http", "--config", config, "--token-file", file], {
     home: home.path,
