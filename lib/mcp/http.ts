@@ -54,6 +54,8 @@ export function serveHttp(current: RuntimeGetter, opts: HttpOptions): HttpServin
       new WebStandardStreamableHTTPServerTransport({
         sessionIdGenerator: () => crypto.randomUUID(),
         enableDnsRebindingProtection: true,
+        // A body over the cap is refused with 413 as it streams (the SDK's own bound).
+        maxRequestBodySize: current().config.values["limits.mcp_message_bytes"] as number,
         eventStore: new BoundedEventStore(),
         retryInterval: RETRY_MS,
         allowedHosts,

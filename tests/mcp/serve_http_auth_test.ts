@@ -115,11 +115,31 @@ Deno.test("magi mcp --http requires the bearer token it generated", async (t) =>
 
 Deno.test("magi mcp --http --no-auth serves without a token, and says so", async () => {
   await using home = await tempDir();
-  const config = await writeConfig(home.path, { shipped_tools: false });
+  const config = await writeConfig(home.path, {
+    shipped_tools: false,
+    "limits.mcp_message_bytes": 65536,
+  });
   const server = await startHttp(home.path, ["--config", config, "--no-auth"]);
   try {
     const names = await listWith(server.url, {});
     assert.ok(names.includes("read"));
+    // A body over limits.mcp_message_bytes is refused; the server goes on.
+    const big = await fetch(server.url, {
+      method: "POST",
+      headers: {
+        "content-type": "application/json",
+        accept: "application/json, text/event-stream",
+      },
+      body: JSON.stringify({
+        jsonrpc: "2.0",
+        id: 1,
+        method: "ping",
+        params: { x: "y".repeat(70000) },
+      }),
+    });
+    assert.equal(big.status, 413);
+    await big.body?.cancel();
+    assert.ok((await listWith(server.url, {})).includes("read"));
     assert.match(server.stderr(), /no authentication \(--no-auth\)/);
     assert.throws(() => Deno.statSync(tokenFile(home.path)), Deno.errors.NotFound);
   } finally {
