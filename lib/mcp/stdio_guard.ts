@@ -14,7 +14,7 @@
  */
 import { Buffer } from "node:buffer";
 import { type Readable, Transform } from "node:stream";
-import { CappedLines, type Piece, readHead } from "../registry/capped_lines.ts";
+import { CappedLines, type Piece, readEnds } from "../registry/capped_lines.ts";
 // @ts-types="@modelcontextprotocol/sdk/types"
 import { ErrorCode, JSONRPCMessageSchema } from "@modelcontextprotocol/sdk/types.js";
 import { callParamsProblem } from "./call_request.ts";
@@ -89,15 +89,16 @@ export function replyToMalformed(line: string): ErrorReply | undefined {
 }
 
 /**
- * The error for a message of `bytes` bytes over the cap, from its first bytes: with its id
- * when they name one; undefined for a notification (it gets no reply).
+ * The error for a message of `bytes` bytes over the cap, from its first and last bytes: with
+ * its id when they name one; undefined for a notification (it gets no reply).
  */
 export function replyToOversized(
   bytes: number,
   head: Uint8Array,
+  tail: Uint8Array,
   cap: number,
 ): ErrorReply | undefined {
-  const seen = readHead(new TextDecoder().decode(head));
+  const seen = readEnds(head, tail);
   if (seen.method && seen.id === undefined) return undefined;
   return {
     jsonrpc: "2.0",
@@ -124,7 +125,7 @@ export function guardedInput(
   const lines = new CappedLines(maxBytes);
   const take = (guard: Transform, piece: Piece) => {
     if (piece.kind === "oversized") {
-      const reply = replyToOversized(piece.bytes, piece.head, maxBytes);
+      const reply = replyToOversized(piece.bytes, piece.head, piece.tail, maxBytes);
       if (reply) answer(reply);
       return;
     }

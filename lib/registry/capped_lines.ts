@@ -1,8 +1,8 @@
 /**
  * Newline-delimited messages with a size cap (MCP's stdio framing), in both directions: a
- * line over the cap is not buffered whole — its first bytes are kept (enough to find its
- * `id`), the rest is counted and dropped as it streams — and becomes one "oversized" piece,
- * so the session goes on with the next line.
+ * line over the cap is not buffered whole — its first and last bytes are kept (enough to find
+ * its `id`, which the MCP SDK writes last), the rest is counted and dropped as it streams —
+ * and becomes one "oversized" piece, so the session goes on with the next line.
  *
  * @module
  */
@@ -16,10 +16,30 @@ export type Piece =
     bytes: number;
     /** Its first {@link HEAD_BYTES} bytes. */
     head: Uint8Array;
+    /** Its last {@link HEAD_BYTES} bytes (without the line break). */
+    tail: Uint8Array;
   };
 
-/** Bytes kept of an oversized line (to read its `id`). */
+/** Bytes kept of each end of an oversized line (to read its `id`). */
 export const HEAD_BYTES = 4096;
+
+/** The last {@link HEAD_BYTES} bytes of `kept` followed by `more`. */
+function lastBytes(kept: Uint8Array, more: Uint8Array): Uint8Array {
+  if (more.length >= HEAD_BYTES) return more.slice(more.length - HEAD_BYTES);
+  const keep = kept.subarray(Math.max(0, kept.length - (HEAD_BYTES - more.length)));
+  const out = new Uint8Array(keep.length + more.length);
+  out.set(keep);
+  out.set(more, keep.length);
+  return out;
+}
+
+/** `line` less its line break (`\n` or `\r\n`). */
+function withoutBreak(line: Uint8Array): Uint8Array {
+  let end = line.length;
+  if (line[end - 1] === 10) end--;
+  if (line[end - 1] === 13) end--;
+  return line.subarray(0, end);
+}
 
 function concat(chunks: Uint8Array[], total: number): Uint8Array {
   if (chunks.length === 1) return chunks[0];
@@ -37,7 +57,7 @@ export class CappedLines {
   #pending: Uint8Array[] = [];
   #pendingBytes = 0;
   /** The line under way is over the cap: its head, and its length so far. */
-  #dropping: { head: Uint8Array; bytes: number } | undefined;
+  #dropping: { head: Uint8Array; tail: Uint8Array; bytes: number } | undefined;
 
   /** @param maxBytes the largest line, in bytes, without its line break */
   constructor(readonly maxBytes: number) {}
@@ -50,9 +70,15 @@ export class CappedLines {
       const piece = chunk.subarray(start, nl + 1);
       start = nl + 1;
       if (this.#dropping) {
-        const { head, bytes } = this.#dropping;
+        const { head, tail, bytes } = this.#dropping;
         this.#dropping = undefined;
-        out.push({ kind: "oversized", bytes: bytes + piece.length - 1, head });
+        const last = lastBytes(tail, piece);
+        out.push({
+          kind: "oversized",
+          bytes: bytes + piece.length - 1,
+          head,
+          tail: withoutBreak(last),
+        });
         continue;
       }
       const length = this.#pendingBytes + piece.length;
@@ -60,20 +86,31 @@ export class CappedLines {
       this.#pending = [];
       this.#pendingBytes = 0;
       if (length - 1 > this.maxBytes) {
-        out.push({ kind: "oversized", bytes: length - 1, head: line.slice(0, HEAD_BYTES) });
+        const tail = withoutBreak(line);
+        out.push({
+          kind: "oversized",
+          bytes: length - 1,
+          head: line.slice(0, HEAD_BYTES),
+          tail: tail.slice(Math.max(0, tail.length - HEAD_BYTES)),
+        });
       } else out.push({ kind: "line", bytes: line });
     }
     const rest = chunk.subarray(start);
     if (rest.length === 0) return out;
     if (this.#dropping) {
       this.#dropping.bytes += rest.length;
+      this.#dropping.tail = lastBytes(this.#dropping.tail, rest);
       return out;
     }
     this.#pending.push(rest.slice());
     this.#pendingBytes += rest.length;
     if (this.#pendingBytes > this.maxBytes) {
       const all = concat(this.#pending, this.#pendingBytes);
-      this.#dropping = { head: all.slice(0, HEAD_BYTES), bytes: this.#pendingBytes };
+      this.#dropping = {
+        head: all.slice(0, HEAD_BYTES),
+        tail: all.slice(Math.max(0, all.length - HEAD_BYTES)),
+        bytes: this.#pendingBytes,
+      };
       this.#pending = [];
       this.#pendingBytes = 0;
     }
@@ -83,9 +120,9 @@ export class CappedLines {
   /** What is left when the stream ends: a last line without a line break, if any. */
   end(): Piece[] {
     if (this.#dropping) {
-      const { head, bytes } = this.#dropping;
+      const { head, tail, bytes } = this.#dropping;
       this.#dropping = undefined;
-      return [{ kind: "oversized", bytes, head }];
+      return [{ kind: "oversized", bytes, head, tail }];
     }
     if (this.#pendingBytes === 0) return [];
     const line = concat(this.#pending, this.#pendingBytes);
@@ -101,6 +138,34 @@ export interface MessageHead {
   id?: string | number;
   /** Whether a top-level `method` was seen (a request or notification, not a response). */
   method: boolean;
+}
+
+/**
+ * What the start and the end of an oversized message say: {@link readHead} of its start,
+ * with the `id` read from its end when its start has none (the SDK writes `id` last).
+ */
+export function readEnds(head: Uint8Array, tail: Uint8Array): MessageHead {
+  const dec = new TextDecoder();
+  const seen = readHead(dec.decode(head));
+  if (seen.id === undefined) {
+    const id = readTailId(dec.decode(tail));
+    if (id !== undefined) seen.id = id;
+  }
+  return seen;
+}
+
+/**
+ * The `id` that ends a JSON object — `…,"id":5}` — when it is a top-level member: a nested
+ * object's last member is followed by two closing braces, and a quoted `\"id\"` is escaped.
+ */
+export function readTailId(text: string): string | number | undefined {
+  const m = text.match(/(?<![\\])"id"\s*:\s*("(?:[^"\\]|\\.)*"|-?\d+)\s*\}\s*$/);
+  if (!m) return undefined;
+  const before = text.slice(0, m.index);
+  // `"id"` must start a member: after `,` or `{`.
+  if (!/[,{]\s*$/.test(before)) return undefined;
+  const id = JSON.parse(m[1]);
+  return typeof id === "string" || Number.isSafeInteger(id) ? id : undefined;
 }
 
 /**

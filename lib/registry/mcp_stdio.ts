@@ -16,7 +16,7 @@ import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import { killGroup, trackGroup } from "../process/spawn.ts";
 import { newTag, TAG_VARIABLE } from "../process/sweep.ts";
-import { CappedLines, type Piece, readHead } from "./capped_lines.ts";
+import { CappedLines, type Piece, readEnds } from "./capped_lines.ts";
 
 /** The largest single message read from a server, in bytes, unless configured. */
 export const MAX_MESSAGE_BYTES = 16 * 1024 * 1024;
@@ -131,7 +131,7 @@ export class ChildStdioTransport implements Transport {
   }
 
   #deliver(piece: Piece): void {
-    if (piece.kind === "oversized") return this.#oversized(piece.bytes, piece.head);
+    if (piece.kind === "oversized") return this.#oversized(piece.bytes, piece.head, piece.tail);
     const line = new TextDecoder().decode(piece.bytes).replace(/\r?\n$/, "");
     if (line.trim() === "") return;
     let message: JSONRPCMessage;
@@ -149,13 +149,21 @@ export class ChildStdioTransport implements Transport {
 
   /**
    * A message over the cap was dropped: the request it answers — found by the `id` at its
-   * start, else the only one waiting — gets an error response saying so.
+   * start or end, else the only one waiting — gets an error response saying so; a request
+   * from the server gets an error reply.
    */
-  #oversized(bytes: number, head: Uint8Array): void {
+  #oversized(bytes: number, head: Uint8Array, tail: Uint8Array): void {
     const cap = this.opts.maxMessageBytes ?? MAX_MESSAGE_BYTES;
     const text = `the server's message was ${bytes} bytes, over the cap of ${cap} bytes ` +
       "(config limits.mcp_message_bytes), and was dropped";
-    const seen = readHead(new TextDecoder().decode(head));
+    const seen = readEnds(head, tail);
+    if (seen.method && seen.id !== undefined) {
+      // A request of the server's (elicitation…) too big to read: it is told, not left waiting.
+      this.onerror?.(new Error(text));
+      this.send({ jsonrpc: "2.0", id: seen.id, error: { code: -32600, message: text } })
+        .catch(() => {});
+      return;
+    }
     const id = seen.id !== undefined && this.#waiting.has(seen.id)
       ? seen.id
       : !seen.method && seen.id === undefined && this.#waiting.size === 1

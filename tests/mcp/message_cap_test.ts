@@ -5,7 +5,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { runTool } from "../../lib/pipeline/run_tool.ts";
-import { CappedLines, readHead } from "../../lib/registry/capped_lines.ts";
+import { CappedLines, readEnds, readHead, readTailId } from "../../lib/registry/capped_lines.ts";
 import { closeMcpServers } from "../../lib/registry/mcp.ts";
 import { REPO, TESTDATA, testRuntime } from "../helpers.ts";
 import { alive } from "../process/helpers.ts";
@@ -41,6 +41,7 @@ Deno.test("CappedLines passes lines whole and drops one over the cap, however cu
     );
     const over = pieces[1];
     assert.ok(over.kind === "oversized" && readHead(dec(over.head)).id === 9);
+    assert.equal(dec(over.tail), big.slice(-Math.min(big.length, 4096)));
   }
 });
 
@@ -56,6 +57,22 @@ Deno.test("readHead finds the top-level id, not one nested in params", () => {
   );
   assert.deepEqual(readHead('{"id":1.5,"method":"x"'), { method: true });
   assert.deepEqual(readHead("not json"), { method: false });
+});
+
+Deno.test("readTailId finds the id the SDK writes last, not a nested one", () => {
+  assert.equal(readTailId('…x"}]},"jsonrpc":"2.0","id":12}'), 12);
+  assert.equal(readTailId('…x"}]},"jsonrpc":"2.0","id":"a-1" } '), "a-1");
+  assert.equal(readTailId('…,"result":{"id":3}}'), undefined);
+  assert.equal(readTailId('…"text":"say \\"id\\":4}'), undefined);
+  assert.equal(readTailId('…"text":"x,\\"id\\":4}"}'), undefined);
+  const enc = new TextEncoder();
+  assert.deepEqual(
+    readEnds(
+      enc.encode('{"result":{"content":[{"te'),
+      enc.encode('xt"}]},"jsonrpc":"2.0","id":3}'),
+    ),
+    { id: 3, method: false },
+  );
 });
 
 Deno.test("a server's message over the cap is an error result; the next call works", async () => {

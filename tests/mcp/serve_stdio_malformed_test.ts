@@ -108,11 +108,12 @@ Deno.test("magi mcp answers params null, a line over the cap, no JSON, and goes 
     { method: "notifications/initialized" },
     { id: 2, method: "tools/call", params: null },
     { id: 3, method: "tools/call", params: [] },
-    // Over the 1 MiB cap of this config: answered with its id, never held whole.
+    // Over the 1 MiB cap of this config: answered with its id (written last, as the SDK's
+    // client does), never held whole.
     {
-      id: 5,
       method: "tools/call",
       params: { name: "read", arguments: { path: "x".repeat(3 * 1024 * 1024) } },
+      id: 5,
     },
     "not json",
     { id: 4, method: "tools/call", params: { name: "read", arguments: { path: "notes.txt" } } },
