@@ -8,7 +8,7 @@ import { join, resolve } from "node:path";
 import { BUILTINS } from "../builtins/mod.ts";
 import { apiKeyEnvNames } from "./agent/provider_config.ts";
 import { type Config, loadConfig, readConfigFile, stringList } from "./config/load.ts";
-import { collectSecrets, Masker } from "./pipeline/mask.ts";
+import { collectSecrets, Masker, type Secret } from "./pipeline/mask.ts";
 import { type CallContext, childEnv } from "./process/env.ts";
 import { type LinkEntry, prepareLinks } from "./process/links.ts";
 import { builtinTool } from "./registry/builtins.ts";
@@ -20,7 +20,7 @@ import { gatedInner } from "./policy/gate.ts";
 import { luaConfinement } from "./policy/lua_exec.ts";
 import { builtinShim, selfCommand, shellQuote } from "./process/self_command.ts";
 import { defaultCachePath, DiscoveryCache } from "./registry/discovery_cache.ts";
-import { mcpTools } from "./registry/mcp.ts";
+import { expandSpec, type McpServerSpec, mcpTools } from "./registry/mcp.ts";
 import { declaredTools } from "./registry/lua/sources.ts";
 import { Registry } from "./registry/registry.ts";
 import { discover, type FoundTool, toolsDirTool } from "./registry/tools_dir.ts";
@@ -65,9 +65,12 @@ export interface RuntimeOptions {
   toolsDirs?: string[];
   /** One line per problem with a tool, a file or a secret. */
   warn: Warn;
+  /** Secrets of magi's own to mask besides the configured ones (the MCP bearer token). */
+  secrets?: readonly Secret[];
 }
 
-function stateDir(env: Record<string, string>): string {
+/** magi's state folder: `$XDG_STATE_HOME/magi` (or `~/.local/state/magi`). */
+export function stateDir(env: Record<string, string>): string {
   const base = env.XDG_STATE_HOME || join(env.HOME ?? Deno.cwd(), ".local", "state");
   return join(base, "magi");
 }
@@ -79,26 +82,48 @@ function cacheDir(env: Record<string, string>): string {
 
 /**
  * The masker for a config and an environment (SPEC S2.3): credential variables, config
- * `secrets.env` and `secrets.values`, each provider's API-key variable, and the header
- * values of MCP servers. Names a
+ * `secrets.env` and `secrets.values`, each provider's API-key variable, the header values of
+ * MCP servers and the values of their `env` entries whose names mark credentials (both after
+ * `${NAME}` expansion), and `extra` (magi's own, such as the MCP bearer token). Names a
  * too-short value once through `warn`.
  */
-export function maskerFor(config: Config, env: Record<string, string>, warn: Warn): Masker {
+export function maskerFor(
+  config: Config,
+  env: Record<string, string>,
+  warn: Warn,
+  extra: readonly Secret[] = [],
+): Masker {
   const v = config.values;
+  const raw = v.mcp_servers;
+  const servers = Object.values(
+    typeof raw === "object" && raw !== null ? raw as Record<string, unknown> : {},
+  ).filter((s): s is McpServerSpec => typeof s === "object" && s !== null)
+    .map((s) => expandSpec(strings(s), env, () => {}));
   // Header values of MCP servers reached over HTTP carry tokens ("Authorization: Bearer …").
-  const servers = (v.mcp_servers ?? {}) as Record<string, { headers?: Record<string, unknown> }>;
-  const headerValues = Object.values(servers).flatMap((server) =>
-    Object.values(server?.headers ?? {}).filter((h): h is string => typeof h === "string")
-  );
+  const headerValues = servers.flatMap((server) => Object.values(server.headers ?? {}));
+  // A server's `env` may hold a literal credential (`"GITHUB_TOKEN": "ghp_…"`): masked by name.
+  const serverEnv = servers.map((server) => collectSecrets(server.env ?? {}));
   const collected = collectSecrets(
     env,
     [...stringList(v["secrets.env"]), ...apiKeyEnvNames(v.providers)],
     [...stringList(v["secrets.values"]), ...headerValues],
   );
-  for (const name of collected.tooShort) {
+  const tooShort = new Set([...collected.tooShort, ...serverEnv.flatMap((c) => c.tooShort)]);
+  for (const name of tooShort) {
     warn(`secret $${name} is shorter than 6 bytes and is not masked`);
   }
-  return new Masker(collected.secrets);
+  return new Masker([...collected.secrets, ...serverEnv.flatMap((c) => c.secrets), ...extra]);
+}
+
+/** An MCP server entry with only its string-valued `env` and `headers` entries kept. */
+function strings(spec: McpServerSpec): McpServerSpec {
+  const only = (record: unknown) =>
+    typeof record === "object" && record !== null
+      ? Object.fromEntries(
+        Object.entries(record).filter((e): e is [string, string] => typeof e[1] === "string"),
+      )
+      : undefined;
+  return { env: only(spec.env), headers: only(spec.headers) };
 }
 
 /**
@@ -109,7 +134,7 @@ export function maskerFor(config: Config, env: Record<string, string>, warn: War
 export async function createRuntime(opts: RuntimeOptions): Promise<Runtime> {
   const config = loadConfig({ cwd: opts.cwd, env: opts.env, configFlag: opts.configFlag });
   const v = config.values;
-  const masker = maskerFor(config, opts.env, opts.warn);
+  const masker = maskerFor(config, opts.env, opts.warn, opts.secrets);
   const context = { MAGI_CONFIG: config.explicit };
   const helpEnv = childEnv(opts.env, undefined, { ...context, MAGI_CWD: opts.cwd });
 
@@ -142,6 +167,7 @@ export async function createRuntime(opts: RuntimeOptions): Promise<Runtime> {
     spillDir,
     masker,
     cachePath: join(cacheDir(opts.env), "mcp-tools.json"),
+    maxMessageBytes: v["limits.mcp_message_bytes"] as number,
     warn: opts.warn,
   });
   // The file builtins' bodies run in Workers with Deno permissions from the policy (below).

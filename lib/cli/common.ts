@@ -6,6 +6,7 @@
  */
 import { parseArgs, type ParseArgsConfig } from "node:util";
 import { ConfigError } from "../config/load.ts";
+import type { Secret } from "../pipeline/mask.ts";
 import { createRuntime, type Runtime } from "../runtime.ts";
 import { saveCheckCache, useCheckCache } from "../registry/schema.ts";
 import { stampCachePath } from "../registry/stamp_cache.ts";
@@ -62,6 +63,7 @@ export async function write(text: string): Promise<void> {
 /** Builds the runtime from the common options. */
 export async function runtimeFor(
   values: { config?: string; "tools-dir"?: string[] },
+  secrets?: readonly Secret[],
 ): Promise<Runtime> {
   const env = Deno.env.toObject();
   useCheckCache(stampCachePath(env, "schema-checks"));
@@ -71,6 +73,7 @@ export async function runtimeFor(
     configFlag: values.config,
     toolsDirs: values["tools-dir"],
     warn,
+    secrets,
   });
   saveCheckCache();
   for (const note of rt.config.notes) warn(note);

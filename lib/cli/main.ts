@@ -36,7 +36,7 @@ const COMMANDS: Record<string, [() => Promise<Command>, string]> = {
   ],
   mcp: [
     async () => (await late<typeof import("./mcp.ts")>("./mcp.ts")).mcpCommand,
-    "mcp [--http [--port N]]        serve the tools over MCP (stdio or HTTP)",
+    "mcp [--http [--port N]]        serve the tools over MCP (stdio, or HTTP with a token)",
   ],
   check: [
     async () => (await late<typeof import("./check.ts")>("./check.ts")).checkCommand,

@@ -1,10 +1,13 @@
 /**
- * `magi mcp [--http [--port N]]`: serves the registry over MCP — on stdio by default, or as
- * Streamable HTTP on 127.0.0.1 — until the client goes away (stdin ends) or magi is stopped.
- * Tool changes in tools_dir and the Lua/config files are announced to clients.
+ * `magi mcp [--http [--port N] [--token-file F | --no-auth]]`: serves the registry over MCP —
+ * on stdio by default, or as Streamable HTTP on 127.0.0.1 — until the client goes away (stdin
+ * ends) or magi is stopped. Over HTTP every request must carry the bearer token kept in
+ * `$XDG_STATE_HOME/magi/mcp-token` (generated and shown once when missing), unless
+ * `--no-auth`. Tool changes in tools_dir and the Lua/config files are announced to clients.
  *
  * @module
  */
+import { join } from "node:path";
 import process from "node:process";
 // @ts-types="@modelcontextprotocol/sdk/server/index"
 import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
@@ -13,9 +16,11 @@ import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js"
 import { serveHttp } from "../mcp/http.ts";
 import { createMcpServer } from "../mcp/server.ts";
 import { guardedInput } from "../mcp/stdio_guard.ts";
+import { loadOrCreateToken, type McpToken, TOKEN_SECRET_NAME } from "../mcp/token.ts";
 import { watchPlan, watchSources } from "../mcp/watch.ts";
 import { closeMcpServers, closeUnusedMcpServers, onMcpToolsChanged } from "../registry/mcp.ts";
-import type { Runtime } from "../runtime.ts";
+import type { Secret } from "../pipeline/mask.ts";
+import { type Runtime, stateDir } from "../runtime.ts";
 import { EXIT, parseCommand, runtimeFor, UsageError, warn } from "./common.ts";
 
 /** Runs `magi mcp`. */
@@ -23,6 +28,8 @@ export async function mcpCommand(args: string[]): Promise<number> {
   const { values, positionals } = parseCommand(args, {
     http: { type: "boolean" },
     port: { type: "string" },
+    "no-auth": { type: "boolean" },
+    "token-file": { type: "string" },
   });
   if (positionals.length > 0) {
     throw new UsageError(`magi mcp takes no arguments; got ${JSON.stringify(positionals)}`);
@@ -30,12 +37,25 @@ export async function mcpCommand(args: string[]): Promise<number> {
   if (values.port !== undefined && !values.http) {
     throw new UsageError("--port needs --http");
   }
+  for (const flag of ["no-auth", "token-file"] as const) {
+    if (values[flag] !== undefined && !values.http) throw new UsageError(`--${flag} needs --http`);
+  }
+  if (values["no-auth"] && values["token-file"] !== undefined) {
+    throw new UsageError("--no-auth and --token-file exclude each other");
+  }
   const port = values.port === undefined ? 0 : Number(values.port);
   if (!Number.isInteger(port) || port < 0 || port > 65535) {
     throw new UsageError(`--port: expected a TCP port number, got "${values.port}"`);
   }
+  const token = !values.http || values["no-auth"]
+    ? undefined
+    : values["token-file"] !== undefined
+    ? loadOrCreateToken(values["token-file"], false)
+    : loadOrCreateToken(join(stateDir(Deno.env.toObject()), "mcp-token"));
+  // The token is a secret like any credential: masked wherever a result or log could show it.
+  const secrets: Secret[] = token ? [{ name: TOKEN_SECRET_NAME, value: token.token }] : [];
 
-  let rt: Runtime = await runtimeFor(values);
+  let rt: Runtime = await runtimeFor(values, secrets);
   const servers = new Set<Server>();
   let stopWatching = () => {};
   const rewatch = () => {
@@ -46,7 +66,7 @@ export async function mcpCommand(args: string[]): Promise<number> {
   function reload(): void {
     reloading = reloading.then(async () => {
       try {
-        const next = await runtimeFor(values);
+        const next = await runtimeFor(values, secrets);
         next.session = rt.session;
         rt = next;
       } catch (error) {
@@ -66,7 +86,12 @@ export async function mcpCommand(args: string[]): Promise<number> {
       const serving = serveHttp(() => rt, {
         port,
         servers,
-        onListen: (url) => warn(`serving MCP on ${url}`),
+        token: token?.token,
+        onListen: (url) => {
+          if (token) tellToken(token);
+          else warn("no authentication (--no-auth): any local process can call the tools");
+          warn(`serving MCP on ${url}`);
+        },
       });
       const stop = () => void serving.shutdown();
       Deno.addSignalListener("SIGINT", stop);
@@ -77,20 +102,25 @@ export async function mcpCommand(args: string[]): Promise<number> {
     } else {
       const server = createMcpServer(() => rt);
       servers.add(server);
-      // The SDK reports a transport fault (a message over its 10 MiB buffer, a line that is no
-      // JSON) here; without a handler the session could end with nothing said.
+      // The SDK reports a transport fault here; without a handler the session could end with
+      // nothing said. Lines over the cap and lines that are no JSON are answered by the guard.
       server.onerror = (error) => warn(`mcp: ${error.message}`);
       const ended = new Promise<void>((resolve) => {
         server.onclose = () => resolve();
         process.stdin.once("end", () => resolve());
         process.stdin.once("close", () => resolve());
       });
-      // A malformed request is answered (the SDK would drop it unanswered): stdio_guard.ts.
+      // A malformed request is answered (the SDK would drop it unanswered), and a message over
+      // the cap too, without holding it whole: stdio_guard.ts.
+      const cap = rt.config.values["limits.mcp_message_bytes"] as number;
       const input = guardedInput(
         process.stdin,
         (reply) => void process.stdout.write(JSON.stringify(reply) + "\n"),
+        cap,
       );
-      await server.connect(new StdioServerTransport(input));
+      // The guard passes whole lines of at most `cap` bytes: the SDK's buffer never fills.
+      const maxBufferSize = 2 * cap + 1024;
+      await server.connect(new StdioServerTransport(input, process.stdout, { maxBufferSize }));
       await ended;
       await server.close().catch(() => {});
     }
@@ -100,4 +130,25 @@ export async function mcpCommand(args: string[]): Promise<number> {
     await closeMcpServers();
   }
   return EXIT.ok;
+}
+
+/**
+ * Says on stderr how clients authenticate. A token generated now is shown this once — the
+ * one place magi writes it unmasked, straight to stderr — later starts only say where it is.
+ */
+function tellToken(token: McpToken): void {
+  if (!token.generated) {
+    warn(
+      `MCP clients must send "Authorization: Bearer <token>" with the token in ${token.path}`,
+    );
+    return;
+  }
+  const text = `magi: generated an MCP bearer token, stored in ${token.path} (mode 0600); ` +
+    `it is shown only this once.\nmagi: MCP clients must send this header:\n` +
+    `Authorization: Bearer ${token.token}\n`;
+  try {
+    Deno.stderr.writeSync(new TextEncoder().encode(text));
+  } catch {
+    // stderr went away; the token is still in its file.
+  }
 }

@@ -84,6 +84,11 @@ export const KEYS: Record<string, KeySpec> = {
     expected: "a whole number of bytes from 1024 to 67108864 (64 MiB)",
     default: 65536,
   },
+  "limits.mcp_message_bytes": {
+    schema: { type: "integer", minimum: 65536, maximum: 1073741824 },
+    expected: "a whole number of bytes from 65536 (64 KiB) to 1073741824 (1 GiB)",
+    default: 16 * 1024 * 1024,
+  },
   "limits.lua_memory_bytes": {
     schema: { type: "integer", minimum: 1048576 },
     expected: "a whole number of bytes, at least 1048576 (1 MiB)",

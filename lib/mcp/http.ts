@@ -1,7 +1,8 @@
 /**
  * Serving MCP over Streamable HTTP on loopback (`magi mcp --http`): one SDK server per
- * session at `http://127.0.0.1:PORT/mcp`, with the SDK's DNS-rebinding protection on (only
- * the loopback Host names, and loopback Origins when a browser sends one) and resumable SSE
+ * session at `http://127.0.0.1:PORT/mcp`, with DNS-rebinding protection (only the loopback
+ * Host names, and loopback Origins when a browser sends one; checked by `http_guard.ts` and
+ * again by the SDK), a bearer token on every request (unless `--no-auth`) and resumable SSE
  * streams (a bounded in-memory event store).
  *
  * @module
@@ -11,6 +12,7 @@ import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
 // @ts-types="@modelcontextprotocol/sdk/server/webStandardStreamableHttp"
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import { BoundedEventStore } from "./event_store.ts";
+import { refusal } from "./http_guard.ts";
 import { createMcpServer, type RuntimeGetter } from "./server.ts";
 
 /** How to serve. */
@@ -21,6 +23,8 @@ export interface HttpOptions {
   onListen(url: string): void;
   /** Every live per-session server (for `notifications/tools/list_changed`). */
   servers: Set<Server>;
+  /** The bearer token every request must carry; undefined serves without (`--no-auth`). */
+  token: string | undefined;
 }
 
 /** A running HTTP server; `finished` resolves after `shutdown()`. */
@@ -50,6 +54,8 @@ export function serveHttp(current: RuntimeGetter, opts: HttpOptions): HttpServin
       new WebStandardStreamableHTTPServerTransport({
         sessionIdGenerator: () => crypto.randomUUID(),
         enableDnsRebindingProtection: true,
+        // A body over the cap is refused with 413 as it streams (the SDK's own bound).
+        maxRequestBodySize: current().config.values["limits.mcp_message_bytes"] as number,
         eventStore: new BoundedEventStore(),
         retryInterval: RETRY_MS,
         allowedHosts,
@@ -73,6 +79,8 @@ export function serveHttp(current: RuntimeGetter, opts: HttpOptions): HttpServin
   };
 
   const handler = async (request: Request): Promise<Response> => {
+    const refused = refusal(request, { allowedHosts, allowedOrigins, token: opts.token });
+    if (refused) return refused;
     if (new URL(request.url).pathname !== "/mcp") {
       return new Response("Not found: magi serves MCP at /mcp\n", { status: 404 });
     }

@@ -108,6 +108,8 @@ export function createMcpServer(current: RuntimeGetter): Server {
         name,
         args: request.params.arguments ?? {},
         signal: extra.signal,
+        // An MCP client is its own caller, never the person. door: caller "mcp" (the Caller
+        // type is "person" | "model" in this tree).
         caller: "model",
         ...(server.getClientCapabilities()?.elicitation
           ? { answer: elicitor(server, extra.signal), approve: approver(server, extra.signal) }

@@ -5,23 +5,24 @@
  * are an array, `_meta` that is a string — then gets no answer at all, and its client waits
  * for ever. Lines go through {@link guardedInput} first: such a request is answered with a
  * JSON-RPC error naming what is wrong (-32602 Invalid params when its params are at fault,
- * else -32600 Invalid request), and everything else reaches the SDK unchanged.
+ * else -32600 Invalid request), a line that is no JSON with -32700 Parse error (id null),
+ * and a line over the cap (config `limits.mcp_message_bytes`) — dropped as it streams, never
+ * held whole — with -32600 and its id when its start names one; everything else reaches the
+ * SDK unchanged, and the session goes on.
  *
  * @module
  */
 import { Buffer } from "node:buffer";
 import { type Readable, Transform } from "node:stream";
+import { CappedLines, type Piece, readEnds } from "../registry/capped_lines.ts";
 // @ts-types="@modelcontextprotocol/sdk/types"
 import { ErrorCode, JSONRPCMessageSchema } from "@modelcontextprotocol/sdk/types.js";
 import { callParamsProblem } from "./call_request.ts";
 
-/** Lines longer than this many bytes are passed on unchecked (the SDK judges them). */
-const MAX_CHECKED_LINE = 1024 * 1024;
-
-/** A JSON-RPC error response to one request. */
+/** A JSON-RPC error response to one request (id null when it could not be read). */
 export interface ErrorReply {
   jsonrpc: "2.0";
-  id: string | number;
+  id: string | number | null;
   error: { code: number; message: string };
 }
 
@@ -53,8 +54,12 @@ export function replyToMalformed(line: string): ErrorReply | undefined {
   let message: unknown;
   try {
     message = JSON.parse(line);
-  } catch {
-    return undefined;
+  } catch (error) {
+    return {
+      jsonrpc: "2.0",
+      id: null,
+      error: { code: ErrorCode.ParseError, message: `Parse error: ${(error as Error).message}` },
+    };
   }
   if (!isObject(message) || typeof message.method !== "string") return undefined;
   const id = message.id;
@@ -84,52 +89,64 @@ export function replyToMalformed(line: string): ErrorReply | undefined {
 }
 
 /**
- * The lines of `input`, less the malformed requests, which are answered through `answer`
- * instead (see {@link replyToMalformed}). Give the result to the SDK's StdioServerTransport in
- * place of stdin.
+ * The error for a message of `bytes` bytes over the cap, from its first and last bytes: with
+ * its id when they name one; undefined for a notification (it gets no reply).
  */
-export function guardedInput(input: Readable, answer: (reply: ErrorReply) => void): Readable {
-  let pending: Buffer[] = [];
-  let pendingBytes = 0;
-  /** The line under way is too long to check: its bytes are passed on as they come. */
-  let passing = false;
+export function replyToOversized(
+  bytes: number,
+  head: Uint8Array,
+  tail: Uint8Array,
+  cap: number,
+): ErrorReply | undefined {
+  const seen = readEnds(head, tail);
+  if (seen.method && seen.id === undefined) return undefined;
+  return {
+    jsonrpc: "2.0",
+    id: seen.id ?? null,
+    error: {
+      code: ErrorCode.InvalidRequest,
+      message: `Invalid request: the message is ${bytes} bytes, over the cap of ${cap} bytes ` +
+        "(config limits.mcp_message_bytes)",
+    },
+  };
+}
+
+/**
+ * The lines of `input`, less the malformed requests and the lines over `maxBytes`, which are
+ * answered through `answer` instead (see {@link replyToMalformed}, {@link replyToOversized}).
+ * Give the result to the SDK's StdioServerTransport in place of stdin; every line it passes
+ * on is whole and at most `maxBytes` long (plus its line break).
+ */
+export function guardedInput(
+  input: Readable,
+  answer: (reply: ErrorReply) => void,
+  maxBytes: number,
+): Readable {
+  const lines = new CappedLines(maxBytes);
+  const take = (guard: Transform, piece: Piece) => {
+    if (piece.kind === "oversized") {
+      const reply = replyToOversized(piece.bytes, piece.head, piece.tail, maxBytes);
+      if (reply) answer(reply);
+      return;
+    }
+    const text = Buffer.from(piece.bytes).toString("utf8").replace(/\r?\n$/, "");
+    if (text.trim() === "") return;
+    const reply = replyToMalformed(text);
+    if (reply) answer(reply);
+    else guard.push(piece.bytes);
+  };
   const guard = new Transform({
     transform(chunk: Buffer | string, _encoding, done) {
       const bytes = typeof chunk === "string" ? Buffer.from(chunk) : chunk;
-      let start = 0;
-      for (let nl = bytes.indexOf(10); nl >= 0; nl = bytes.indexOf(10, start)) {
-        const piece = bytes.subarray(start, nl + 1);
-        start = nl + 1;
-        if (passing) {
-          passing = false;
-          this.push(piece);
-          continue;
-        }
-        const line = pending.length > 0 ? Buffer.concat([...pending, piece]) : piece;
-        pending = [];
-        pendingBytes = 0;
-        const reply = replyToMalformed(line.toString("utf8").replace(/\r?\n$/, ""));
-        if (reply) answer(reply);
-        else this.push(line);
-      }
-      const rest = bytes.subarray(start);
-      if (rest.length > 0) {
-        if (passing) this.push(rest);
-        else {
-          pending.push(rest);
-          pendingBytes += rest.length;
-          if (pendingBytes > MAX_CHECKED_LINE) {
-            this.push(Buffer.concat(pending));
-            pending = [];
-            pendingBytes = 0;
-            passing = true;
-          }
-        }
-      }
+      for (const piece of lines.push(bytes)) take(this, piece);
       done();
     },
     flush(done) {
-      if (pending.length > 0) this.push(Buffer.concat(pending));
+      for (const piece of lines.end()) {
+        // A last line without its line break is passed on as it is (the SDK waits for one).
+        if (piece.kind === "line") this.push(piece.bytes);
+        else take(this, piece);
+      }
       done();
     },
   });

@@ -14,6 +14,7 @@
  *
  * @module
  */
+import { createHash } from "node:crypto";
 import { dirname, isAbsolute, resolve } from "node:path";
 // @ts-types="@modelcontextprotocol/sdk/client/index"
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
@@ -37,6 +38,7 @@ import { emitContent } from "./mcp_content.ts";
 import { answerForm, type Ask, type FormSchema } from "./mcp_elicit.ts";
 import type { ChildStdioTransport } from "./mcp_stdio.ts";
 import { lateImport } from "../lazy_require.ts";
+import { writePrivateFileSync } from "../private_file.ts";
 import { schemaProblem, stripExtensions } from "./schema.ts";
 import type { Invocation, JsonSchema, Outcome, Tool, Warn } from "./types.ts";
 
@@ -95,6 +97,8 @@ export interface McpSourceOptions {
   masker: Masker;
   /** A JSON file remembering each server's tool list, for lazy start. */
   cachePath: string;
+  /** The largest message read from a stdio server, in bytes (config `limits.mcp_message_bytes`). */
+  maxMessageBytes?: number;
   warn: Warn;
 }
 
@@ -118,6 +122,7 @@ class Connection {
     private readonly spec: McpServerSpec,
     private readonly cwd: string,
     private readonly env: Record<string, string>,
+    private readonly maxMessageBytes: number | undefined,
   ) {}
 
   get startTimeoutMs(): number {
@@ -156,6 +161,7 @@ class Connection {
         args: this.spec.args ?? [],
         cwd: this.cwd,
         env: { ...this.env, ...this.spec.env },
+        maxMessageBytes: this.maxMessageBytes,
       });
     const client = new Client({ name: "magi", version: VERSION }, {
       capabilities: { elicitation: { form: {} } },
@@ -301,29 +307,57 @@ function connectionFor(name: string, raw: McpServerSpec, opts: McpSourceOptions)
   );
   const base = opts.configFile ? dirname(opts.configFile) : opts.cwd;
   const cwd = spec.cwd ? (isAbsolute(spec.cwd) ? spec.cwd : resolve(base, spec.cwd)) : opts.cwd;
-  const key = JSON.stringify([name, spec, cwd, opts.env]);
+  const key = JSON.stringify([name, spec, cwd, opts.env, opts.maxMessageBytes]);
   let conn = pool.get(key);
-  if (!conn) pool.set(key, conn = new Connection(name, spec, cwd, opts.env));
+  if (!conn) {
+    pool.set(key, conn = new Connection(name, spec, cwd, opts.env, opts.maxMessageBytes));
+  }
   return conn;
 }
 
+/**
+ * The tool-list cache: server key → tool list, masked (a description may quote a
+ * credential) and written atomically as a private file (0600 in a 0700 folder). A server's
+ * key is the SHA-256 of its name and config entry, so the entry's own values (a token in
+ * `env` or `headers`) are not written.
+ */
 type ToolCache = Record<string, McpTool[]>;
+
+/** The cache key of a server. */
+export function cacheKey(name: string, spec: McpServerSpec): string {
+  return createHash("sha256").update(JSON.stringify([name, spec])).digest("hex");
+}
+
+const KEY_SHAPE = /^[0-9a-f]{64}$/;
 
 function readCache(path: string): ToolCache {
   try {
     const data = JSON.parse(Deno.readTextFileSync(path));
-    return typeof data === "object" && data !== null ? data : {};
+    if (typeof data !== "object" || data === null) return {};
+    // Entries of older magis were keyed by the raw config entry: dropped.
+    return Object.fromEntries(Object.entries(data).filter(([k]) => KEY_SHAPE.test(k))) as ToolCache;
   } catch {
     return {};
   }
 }
 
-function writeCache(path: string, key: string, tools: McpTool[]): void {
+/** Every string in `value` masked (keys too). */
+function maskedDeep(value: unknown, masker: Masker): unknown {
+  if (typeof value === "string") return masker.maskText(value);
+  if (Array.isArray(value)) return value.map((v) => maskedDeep(v, masker));
+  if (typeof value === "object" && value !== null) {
+    return Object.fromEntries(
+      Object.entries(value).map(([k, v]) => [masker.maskText(k), maskedDeep(v, masker)]),
+    );
+  }
+  return value;
+}
+
+function writeCache(path: string, key: string, tools: McpTool[], masker: Masker): void {
   try {
     const cache = readCache(path);
-    cache[key] = tools;
-    Deno.mkdirSync(dirname(path), { recursive: true });
-    Deno.writeTextFileSync(path, JSON.stringify(cache));
+    cache[key] = maskedDeep(tools, masker) as McpTool[];
+    writePrivateFileSync(path, JSON.stringify(cache));
   } catch {
     // A cache that cannot be written only costs a start next time.
   }
@@ -341,8 +375,8 @@ export async function mcpTools(opts: McpSourceOptions): Promise<Tool[]> {
     Object.entries(opts.servers).map(async ([name, spec]) => {
       const conn = connectionFor(name, spec, opts);
       used.add(conn);
-      const key = JSON.stringify([name, spec]);
-      conn.onTools = (tools) => writeCache(opts.cachePath, key, tools);
+      const key = cacheKey(name, spec);
+      conn.onTools = (tools) => writeCache(opts.cachePath, key, tools, opts.masker);
       let tools = conn.tools ?? (spec.start === "eager" ? undefined : cache[key]);
       if (!tools) {
         try {

@@ -12,6 +12,8 @@ import { join } from "node:path";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { fromByteString, toByteString } from "../pipeline/bytes.ts";
 import type { Masker } from "../pipeline/mask.ts";
+import { SPILL_KEEP_MS } from "../pipeline/spill.ts";
+import { privateDirSync } from "../private_file.ts";
 import type { Emit } from "./types.ts";
 
 /** Where binary content goes. */
@@ -53,8 +55,35 @@ export function decodeBase64(data: string): Uint8Array | null {
   }
 }
 
+/** The names {@link spillBytes} gives: `<ISO time>-<label>-<8 hex>.<extension>`. */
+const SPILLED = new RegExp(
+  `^\\d{4}-\\d\\d-\\d\\dT[\\d-]+Z-[A-Za-z0-9_-]*-[0-9a-f]{8}\\.(?:${
+    [...new Set([...Object.values(EXTENSIONS), "bin"])].join("|")
+  })$`,
+);
+const pruned = new Set<string>();
+
 /**
- * Writes bytes to a new file in the spill folder (0600), masked first.
+ * Removes the binary spills of MCP content older than `SPILL_KEEP_MS` (as the pipeline does
+ * for its own spills), once per process and folder.
+ */
+export async function pruneSpilledBytes(dir: string, now = Date.now()): Promise<void> {
+  if (pruned.has(dir)) return;
+  pruned.add(dir);
+  try {
+    for await (const entry of Deno.readDir(dir)) {
+      if (!entry.isFile || !SPILLED.test(entry.name)) continue;
+      const path = join(dir, entry.name);
+      const info = await Deno.lstat(path);
+      if ((info.mtime?.getTime() ?? now) < now - SPILL_KEEP_MS) await Deno.remove(path);
+    }
+  } catch {
+    // Housekeeping: a folder that cannot be read only keeps its old files.
+  }
+}
+
+/**
+ * Writes bytes to a new file in the spill folder (0600 in a 0700 folder), masked first.
  *
  * @returns the file's absolute path, or null when it could not be written
  */
@@ -64,7 +93,7 @@ export async function spillBytes(
   mimeType: string | undefined,
 ): Promise<string | null> {
   try {
-    await Deno.mkdir(files.spillDir, { recursive: true, mode: 0o700 });
+    privateDirSync(files.spillDir);
     const stamp = new Date().toISOString().replace(/[:.]/g, "-");
     const random = crypto.randomUUID().slice(0, 8);
     const safe = files.label.replace(/[^A-Za-z0-9_-]/g, "_");
@@ -72,6 +101,8 @@ export async function spillBytes(
     const path = join(files.spillDir, `${stamp}-${safe}-${random}.${ext}`);
     const masked = fromByteString(files.masker.maskBytes(toByteString(bytes)));
     await Deno.writeFile(path, masked, { createNew: true, mode: 0o600 });
+    await Deno.chmod(path, 0o600);
+    await pruneSpilledBytes(files.spillDir);
     return path;
   } catch {
     return null;

@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { runTool } from "../../lib/pipeline/run_tool.ts";
 import { closeMcpServers } from "../../lib/registry/mcp.ts";
 import { magi, REPO, tempDir, TESTDATA, testRuntime, writeConfig } from "../helpers.ts";
-import { startHttp } from "./_serve.ts";
+import { startHttp, tokenFile } from "./_serve.ts";
 
 const imports = JSON.parse(Deno.readTextFileSync(join(REPO, "deno.json"))).imports;
 
@@ -389,9 +389,14 @@ Deno.test("magi reaches a Streamable HTTP server: another magi's tools as NAME__
     await using tr = await testRuntime({
       config: {
         shipped_tools: false,
-        mcp_servers: { far: { url: server.url, headers: { "X-Magi-Test": "${TEST_HEADER}" } } },
+        mcp_servers: {
+          far: {
+            url: server.url,
+            headers: { "X-Magi-Test": "${TEST_HEADER}", Authorization: "Bearer ${FAR_TOKEN}" },
+          },
+        },
       },
-      env: { TEST_HEADER: "hello" },
+      env: { TEST_HEADER: "hello there", FAR_TOKEN: server.token! },
     });
     assert.equal(tr.rt.registry.get("far__read")?.origin.source, "mcp");
     const result = await runTool(tr.rt, {
@@ -401,6 +406,15 @@ Deno.test("magi reaches a Streamable HTTP server: another magi's tools as NAME__
     });
     assert.equal(result.is_error, false, result.said);
     assert.match(result.said, /from the other magi/);
+    // The serving magi masks its own bearer token, even in a read of the token's file.
+    const leak = await runTool(tr.rt, {
+      caller: "person",
+      name: "far__read",
+      args: { path: tokenFile(home.path) },
+    });
+    assert.equal(leak.is_error, false, leak.said);
+    assert.ok(!leak.said.includes(server.token!), leak.said);
+    assert.match(leak.said, /\$MAGI_MCP_TOKEN/);
   } finally {
     await closeMcpServers();
     await server.stop();

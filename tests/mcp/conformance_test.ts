@@ -119,7 +119,14 @@ Deno.test({
     const [node, entry] = await install();
     await using home = await tempDir();
     const config = await writeConfig(home.path, { shipped_tools: false });
-    const server = await startHttp(home.path, ["--config", config, "--tools-dir", FIXTURES]);
+    // The suite cannot send an Authorization header, so it runs against --no-auth.
+    const server = await startHttp(home.path, [
+      "--config",
+      config,
+      "--tools-dir",
+      FIXTURES,
+      "--no-auth",
+    ]);
     const out = join(home.path, "results");
     let run: Deno.CommandOutput;
     try {

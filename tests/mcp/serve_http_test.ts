@@ -26,7 +26,11 @@ Deno.test("magi mcp --http serves the registry on loopback", async (t) => {
     assert.match(server.url, /^http:\/\/127\.0\.0\.1:\d+\/mcp$/);
     await t.step("the SDK client lists and calls tools", async () => {
       const client = new Client({ name: "magi-test", version: "1.0.0" });
-      await client.connect(new StreamableHTTPClientTransport(new URL(server.url)));
+      await client.connect(
+        new StreamableHTTPClientTransport(new URL(server.url), {
+          requestInit: { headers: server.auth },
+        }),
+      );
       const { tools } = await client.listTools();
       assert.ok(tools.some((tool) => tool.name === "read"));
       const result = await client.callTool({
@@ -42,6 +46,7 @@ Deno.test("magi mcp --http serves the registry on loopback", async (t) => {
         "content-type": "application/json",
         accept: "application/json, text/event-stream",
         "mcp-protocol-version": "2025-11-25",
+        ...server.auth,
       };
       const post = (body: unknown, session?: string) =>
         fetch(server.url, {
@@ -83,6 +88,7 @@ Deno.test("magi mcp --http serves the registry on loopback", async (t) => {
             "mcp-session-id": session,
             "mcp-protocol-version": "2025-11-25",
             "last-event-id": priming[1],
+            ...server.auth,
           },
         });
         if (again.status !== 409 || i >= 50) break;
@@ -109,6 +115,7 @@ Deno.test("magi mcp --http serves the registry on loopback", async (t) => {
           headers: {
             "content-type": "application/json",
             accept: "application/json, text/event-stream",
+            ...server.auth,
           },
           body: JSON.stringify({
             jsonrpc: "2.0",
@@ -132,6 +139,7 @@ Deno.test("magi mcp --http serves the registry on loopback", async (t) => {
             accept: "application/json, text/event-stream",
             "mcp-session-id": session,
             "mcp-protocol-version": "2025-11-25",
+            ...server.auth,
           },
           body: JSON.stringify({ jsonrpc: "2.0", id: 2, method: "ping" }),
         });
@@ -165,6 +173,7 @@ Deno.test("magi mcp --http serves the registry on loopback", async (t) => {
       await conn.write(new TextEncoder().encode(
         `POST /mcp HTTP/1.1\r\nHost: evil.example:${port}\r\nContent-Type: application/json\r\n` +
           `Accept: application/json, text/event-stream\r\nContent-Length: ${body.length}\r\n` +
+          `Authorization: ${server.auth.authorization}\r\n` +
           `Connection: close\r\n\r\n${body}`,
       ));
       const answer = await new Response(conn.readable).text();
@@ -179,6 +188,7 @@ Deno.test("magi mcp --http serves the registry on loopback", async (t) => {
           origin: "http://evil.example",
           "content-type": "application/json",
           accept: "application/json, text/event-stream",
+          ...server.auth,
         },
         body: "{}",
       });

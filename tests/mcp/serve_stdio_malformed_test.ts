@@ -26,10 +26,14 @@ Deno.test("a request that fails the JSON-RPC schema but has an id gets an error 
   assert.equal(meta?.error.code, -32602);
   assert.match(meta!.error.message, /"params\._meta"/);
   assert.equal(replyToMalformed('{"jsonrpc":"1.0","id":"a","method":"ping"}')?.error.code, -32600);
-  // Well formed, no JSON, no id, a notification: left to the SDK.
+  // No JSON: -32700 Parse error, id null.
+  const parse = replyToMalformed("not json");
+  assert.equal(parse?.error.code, -32700);
+  assert.equal(parse?.id, null);
+  assert.match(parse!.error.message, /^Parse error: /);
+  // Well formed, no id, a notification: left to the SDK.
   assert.equal(replyToMalformed(line({ name: "read", arguments: {} })), undefined);
   assert.equal(replyToMalformed(line(undefined)), undefined);
-  assert.equal(replyToMalformed("not json"), undefined);
   assert.equal(
     replyToMalformed('{"jsonrpc":"2.0","method":"notifications/x","params":1}'),
     undefined,
@@ -40,18 +44,20 @@ Deno.test("a request that fails the JSON-RPC schema but has an id gets an error 
   );
 });
 
-Deno.test("guardedInput passes good lines on byte for byte, however they are cut", async () => {
+Deno.test("guardedInput passes good lines on byte for byte and answers the rest, however cut", async () => {
   const good = [
     '{"jsonrpc":"2.0","id":1,"method":"ping"}\n',
     '{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"é","arguments":{}}}\r\n',
-    "not json\n",
   ];
   const bad = '{"jsonrpc":"2.0","id":3,"method":"tools/call","params":null}\n';
-  const all = new TextEncoder().encode(good[0] + bad + good[1] + good[2] + '{"partial":');
+  const tooLong = `{"jsonrpc":"2.0","id":4,"method":"ping","params":{"x":"${"y".repeat(600)}"}}\n`;
+  const all = new TextEncoder().encode(
+    good[0] + bad + good[1] + "not json\n" + tooLong + '{"partial":',
+  );
   for (const size of [1, 3, 64, all.length]) {
     const input = new PassThrough();
     const replies: ErrorReply[] = [];
-    const out = guardedInput(input, (r) => replies.push(r));
+    const out = guardedInput(input, (r) => replies.push(r), 512);
     const chunks: Uint8Array[] = [];
     out.on("data", (c: Uint8Array) => chunks.push(c));
     const ended = new Promise((resolve) => out.on("end", resolve));
@@ -60,14 +66,22 @@ Deno.test("guardedInput passes good lines on byte for byte, however they are cut
     await ended;
     const text = new TextDecoder().decode(new Uint8Array(chunks.flatMap((c) => [...c])));
     assert.equal(text, good.join("") + '{"partial":', `chunks of ${size}`);
-    assert.deepEqual(replies.map((r) => r.id), [3]);
+    assert.deepEqual(replies.map((r) => [r.id, r.error.code]), [
+      [3, -32602],
+      [null, -32700],
+      [4, -32600],
+    ]);
+    assert.match(replies[2].error.message, /is 6\d\d bytes, over the cap of 512 bytes/);
   }
 });
 
-Deno.test("magi mcp answers tools/call with params null, and goes on serving", async () => {
+Deno.test("magi mcp answers params null, a line over the cap, no JSON, and goes on serving", async () => {
   await using home = await tempDir();
   await Deno.writeTextFile(join(home.path, "notes.txt"), "hello\n");
-  const config = await writeConfig(home.path, { shipped_tools: false });
+  const config = await writeConfig(home.path, {
+    shipped_tools: false,
+    "limits.mcp_message_bytes": 1024 * 1024,
+  });
   const child = new Deno.Command(Deno.execPath(), {
     args: ["run", "-A", "--quiet", "--config", join(REPO, "deno.json"), join(REPO, "main.ts")]
       .concat(["mcp", "--config", config]),
@@ -94,13 +108,22 @@ Deno.test("magi mcp answers tools/call with params null, and goes on serving", a
     { method: "notifications/initialized" },
     { id: 2, method: "tools/call", params: null },
     { id: 3, method: "tools/call", params: [] },
+    // Over the 1 MiB cap of this config: answered with its id (written last, as the SDK's
+    // client does), never held whole.
+    {
+      method: "tools/call",
+      params: { name: "read", arguments: { path: "x".repeat(3 * 1024 * 1024) } },
+      id: 5,
+    },
+    "not json",
     { id: 4, method: "tools/call", params: { name: "read", arguments: { path: "notes.txt" } } },
-  ].map((m) => JSON.stringify({ jsonrpc: "2.0", ...m }) + "\n").join("");
+  ].map((m) => (typeof m === "string" ? m : JSON.stringify({ jsonrpc: "2.0", ...m })) + "\n")
+    .join("");
   const writer = child.stdin.getWriter();
   await writer.write(new TextEncoder().encode(lines));
   const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
   const replies = new Map<
-    number,
+    number | null,
     { error?: { code: number; message: string }; result?: unknown }
   >();
   let buffered = "";
@@ -124,5 +147,8 @@ Deno.test("magi mcp answers tools/call with params null, and goes on serving", a
     message: '"params" must be an object, not null',
   });
   assert.equal(replies.get(3)?.error?.code, -32602);
+  assert.equal(replies.get(5)?.error?.code, -32600);
+  assert.match(replies.get(5)!.error!.message, /is 3145\d\d\d bytes, over the cap of 1048576/);
+  assert.equal(replies.get(null)?.error?.code, -32700);
   assert.match(JSON.stringify(replies.get(4)?.result), /hello/);
 });

@@ -1,6 +1,8 @@
 /**
- * A small MCP server over stdio for magi's client tests: a 5 MB result, a crash mid-call,
+ * A small MCP server over stdio for magi's client tests: a 5 MB result, a 20 MiB one (one
+ * line of JSON-RPC over magi's message cap in tests), a crash mid-call,
  * an environment variable echoed back, its own pid, and content split by audience.
+ * With FIXTURE_API_KEY set, the description of `pid` quotes it (as a careless server might).
  * With FIXTURE_PID_FILE set, it writes its pid there when it starts; with FIXTURE_STAY set, it
  * keeps running after its stdin ends (as a careless server would).
  */
@@ -17,13 +19,20 @@ if (pidFile) Deno.writeTextFileSync(pidFile, `${Deno.pid}\n`, { append: true });
 const noArgs = { type: "object", properties: {} } as const;
 const tools = [
   { name: "big", description: "Returns 5 MB of text", inputSchema: noArgs },
+  { name: "huge", description: "Returns 20 MiB of text", inputSchema: noArgs },
   { name: "crash", description: "Ends the server in the middle of the call", inputSchema: noArgs },
   {
     name: "env",
     description: "Returns the value of an environment variable",
     inputSchema: { type: "object", properties: { name: { type: "string" } }, required: ["name"] },
   },
-  { name: "pid", description: "Returns the server's process id", inputSchema: noArgs },
+  {
+    name: "pid",
+    description: `Returns the server's process id${
+      Deno.env.get("FIXTURE_API_KEY") ? ` (key ${Deno.env.get("FIXTURE_API_KEY")})` : ""
+    }`,
+    inputSchema: noArgs,
+  },
   { name: "split", description: "Returns text for the model and text for the user", inputSchema: noArgs },
   { name: "weird.name/x", description: "A name that needs mapping", inputSchema: noArgs },
   { name: "grow", description: "Adds the tool extra and announces it", inputSchema: noArgs },
@@ -40,6 +49,8 @@ server.setRequestHandler(CallToolRequestSchema, async (request) => {
       const line = "0123456789".repeat(9) + "abcdefghi\n";
       return text(line.repeat(50_000) + "the very end\n");
     }
+    case "huge":
+      return text("x".repeat(20 * 1024 * 1024));
     case "crash":
       await new Promise((r) => setTimeout(r, 100));
       console.error("fixture: crashing on purpose");
