@@ -6,6 +6,7 @@
  */
 import { join } from "node:path";
 import { fromByteString } from "./bytes.ts";
+import { privateDirAsync } from "../output/private.ts";
 
 /** Spill files older than this (milliseconds) are removed when a new one is made. */
 export const SPILL_KEEP_MS = 7 * 24 * 3600 * 1000;
@@ -63,7 +64,7 @@ export class Spill {
 
   async #open(): Promise<void> {
     try {
-      await Deno.mkdir(this.dir, { recursive: true, mode: 0o700 });
+      await privateDirAsync(this.dir);
       const stamp = new Date().toISOString().replace(/[:.]/g, "-");
       const random = crypto.randomUUID().slice(0, 8);
       const safe = this.label.replace(/[^A-Za-z0-9_-]/g, "_");
