@@ -46,7 +46,7 @@ export interface Runtime {
   linksDir: string | undefined;
   spillDir: string;
   timeoutSeconds: number;
-  limits: { saidBytes: number; shownBytes: number };
+  limits: { saidBytes: number; shownBytes: number; spillBytes: number };
   /** The discovered tools_dir tools (for `magi check`). */
   found: FoundTool[];
   /** The allowed roots of the file builtins (real absolute paths; config `roots`). */
@@ -227,6 +227,7 @@ export async function createRuntime(opts: RuntimeOptions): Promise<Runtime> {
     limits: {
       saidBytes: v["limits.said_bytes"] as number,
       shownBytes: v["limits.shown_bytes"] as number,
+      spillBytes: v["limits.spill_bytes"] as number,
     },
     found: [...fromDirs, ...fromShipped],
     roots,

@@ -1,6 +1,8 @@
 /**
  * Spill files: the whole (masked) output of a call whose kept text was cut, written as it
- * streams so memory stays bounded.
+ * streams so memory stays bounded — up to `limits.spill_bytes`. Past that cap the file keeps
+ * the output's head and its tail (held in a bounded ring until the end), with a note between
+ * them: `[magi: spill file cut: kept first X and last Y of Z bytes]`.
  *
  * @module
  */
@@ -10,6 +12,24 @@ import { privateDirAsync } from "../output/private.ts";
 
 /** Spill files older than this (milliseconds) are removed when a new one is made. */
 export const SPILL_KEEP_MS = 7 * 24 * 3600 * 1000;
+
+/** The default cap of a spill file, in bytes (config `limits.spill_bytes`): 256 MiB. */
+export const DEFAULT_SPILL_BYTES = 256 * 1024 * 1024;
+
+/** The most bytes of a cut output's tail held in memory until the end: 16 MiB. */
+const MAX_TAIL_BYTES = 16 * 1024 * 1024;
+
+/** How a cut spill file was cut, in bytes. */
+export interface SpillCut {
+  head: number;
+  tail: number;
+  total: number;
+}
+
+/** The note of a cut spill file (also quoted in the kept text's note). */
+export function spillCutNote({ head, tail, total }: SpillCut): string {
+  return `spill file cut: kept first ${head} and last ${tail} of ${total} bytes`;
+}
 const pruned = new Set<string>();
 
 /** Removes spill files (`*.out`) older than {@link SPILL_KEEP_MS} from a folder, once per process. */
@@ -30,8 +50,10 @@ async function pruneOld(dir: string): Promise<void> {
 }
 
 /**
- * Collects a stream in memory up to `thresholdBytes`; past that, writes everything to a new
- * file in `dir` (created with mode 0700; the file gets 0600) and keeps writing there.
+ * Collects a stream in memory up to `thresholdBytes`; past that, writes it to a new file in
+ * `dir` (created with mode 0700; the file gets 0600) and keeps writing there, up to
+ * `capBytes`: then the file keeps the head (`capBytes` less the tail) and the last
+ * `min(capBytes / 2, 16 MiB)` bytes, which are written at {@link close} after a note.
  */
 export class Spill {
   #pending: string[] = [];
@@ -39,6 +61,15 @@ export class Spill {
   #file: Deno.FsFile | undefined;
   #path: string | undefined;
   #failed = false;
+  /** Bytes taken in all, and bytes of the head written to the file. */
+  #total = 0;
+  #headWritten = 0;
+  readonly #headBytes: number;
+  readonly #tailBytes: number;
+  /** The tail past the head: chunks whose total exceeds `#tailBytes` by under one chunk. */
+  #tail: string[] = [];
+  #tailHeld = 0;
+  #cut: SpillCut | undefined;
   /** Reused for every write, so a long stream makes no garbage here. */
   #buffer = new Uint8Array(1 << 16);
 
@@ -51,12 +82,21 @@ export class Spill {
     private readonly dir: string,
     private readonly label: string,
     private readonly thresholdBytes: number,
-  ) {}
+    capBytes: number = DEFAULT_SPILL_BYTES,
+  ) {
+    this.#tailBytes = Math.min(Math.floor(capBytes / 2), MAX_TAIL_BYTES);
+    this.#headBytes = capBytes - this.#tailBytes;
+  }
+
+  /** How the file was cut, once {@link close} cut it; else undefined. */
+  get cut(): SpillCut | undefined {
+    return this.#cut;
+  }
 
   /** Takes the next masked chunk (a byte string). */
   async push(chunk: string): Promise<void> {
     if (this.#failed || chunk.length === 0) return;
-    if (this.#file) return await this.#write(chunk);
+    if (this.#file) return await this.#take(chunk);
     this.#pending.push(chunk);
     this.#pendingBytes += chunk.length;
     if (this.#pendingBytes > this.thresholdBytes) await this.#open();
@@ -74,12 +114,46 @@ export class Spill {
       const pending = this.#pending;
       this.#pending = [];
       this.#pendingBytes = 0;
-      for (const chunk of pending) await this.#write(chunk);
+      for (const chunk of pending) await this.#take(chunk);
     } catch {
       this.#failed = true;
       this.#pending = [];
       this.#path = undefined;
     }
+  }
+
+  /** Writes a chunk to the head while there is room, and keeps the rest in the tail. */
+  async #take(chunk: string): Promise<void> {
+    this.#total += chunk.length;
+    const room = this.#headBytes - this.#headWritten;
+    if (room > 0) {
+      const head = chunk.length <= room ? chunk : chunk.slice(0, room);
+      await this.#write(head);
+      this.#headWritten += head.length;
+      if (head.length === chunk.length) return;
+      chunk = chunk.slice(room);
+    }
+    if (this.#tailBytes === 0) return;
+    if (chunk.length > this.#tailBytes) chunk = chunk.slice(-this.#tailBytes);
+    this.#tail.push(chunk);
+    this.#tailHeld += chunk.length;
+    while (this.#tailHeld - this.#tail[0].length >= this.#tailBytes) {
+      this.#tailHeld -= this.#tail.shift()!.length;
+    }
+  }
+
+  /** Writes the kept tail, after a note when bytes were dropped before it. */
+  async #finishTail(): Promise<void> {
+    const rest = this.#total - this.#headWritten;
+    if (rest <= 0) return;
+    const tail = this.#tailBytes === 0 ? "" : this.#tail.join("").slice(-this.#tailBytes);
+    this.#tail = [];
+    this.#tailHeld = 0;
+    if (tail.length < rest) {
+      this.#cut = { head: this.#headWritten, tail: tail.length, total: this.#total };
+      await this.#write(`\n[magi: ${spillCutNote(this.#cut)}]\n`);
+    }
+    await this.#write(tail);
   }
 
   async #write(chunk: string): Promise<void> {
@@ -98,6 +172,13 @@ export class Spill {
    */
   async close(needed: boolean): Promise<string | null> {
     if (needed && !this.#file && !this.#failed) await this.#open();
+    if (this.#file && !this.#failed) {
+      try {
+        await this.#finishTail();
+      } catch {
+        this.#failed = true;
+      }
+    }
     this.#file?.close();
     this.#file = undefined;
     this.#pending = [];
