@@ -29,6 +29,7 @@ Deno.test("Output: on a terminal foreign text is made safe, own escapes pass; el
   assert.equal(file, HOSTILE);
   let json = "";
   Output.sink((t) => (json += t), { terminal: true, masker: new Masker([]) }).json({ t: HOSTILE });
+  // deno-lint-ignore no-control-regex -- control characters are what is looked for
   assert.ok(!/[\x00-\x1f\x7f-\x9f]/.test(json.trimEnd()), json);
   assert.equal(JSON.parse(json).t, HOSTILE);
 });
@@ -119,6 +120,7 @@ Deno.test({
       if (noColor) assert.ok(!screen.includes("\x1b"), "NO_COLOR: not one escape");
       else {
         // Only magi's own: colour, and the progress line's erase.
+        // deno-lint-ignore no-control-regex -- escape sequences are what is looked for
         const escapes = screen.match(/\x1b\[[0-9;]*[A-Za-z]/g) ?? [];
         assert.ok(escapes.every((e) => ["\x1b[2m", "\x1b[0m", "\x1b[31m", "\x1b[2K"].includes(e)));
         assert.match(screen, /⋯ hostile \ds/);
