@@ -90,9 +90,9 @@ export async function main(argv: string[]): Promise<number> {
     return await dispatch(withOptionsAfterCommand(argv));
   } catch (error) {
     // A failure of magi itself (not of a tool: those are results) ends in one line; the
-    // stack trace only when asked for with MAGI_DEBUG=1.
-    if (Deno.env.get("MAGI_DEBUG") === "1") throw error;
-    warn(`error: ${error instanceof Error ? error.message : String(error)}`);
+    // stack trace only when asked for with MAGI_DEBUG=1. Both are masked, like every line.
+    const debug = Deno.env.get("MAGI_DEBUG") === "1" && error instanceof Error && error.stack;
+    warn(`error: ${debug || (error instanceof Error ? error.message : String(error))}`);
     return 1;
   }
 }

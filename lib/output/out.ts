@@ -151,6 +151,7 @@ export class OutputStream {
   readonly #emit: (text: string) => void;
   readonly #terminal: boolean;
   #decoder = new TextDecoder();
+  #cr = "";
 
   constructor(mask: MaskStream, emit: (text: string) => void, terminal: boolean) {
     this.#mask = mask;
@@ -169,8 +170,16 @@ export class OutputStream {
   }
 
   #out(bytes: string, last: boolean): void {
-    const text = this.#decoder.decode(fromByteString(bytes), { stream: !last });
-    this.#emit(this.#terminal ? terminalSafe(text) : text);
+    let text = this.#decoder.decode(fromByteString(bytes), { stream: !last });
+    if (!this.#terminal) return this.#emit(text);
+    // A carriage return at a piece's end waits: before a line feed it is a line end.
+    text = this.#cr + text;
+    this.#cr = "";
+    if (!last && text.endsWith("\r")) {
+      this.#cr = "\r";
+      text = text.slice(0, -1);
+    }
+    this.#emit(terminalSafe(text));
   }
 }
 

@@ -45,6 +45,11 @@ Deno.test("Output.stream(): a secret split across pieces is masked; held back on
   stream.end();
   assert.equal(screen, "Your token is $API_TOKEN ␛]0;x␇and more ✓");
   screen = "";
+  const lines = out.stream();
+  for (const piece of ["one\r", "\ntwo\r", "three"]) lines.push(piece);
+  lines.end();
+  assert.equal(screen, "one\r\ntwo␍three", "CRLF split across pieces is a line end");
+  screen = "";
   const plain = Output.sink((t) => (screen += t), { masker: new Masker([]) }).stream();
   plain.push("no secrets: ");
   assert.equal(screen, "no secrets: ", "nothing is held back without secrets");
