@@ -16,8 +16,8 @@ export const SPILL_KEEP_MS = 7 * 24 * 3600 * 1000;
 /** The default cap of a spill file, in bytes (config `limits.spill_bytes`): 256 MiB. */
 export const DEFAULT_SPILL_BYTES = 256 * 1024 * 1024;
 
-/** The most bytes of a cut output's tail held in memory until the end: 16 MiB. */
-const MAX_TAIL_BYTES = 16 * 1024 * 1024;
+/** The most bytes of a cut output's tail held in memory until the end: 8 MiB. */
+const MAX_TAIL_BYTES = 8 * 1024 * 1024;
 
 /** How a cut spill file was cut, in bytes. */
 export interface SpillCut {
@@ -53,7 +53,7 @@ async function pruneOld(dir: string): Promise<void> {
  * Collects a stream in memory up to `thresholdBytes`; past that, writes it to a new file in
  * `dir` (created with mode 0700; the file gets 0600) and keeps writing there, up to
  * `capBytes`: then the file keeps the head (`capBytes` less the tail) and the last
- * `min(capBytes / 2, 16 MiB)` bytes, which are written at {@link close} after a note.
+ * `min(capBytes / 2, 8 MiB)` bytes, which are written at {@link close} after a note.
  */
 export class Spill {
   #pending: string[] = [];
@@ -66,9 +66,13 @@ export class Spill {
   #headWritten = 0;
   readonly #headBytes: number;
   readonly #tailBytes: number;
-  /** The tail past the head: chunks whose total exceeds `#tailBytes` by under one chunk. */
-  #tail: string[] = [];
-  #tailHeld = 0;
+  /**
+   * The tail past the head: a ring of `#tailBytes` bytes (made when first needed), holding
+   * copies — a kept slice of a string would keep its whole parent alive.
+   */
+  #ring: Uint8Array | undefined;
+  /** Bytes ever put in the ring; the next byte goes to `#ringTaken % #tailBytes`. */
+  #ringTaken = 0;
   #cut: SpillCut | undefined;
   /** Reused for every write, so a long stream makes no garbage here. */
   #buffer = new Uint8Array(1 << 16);
@@ -133,32 +137,47 @@ export class Spill {
       if (head.length === chunk.length) return;
       chunk = chunk.slice(room);
     }
-    if (this.#tailBytes === 0) return;
-    if (chunk.length > this.#tailBytes) chunk = chunk.slice(-this.#tailBytes);
-    this.#tail.push(chunk);
-    this.#tailHeld += chunk.length;
-    while (this.#tailHeld - this.#tail[0].length >= this.#tailBytes) {
-      this.#tailHeld -= this.#tail.shift()!.length;
+    const size = this.#tailBytes;
+    if (size === 0) return;
+    if (chunk.length > size) {
+      this.#ringTaken += chunk.length - size;
+      chunk = chunk.slice(-size);
     }
+    const ring = this.#ring ??= new Uint8Array(size);
+    const bytes = fromByteString(chunk, this.#buffer);
+    const at = this.#ringTaken % size;
+    const first = Math.min(bytes.length, size - at);
+    ring.set(bytes.subarray(0, first), at);
+    ring.set(bytes.subarray(first), 0);
+    this.#ringTaken += bytes.length;
   }
 
   /** Writes the kept tail, after a note when bytes were dropped before it. */
   async #finishTail(): Promise<void> {
     const rest = this.#total - this.#headWritten;
     if (rest <= 0) return;
-    const tail = this.#tailBytes === 0 ? "" : this.#tail.join("").slice(-this.#tailBytes);
-    this.#tail = [];
-    this.#tailHeld = 0;
-    if (tail.length < rest) {
-      this.#cut = { head: this.#headWritten, tail: tail.length, total: this.#total };
+    const size = this.#tailBytes;
+    const ring = this.#ring ?? new Uint8Array(0);
+    const kept = Math.min(this.#ringTaken, size);
+    const at = this.#ringTaken % (size || 1);
+    // Oldest first: from the write position to the end, then from the start.
+    const parts = this.#ringTaken > size
+      ? [ring.subarray(at), ring.subarray(0, at)]
+      : [ring.subarray(0, kept)];
+    this.#ring = undefined;
+    if (kept < rest) {
+      this.#cut = { head: this.#headWritten, tail: kept, total: this.#total };
       await this.#write(`\n[magi: ${spillCutNote(this.#cut)}]\n`);
     }
-    await this.#write(tail);
+    for (const part of parts) await this.#writeBytes(part);
   }
 
   async #write(chunk: string): Promise<void> {
     if (chunk.length > this.#buffer.length) this.#buffer = new Uint8Array(chunk.length);
-    const bytes = fromByteString(chunk, this.#buffer);
+    await this.#writeBytes(fromByteString(chunk, this.#buffer));
+  }
+
+  async #writeBytes(bytes: Uint8Array): Promise<void> {
     let written = 0;
     while (written < bytes.length) written += await this.#file!.write(bytes.subarray(written));
   }
