@@ -61,6 +61,15 @@ export function write(text: string): Promise<void> {
   return Promise.resolve();
 }
 
+/**
+ * Writes one JSON value and a line feed to stdout — masked; on a terminal its DEL and C1
+ * characters are written as `\u` escapes, so what a reader parses is unchanged.
+ */
+export function writeJson(value: unknown, space?: number): Promise<void> {
+  stdout.json(value, space);
+  return Promise.resolve();
+}
+
 /** Builds the runtime from the common options. */
 export async function runtimeFor(
   values: { config?: string; "tools-dir"?: string[] },
