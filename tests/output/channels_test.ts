@@ -67,6 +67,11 @@ async function leakyTools(dir: string): Promise<{ tools: string; lua: string }> 
     "leak-one",
     script("leak-one — print the token", "leak-one", `echo "token=${TOKEN}"`),
   );
+  await Deno.writeTextFile(
+    join(tools, "leak-one", "selftest.sh"),
+    `#!/bin/sh\necho "selftest saw ${TOKEN}"\nexit 1\n`,
+    { mode: 0o755 },
+  );
   await makeTool(
     tools,
     "help-leak",
@@ -218,6 +223,7 @@ async function capture(dir: TempDir): Promise<Captured> {
     ...mcpArgs,
   ]);
   await run("tools", ["tools", ...callArgs]);
+  await run("check", ["check", ...callArgs]);
   await run("tools_json", ["tools", "--json", ...callArgs]);
   const mcpCache = (name: string) => name === "mcp-tools.json";
   out["files"] = filesUnder(home, (n) => !mcpCache(n)) + filesUnder(join(dir.path, "sessions"));
@@ -328,6 +334,12 @@ export const CHANNELS: Channel[] = [
     channel: "magi tools (plain and --json): descriptions",
     provoked: "a tool's --help prints the token",
     bytes: (c) => c["tools.stdout"] + c["tools_json.stdout"] + c["tools.stderr"],
+  },
+  {
+    channel: "magi check: a failing selftest's output",
+    provoked: "leak-one's selftest prints the token and fails",
+    bytes: (c) => c["check.stdout"] + c["check.stderr"],
+    shows: /selftest saw \$MAGI_TEST_TOKEN/,
   },
   {
     channel: "files magi wrote: state, cache, sessions, spill",
