@@ -124,7 +124,9 @@ export class TerminalView implements AgentView {
     }
     this.#clearProgress();
     this.#endLine();
-    this.#styled(DIM, `→ ${call.name} ${oneLine(call.arguments, 160)}`);
+    // Masked before it is shortened: a cut through a secret would leave its start unmasked.
+    const line = this.#info.mask(`→ ${call.name} ${call.arguments}`);
+    this.#styled(DIM, oneLine(line, 160 + call.name.length + 3));
     this.#startProgress();
   }
 
@@ -212,7 +214,7 @@ export class TerminalView implements AgentView {
       `${r.name} ${Math.floor((now - r.started) / 1000)}s`
     );
     progress.own(`\r\x1b[2K${DIM}⋯ `);
-    progress.text(oneLine(parts.join(", "), 100));
+    progress.text(oneLine(progress.mask(parts.join(", ")), 100));
     progress.own(RESET);
     this.#progressShown = true;
   }

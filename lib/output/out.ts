@@ -116,6 +116,14 @@ export class Output {
     }
   }
 
+  /**
+   * The masked form of `text`, for a caller that must shorten or reflow it before writing:
+   * mask first, so a cut never leaves part of a secret that masking would no longer find.
+   */
+  mask(text: string): string {
+    return this.#m.maskText(text);
+  }
+
   /** Writes text from outside magi, or text that holds some: masked and terminal-safe. */
   text(text: string): void {
     const masked = this.#m.maskText(text);
