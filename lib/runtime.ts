@@ -9,6 +9,7 @@ import { BUILTINS } from "../builtins/mod.ts";
 import { apiKeyEnvNames } from "./agent/provider_config.ts";
 import { type Config, loadConfig, readConfigFile, stringList } from "./config/load.ts";
 import { collectSecrets, Masker, type Secret } from "./pipeline/mask.ts";
+import { useMasker } from "./output/out.ts";
 import { type CallContext, childEnv } from "./process/env.ts";
 import { type LinkEntry, prepareLinks } from "./process/links.ts";
 import { builtinTool } from "./registry/builtins.ts";
@@ -45,7 +46,7 @@ export interface Runtime {
   linksDir: string | undefined;
   spillDir: string;
   timeoutSeconds: number;
-  limits: { saidBytes: number; shownBytes: number };
+  limits: { saidBytes: number; shownBytes: number; spillBytes: number };
   /** The discovered tools_dir tools (for `magi check`). */
   found: FoundTool[];
   /** The allowed roots of the file builtins (real absolute paths; config `roots`). */
@@ -135,6 +136,9 @@ export async function createRuntime(opts: RuntimeOptions): Promise<Runtime> {
   const config = loadConfig({ cwd: opts.cwd, env: opts.env, configFlag: opts.configFlag });
   const v = config.values;
   const masker = maskerFor(config, opts.env, opts.warn, opts.secrets);
+  // Every later write to stdout and stderr — Lua `print` while declarations load included —
+  // is masked with this runtime's secrets (lib/output/out.ts).
+  useMasker(masker);
   const context = { MAGI_CONFIG: config.explicit };
   const helpEnv = childEnv(opts.env, undefined, { ...context, MAGI_CWD: opts.cwd });
 
@@ -249,6 +253,7 @@ export async function createRuntime(opts: RuntimeOptions): Promise<Runtime> {
     limits: {
       saidBytes: v["limits.said_bytes"] as number,
       shownBytes: v["limits.shown_bytes"] as number,
+      spillBytes: v["limits.spill_bytes"] as number,
     },
     found: [...fromDirs, ...fromShipped],
     roots,

@@ -13,6 +13,7 @@
  *
  * @module
  */
+import { DIR_MODE, FILE_MODE, privateDir } from "./output/private.ts";
 import { basename, dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { VERSION } from "./version.ts";
@@ -70,7 +71,7 @@ export function realCopy(from: string, name: string, into: string = copiesDir())
   } catch {
     // Not copied yet.
   }
-  Deno.mkdirSync(into, { recursive: true });
+  privateDir(into);
   const tmp = Deno.makeTempDirSync({ dir: into, prefix: `.${name}-` });
   try {
     const copy = join(tmp, name);
@@ -101,7 +102,7 @@ function copyTree(from: string, to: string): void {
     copyFile(from, to);
     return;
   }
-  Deno.mkdirSync(to, { recursive: true });
+  Deno.mkdirSync(to, { recursive: true, mode: DIR_MODE });
   for (const entry of Deno.readDirSync(from)) {
     copyTree(join(from, entry.name), join(to, entry.name));
   }
@@ -111,5 +112,6 @@ function copyFile(from: string, to: string): void {
   const bytes = Deno.readFileSync(from);
   const shebang = bytes[0] === 0x23 && bytes[1] === 0x21;
   const toolLayout = dirname(from).endsWith(`/${basename(from)}`);
-  Deno.writeFileSync(to, bytes, { mode: shebang || toolLayout ? 0o755 : 0o644 });
+  // magi's cache is private: programs 0700, other files 0600 (lib/output/private.ts).
+  Deno.writeFileSync(to, bytes, { mode: shebang || toolLayout ? 0o700 : FILE_MODE });
 }

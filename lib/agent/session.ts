@@ -9,6 +9,7 @@
  */
 import { join } from "node:path";
 import type { Masker } from "../pipeline/mask.ts";
+import { openPrivateAppend, privateDir } from "../output/private.ts";
 import type { Warn } from "../registry/types.ts";
 import type { Message, ToolCallRequest } from "./provider.ts";
 
@@ -75,8 +76,8 @@ export class Session {
     this.dir = dir;
     this.events = events;
     this.#masker = masker;
-    this.#file = Deno.openSync(join(dir, TRANSCRIPT), { append: true, create: true });
-    this.#mirror = Deno.openSync(join(dir, MIRROR), { append: true, create: true });
+    this.#file = openPrivateAppend(join(dir, TRANSCRIPT));
+    this.#mirror = openPrivateAppend(join(dir, MIRROR));
   }
 
   /** Where a tool reads the conversation (MAGI_CONTEXT_PATH). */
@@ -92,7 +93,8 @@ export class Session {
   ): Session {
     const id = newId();
     const dir = join(sessionsDir, id);
-    Deno.mkdirSync(dir, { recursive: true, mode: 0o700 });
+    privateDir(sessionsDir);
+    privateDir(dir);
     const session = new Session(id, dir, [], masker);
     session.append({ type: "session", v: 1, id, ...meta });
     return session;

@@ -12,6 +12,7 @@ import type { Provider } from "./provider.ts";
 import { chooseProvider } from "./providers.ts";
 import { defaultSessionsDir, Session } from "./session.ts";
 import { onApproval } from "../policy/approvals.ts";
+import { privateDir } from "../output/private.ts";
 
 /** A provider, a session and the system prompt, ready for {@link runAgent}. */
 export interface Agent {
@@ -55,7 +56,7 @@ export function startAgent(rt: Runtime, flags: AgentFlags, now = new Date()): Ag
     model: provider.model,
   });
   const attach = join(session.dir, "attach");
-  Deno.mkdirSync(attach, { recursive: true, mode: 0o700 });
+  privateDir(attach);
   rt.context = {
     ...rt.context,
     MAGI_SESSION: session.id,

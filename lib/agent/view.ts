@@ -3,48 +3,33 @@
  * and its `shown`, a one-line progress indicator (tool names, elapsed seconds) while tools
  * run on a terminal — or, with `--json`, one JSON event per line for scripts. Output is
  * plain (no colour, no progress line) when `NO_COLOR` is set or it is not a terminal.
+ * Everything is written through `lib/output/out.ts`: masked, and on a terminal the model's
+ * text, tool names, arguments and `shown` have their control characters shown visibly; only
+ * the view's own styling carries escapes.
  *
  * @module
  */
+import { Output, type OutputStream, type Sink } from "../output/out.ts";
 import type { ToolResult } from "../pipeline/run_tool.ts";
 import type { AgentView } from "./loop.ts";
 import type { ToolCallRequest, Usage } from "./provider.ts";
-
-/** Where text goes: a synchronous writer (all of it is written). */
-export type Sink = (text: string) => void;
-
-/**
- * Writes all of `text` to a file such as `Deno.stdout`. A reader that went away (`| head`)
- * is not an error: the rest is dropped and the run goes on.
- */
-export function sinkOf(file: { writeSync(p: Uint8Array): number }): Sink {
-  const encoder = new TextEncoder();
-  let gone = false;
-  return (text) => {
-    if (gone) return;
-    const bytes = encoder.encode(text);
-    try {
-      let at = 0;
-      while (at < bytes.length) at += file.writeSync(bytes.subarray(at));
-    } catch (error) {
-      if (!(error instanceof Deno.errors.BrokenPipe)) throw error;
-      gone = true;
-    }
-  };
-}
 
 /** How to draw. */
 export interface ViewOptions {
   /** One JSON event per line on `out`, nothing else. */
   json: boolean;
-  /** The model's text (stdout). */
-  out: Sink;
+  /** The model's text (stdout); a function receives masked text (tests). */
+  out: Output | Sink;
   /** Tool calls, `shown`, notes (stderr for `magi run`, stdout for `magi chat`). */
-  info: Sink;
+  info: Output | Sink;
   /** Colour and the progress line (a terminal, and NO_COLOR unset). */
   fancy: boolean;
   /** Where the progress line is drawn (stderr); only used when `fancy`. */
-  progress?: Sink;
+  progress?: Output | Sink;
+}
+
+function outputOf(o: Output | Sink): Output {
+  return o instanceof Output ? o : Output.sink(o);
 }
 
 const DIM = "\x1b[2m";
@@ -62,7 +47,15 @@ function oneLine(text: string, max: number): string {
 
 /** An {@link AgentView} for a terminal or a script. */
 export class TerminalView implements AgentView {
-  readonly #o: ViewOptions;
+  readonly #json: boolean;
+  readonly #fancy: boolean;
+  readonly #out: Output;
+  readonly #info: Output;
+  readonly #progress: Output | undefined;
+  /** Whether notes go to the same place as the model's text (`magi chat`). */
+  readonly #shared: boolean;
+  /** The model's text of the answer being streamed, masked across its pieces. */
+  #text: OutputStream | undefined;
   #midLine = false;
   /** A retry note ended the screen's line while stdout's text is still mid-line. */
   #lineBroken = false;
@@ -71,37 +64,48 @@ export class TerminalView implements AgentView {
   #progressShown = false;
 
   constructor(options: ViewOptions) {
-    this.#o = options;
+    this.#json = options.json;
+    this.#fancy = options.fancy;
+    this.#out = outputOf(options.out);
+    this.#shared = options.info === options.out;
+    this.#info = this.#shared ? this.#out : outputOf(options.info);
+    this.#progress = options.progress === undefined
+      ? undefined
+      : options.progress === options.out
+      ? this.#out
+      : options.progress === options.info
+      ? this.#info
+      : outputOf(options.progress);
   }
 
   /** Whether events are printed as JSON lines. */
   get json(): boolean {
-    return this.#o.json;
+    return this.#json;
   }
 
-  /** Emits one event (`--json` only). */
+  /** Emits one event (`--json` only): one masked JSON line. */
   event(event: Record<string, unknown>): void {
-    if (this.#o.json) this.#o.out(JSON.stringify(event) + "\n");
+    if (this.#json) this.#out.json(event);
   }
 
   /** A note for the person (stderr-like): plain text, or a `note` event. */
   note(message: string): void {
-    if (this.#o.json) return this.event({ type: "note", message });
+    if (this.#json) return this.event({ type: "note", message });
     this.#clearProgress();
     this.#endLine();
-    this.#o.info(message + "\n");
+    this.#info.text(message + "\n");
   }
 
   text(delta: string): void {
-    if (this.#o.json) return;
+    if (this.#json) return;
     this.#clearProgress();
-    this.#o.out(delta);
+    (this.#text ??= this.#out.stream()).push(delta);
     this.#midLine = !delta.endsWith("\n");
     this.#lineBroken = false;
   }
 
   answer(text: string): void {
-    if (this.#o.json) {
+    if (this.#json) {
       if (text !== "") this.event({ type: "text", text });
       return;
     }
@@ -110,7 +114,7 @@ export class TerminalView implements AgentView {
 
   toolCall(call: ToolCallRequest): void {
     this.#running.set(call.id, { name: call.name, started: Date.now() });
-    if (this.#o.json) {
+    if (this.#json) {
       return this.event({
         type: "tool_call",
         id: call.id,
@@ -120,15 +124,16 @@ export class TerminalView implements AgentView {
     }
     this.#clearProgress();
     this.#endLine();
-    const line = `→ ${call.name} ${oneLine(call.arguments, 160)}`;
-    this.#o.info(this.#o.fancy ? `${DIM}${line}${RESET}\n` : line + "\n");
+    // Masked before it is shortened: a cut through a secret would leave its start unmasked.
+    const line = this.#info.mask(`→ ${call.name} ${call.arguments}`);
+    this.#styled(DIM, oneLine(line, 160 + call.name.length + 3));
     this.#startProgress();
   }
 
   toolResult(call: ToolCallRequest, result: ToolResult): void {
     this.#running.delete(call.id);
     if (this.#running.size === 0) this.#stopProgress();
-    if (this.#o.json) {
+    if (this.#json) {
       return this.event({
         type: "tool_result",
         id: call.id,
@@ -141,10 +146,9 @@ export class TerminalView implements AgentView {
     }
     this.#clearProgress();
     const head = result.is_error ? `✗ ${call.name} failed` : `✓ ${call.name}`;
-    const colour = result.is_error ? RED : DIM;
-    this.#o.info(this.#o.fancy ? `${colour}${head}${RESET}\n` : head + "\n");
+    this.#styled(result.is_error ? RED : DIM, head);
     if (result.shown !== "") {
-      this.#o.info(result.shown.endsWith("\n") ? result.shown : result.shown + "\n");
+      this.#info.text(result.shown.endsWith("\n") ? result.shown : result.shown + "\n");
     }
   }
 
@@ -153,20 +157,20 @@ export class TerminalView implements AgentView {
   }
 
   retry(message: string): void {
-    if (this.#o.json) return this.event({ type: "retry", message });
-    if (!this.#midLine || this.#o.info === this.#o.out) return this.note(`magi: ${message}`);
+    if (this.#json) return this.event({ type: "retry", message });
+    if (!this.#midLine || this.#shared) return this.note(`magi: ${message}`);
     // The cut text is mid-line on stdout and the answer may go on from it: the note breaks
     // the line on its own stream, so stdout still holds the answer alone.
     this.#clearProgress();
-    this.#o.info(`${this.#lineBroken ? "" : "\n"}magi: ${message}\n`);
+    this.#info.text(`${this.#lineBroken ? "" : "\n"}magi: ${message}\n`);
     this.#lineBroken = true;
   }
 
   restart(): void {
-    if (this.#o.json) return;
+    if (this.#json) return;
     this.#clearProgress();
     this.#endLine();
-    this.#o.info(this.#o.fancy ? `${DIM}${RESTART}${RESET}\n` : RESTART + "\n");
+    this.#styled(DIM, RESTART);
   }
 
   /** Stops the progress line; call before exiting. */
@@ -175,31 +179,48 @@ export class TerminalView implements AgentView {
     this.#endLine();
   }
 
+  /** One line of foreign text, dim or red on a terminal with colour. */
+  #styled(colour: string, line: string): void {
+    if (this.#shared) this.#flushText();
+    if (this.#fancy) this.#info.own(colour);
+    this.#info.text(line);
+    this.#info.own(this.#fancy ? `${RESET}\n` : "\n");
+  }
+
+  /** Writes the held-back end of the model's text (its answer ended, or a note follows). */
+  #flushText(): void {
+    this.#text?.end();
+  }
+
   #endLine(): void {
+    this.#flushText();
     if (this.#midLine) {
-      this.#o.out("\n");
+      this.#out.own("\n");
       this.#midLine = false;
     }
     this.#lineBroken = false;
   }
 
   #startProgress(): void {
-    if (!this.#o.fancy || !this.#o.progress || this.#timer !== undefined) return;
+    if (!this.#fancy || !this.#progress || this.#timer !== undefined) return;
     this.#timer = setInterval(() => this.#drawProgress(), 1000);
   }
 
   #drawProgress(): void {
-    if (this.#running.size === 0 || !this.#o.progress) return;
+    const progress = this.#progress;
+    if (this.#running.size === 0 || !progress) return;
     const now = Date.now();
     const parts = [...this.#running.values()].map((r) =>
       `${r.name} ${Math.floor((now - r.started) / 1000)}s`
     );
-    this.#o.progress(`\r\x1b[2K${DIM}⋯ ${oneLine(parts.join(", "), 100)}${RESET}`);
+    progress.own(`\r\x1b[2K${DIM}⋯ `);
+    progress.text(oneLine(progress.mask(parts.join(", ")), 100));
+    progress.own(RESET);
     this.#progressShown = true;
   }
 
   #clearProgress(): void {
-    if (this.#progressShown && this.#o.progress) this.#o.progress("\r\x1b[2K");
+    if (this.#progressShown && this.#progress) this.#progress.own("\r\x1b[2K");
     this.#progressShown = false;
   }
 

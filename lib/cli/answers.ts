@@ -4,6 +4,7 @@
  *
  * @module
  */
+import { stderr } from "../output/out.ts";
 import type { AnswerProvider } from "../pipeline/ask.ts";
 import type { Question } from "../registry/types.ts";
 
@@ -26,14 +27,15 @@ export function cliAnswers(
   return interactive ? askOnTerminal : undefined;
 }
 
-const encoder = new TextEncoder();
-
-/** Asks on stderr and reads one line from stdin; a number picks a choice by position. */
+/**
+ * Asks on stderr (masked, terminal-safe: the question is a tool's text) and reads one line
+ * from stdin; a number picks a choice by position.
+ */
 export async function askOnTerminal(question: Question): Promise<string | undefined> {
   const lines = [`? ${question.question}`];
   question.choices?.forEach((c, i) => lines.push(`  ${i + 1}) ${c}`));
   lines.push("> ");
-  await Deno.stderr.write(encoder.encode(lines.join("\n")));
+  stderr.text(lines.join("\n"));
   const line = await readLine();
   if (line === undefined) return undefined;
   const text = line.trim();

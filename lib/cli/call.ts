@@ -9,7 +9,7 @@
 import { runTool } from "../pipeline/run_tool.ts";
 import { askOnTerminal, cliAnswers } from "./answers.ts";
 import type { Approver } from "../policy/gate.ts";
-import { EXIT, parseCommand, runtimeFor, UsageError, write } from "./common.ts";
+import { EXIT, parseCommand, runtimeFor, UsageError, write, writeJson } from "./common.ts";
 
 async function readStdin(): Promise<string> {
   return await new Response(Deno.stdin.readable).text();
@@ -44,7 +44,7 @@ export async function callCommand(args: string[]): Promise<number> {
       : {}),
   });
   if (values.json) {
-    await write(JSON.stringify(result) + "\n");
+    await writeJson(result);
   } else if (result.shown !== "") {
     await write(result.shown.endsWith("\n") ? result.shown : result.shown + "\n");
   }

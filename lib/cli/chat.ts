@@ -15,7 +15,8 @@ import type { AnswerProvider } from "../pipeline/ask.ts";
 import type { Approver } from "../policy/gate.ts";
 import { userConfigFile } from "../policy/decide.ts";
 import { type AlwaysRun, coveredBySession, offerPrefixRule } from "./always_run.ts";
-import { sinkOf, TerminalView } from "../agent/view.ts";
+import { TerminalView } from "../agent/view.ts";
+import { stdout } from "../output/out.ts";
 import { EXIT, parseCommand, UsageError } from "./common.ts";
 import { maxTurnsOf, startFromFlags } from "./run.ts";
 import { claimInterrupts } from "../process/spawn.ts";
@@ -77,13 +78,13 @@ export async function chatCommand(args: string[]): Promise<number> {
   const { rt, agent } = started;
   const { session, provider } = agent;
   const terminal = Deno.stdin.isTerminal() && Deno.stdout.isTerminal();
-  const out = sinkOf(Deno.stdout);
+  const out = (text: string) => stdout.text(text);
   const view = new TerminalView({
     json: false,
-    out,
-    info: out,
+    out: stdout,
+    info: stdout,
     fancy: terminal && !Deno.env.get("NO_COLOR"),
-    progress: out,
+    progress: stdout,
   });
   const verb = values.resume ? "resumed" : "new";
   out(

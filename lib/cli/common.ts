@@ -7,6 +7,7 @@
 import { parseArgs, type ParseArgsConfig } from "node:util";
 import { ConfigError } from "../config/load.ts";
 import type { Secret } from "../pipeline/mask.ts";
+import { stderr, stdout } from "../output/out.ts";
 import { createRuntime, type Runtime } from "../runtime.ts";
 import { saveCheckCache, useCheckCache } from "../registry/schema.ts";
 import { stampCachePath } from "../registry/stamp_cache.ts";
@@ -40,24 +41,34 @@ export function parseCommand<O extends ParseArgsConfig["options"]>(args: string[
   }
 }
 
-/** Writes a line to stderr, prefixed with `magi: `. */
+/**
+ * Writes a line to stderr, prefixed with `magi: ` — masked, and terminal-safe on a
+ * terminal (`lib/output/out.ts`).
+ */
 export function warn(message: string): void {
   try {
-    Deno.stderr.writeSync(new TextEncoder().encode(`magi: ${message}\n`));
+    stderr.text(`magi: ${message}\n`);
   } catch {
-    // stderr went away (`2>&1 | head`): nothing left to tell.
+    // stderr cannot be written: nothing left to tell.
   }
 }
 
-/** Writes text to stdout, all of it; a reader that went away (`| head`) is not an error. */
-export async function write(text: string): Promise<void> {
-  const bytes = new TextEncoder().encode(text);
-  let at = 0;
-  try {
-    while (at < bytes.length) at += await Deno.stdout.write(bytes.subarray(at));
-  } catch (error) {
-    if (!(error instanceof Deno.errors.BrokenPipe)) throw error;
-  }
+/**
+ * Writes text to stdout, all of it — masked, and terminal-safe on a terminal; a reader that
+ * went away (`| head`) is not an error.
+ */
+export function write(text: string): Promise<void> {
+  stdout.text(text);
+  return Promise.resolve();
+}
+
+/**
+ * Writes one JSON value and a line feed to stdout — masked; on a terminal its DEL and C1
+ * characters are written as `\u` escapes, so what a reader parses is unchanged.
+ */
+export function writeJson(value: unknown, space?: number): Promise<void> {
+  stdout.json(value, space);
+  return Promise.resolve();
 }
 
 /** Builds the runtime from the common options. */

@@ -84,15 +84,39 @@ Options every command takes:
   --version, --help
 `;
 
+/**
+ * An error nothing caught (a timer's, a stream's) ends magi as Deno would — status 1 — but
+ * its text goes through the one writer, masked, instead of Deno's raw report.
+ */
+let reporting = false;
+function reportUncaught(): void {
+  if (reporting) return;
+  reporting = true;
+  const report = (error: unknown) => {
+    const debug = Deno.env.get("MAGI_DEBUG") === "1" && error instanceof Error && error.stack;
+    warn(`error: ${debug || (error instanceof Error ? error.message : String(error))}`);
+    Deno.exit(1);
+  };
+  globalThis.addEventListener("error", (event) => {
+    event.preventDefault();
+    report(event.error);
+  });
+  globalThis.addEventListener("unhandledrejection", (event) => {
+    event.preventDefault();
+    report(event.reason);
+  });
+}
+
 /** Runs magi with its command-line arguments and returns the exit status. */
 export async function main(argv: string[]): Promise<number> {
+  reportUncaught();
   try {
     return await dispatch(withOptionsAfterCommand(argv));
   } catch (error) {
     // A failure of magi itself (not of a tool: those are results) ends in one line; the
-    // stack trace only when asked for with MAGI_DEBUG=1.
-    if (Deno.env.get("MAGI_DEBUG") === "1") throw error;
-    warn(`error: ${error instanceof Error ? error.message : String(error)}`);
+    // stack trace only when asked for with MAGI_DEBUG=1. Both are masked, like every line.
+    const debug = Deno.env.get("MAGI_DEBUG") === "1" && error instanceof Error && error.stack;
+    warn(`error: ${debug || (error instanceof Error ? error.message : String(error))}`);
     return 1;
   }
 }

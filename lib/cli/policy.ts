@@ -7,7 +7,7 @@
  */
 import { decide, verdictLine } from "../policy/decide.ts";
 import { argumentsProblem } from "../registry/schema.ts";
-import { EXIT, parseCommand, runtimeFor, UsageError, write } from "./common.ts";
+import { EXIT, parseCommand, runtimeFor, UsageError, write, writeJson } from "./common.ts";
 
 /** Runs `magi policy`. */
 export async function policyCommand(args: string[]): Promise<number> {
@@ -55,7 +55,7 @@ export async function policyCommand(args: string[]): Promise<number> {
     cwd,
     path: [rt.linksDir, rt.env.PATH].filter(Boolean).join(":"),
   });
-  if (values.json) await write(JSON.stringify(verdict) + "\n");
+  if (values.json) await writeJson(verdict);
   else await write(verdictLine(verdict) + "\n");
   return EXIT.ok;
 }

@@ -13,7 +13,8 @@ import { ProviderConfigError } from "../agent/providers.ts";
 import type { Session } from "../agent/session.ts";
 import { type Agent, startAgent } from "../agent/start.ts";
 import type { Runtime } from "../runtime.ts";
-import { sinkOf, TerminalView } from "../agent/view.ts";
+import { TerminalView } from "../agent/view.ts";
+import { stderr, stdout } from "../output/out.ts";
 import { EXIT, parseCommand, runtimeFor, UsageError, warn } from "./common.ts";
 import { claimInterrupts } from "../process/spawn.ts";
 
@@ -103,10 +104,10 @@ export async function runCommand(args: string[]): Promise<number> {
   const json = values.json ?? false;
   const view = new TerminalView({
     json,
-    out: sinkOf(Deno.stdout),
-    info: sinkOf(Deno.stderr),
+    out: stdout,
+    info: stderr,
     fancy: !json && fancyOutput(),
-    progress: sinkOf(Deno.stderr),
+    progress: stderr,
   });
   const { session } = agent;
   // A resumed session killed mid-turn: its calls' results must come before the new text.

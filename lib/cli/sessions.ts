@@ -6,7 +6,7 @@
  */
 import { defaultSessionsDir, listSessions } from "../agent/session.ts";
 import { loadConfig } from "../config/load.ts";
-import { EXIT, parseCommand, write } from "./common.ts";
+import { EXIT, parseCommand, write, writeJson } from "./common.ts";
 
 /** Runs `magi sessions`. */
 export async function sessionsCommand(args: string[]): Promise<number> {
@@ -18,7 +18,7 @@ export async function sessionsCommand(args: string[]): Promise<number> {
     : defaultSessionsDir(env);
   const sessions = listSessions(dir);
   if (values.json) {
-    await write(JSON.stringify(sessions) + "\n");
+    await writeJson(sessions);
     return EXIT.ok;
   }
   if (sessions.length === 0) {

@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { parseCommand, runtimeFor, UsageError, write } from "./common.ts";
+import { parseCommand, runtimeFor, UsageError, write, writeJson } from "./common.ts";
 
 /** Runs `magi tools`. */
 export async function toolsCommand(args: string[]): Promise<number> {
@@ -14,7 +14,7 @@ export async function toolsCommand(args: string[]): Promise<number> {
   }
   const rt = await runtimeFor(values);
   if (values.json) {
-    await write(JSON.stringify(rt.registry.declarations(), null, 2) + "\n");
+    await writeJson(rt.registry.declarations(), 2);
     return 0;
   }
   const rows = rt.registry.list().map((t) => [

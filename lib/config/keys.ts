@@ -89,6 +89,11 @@ export const KEYS: Record<string, KeySpec> = {
     expected: "a whole number of bytes from 65536 (64 KiB) to 1073741824 (1 GiB)",
     default: 16 * 1024 * 1024,
   },
+  "limits.spill_bytes": {
+    schema: { type: "integer", minimum: 4096 },
+    expected: "a whole number of bytes, at least 4096 (a spill file keeps its head and tail)",
+    default: 256 * 1024 * 1024,
+  },
   "limits.lua_memory_bytes": {
     schema: { type: "integer", minimum: 1048576 },
     expected: "a whole number of bytes, at least 1048576 (1 MiB)",

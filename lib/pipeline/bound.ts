@@ -168,17 +168,24 @@ export class Bounder {
    *
    * @param spillPath the file that holds the whole output, named in the note (or null when
    *   no spill file could be written)
+   * @param spillCut how the spill file was cut at its cap (`spill.ts` `spillCutNote`), when
+   *   it was: the note then says the file holds only part of the output
    */
-  finish(spillPath: string | null): Bounded[] {
+  finish(spillPath: string | null, spillCut?: string): Bounded[] {
     if (this.#partial !== "") {
       this.#scan("\n");
       this.#newlines--;
     }
     const tailText = this.#pastAll ? this.#tail.join("") : this.#head;
-    return this.#views.map((view) => this.#finishView(view, tailText, spillPath));
+    const where = spillPath === null
+      ? ""
+      : spillCut
+      ? `; ${spillCut} in ${spillPath}`
+      : `; the whole output is in ${spillPath}`;
+    return this.#views.map((view) => this.#finishView(view, tailText, where));
   }
 
-  #finishView(view: View, tailText: string, spillPath: string | null): Bounded {
+  #finishView(view: View, tailText: string, where: string): Bounded {
     const total = this.#total;
     if (total <= view.limit) {
       return { text: this.#head, cut: false, totalBytes: total, droppedBytes: 0, droppedLines: 0 };
@@ -192,7 +199,6 @@ export class Bounder {
     const tailFirstLine = this.#newlines - tailLines + 1;
     const droppedBytes = total - head.length - tail.length;
     const droppedLines = Math.max(0, this.#newlines - tailLines - headLines);
-    const where = spillPath ? `; the whole output is in ${spillPath}` : "";
     // The note is a byte string like the rest: its own text is encoded, the quoted lines are
     // already bytes.
     let note = utf8ByteString(

@@ -7,7 +7,7 @@
 import { Bounder } from "./bound.ts";
 import { decodeByteString, looksBinary, toByteString, utf8ByteString } from "./bytes.ts";
 import type { Masker, MaskStream } from "./mask.ts";
-import { Spill } from "./spill.ts";
+import { DEFAULT_SPILL_BYTES, Spill, spillCutNote } from "./spill.ts";
 
 /** Bytes looked at to tell binary output from text. */
 const BINARY_SAMPLE = 8192;
@@ -24,11 +24,18 @@ export class Channel {
    *   returns them
    * @param spillDir where the whole output goes when any kept text is cut
    * @param label a short name for the spill file, such as the tool's name
+   * @param spillBytes the cap of the spill file in bytes (config `limits.spill_bytes`)
    */
-  constructor(masker: Masker, limits: number[], spillDir: string, label: string) {
+  constructor(
+    masker: Masker,
+    limits: number[],
+    spillDir: string,
+    label: string,
+    spillBytes: number = DEFAULT_SPILL_BYTES,
+  ) {
     this.#mask = masker.stream();
     this.#bounder = new Bounder(limits);
-    this.#spill = new Spill(spillDir, label, Math.min(...limits));
+    this.#spill = new Spill(spillDir, label, Math.min(...limits), spillBytes);
   }
 
   /** Takes output: text (encoded as UTF-8) or bytes (which may be reused once this returns). */
@@ -56,11 +63,18 @@ export class Channel {
     await this.#take(this.#mask.end());
     const binary = looksBinary(this.#sample);
     const spill = await this.#spill.close(this.#bounder.cut || binary);
+    const cut = this.#spill.cut;
+    const cutNote = cut ? spillCutNote(cut) : undefined;
+    const bounded = this.#bounder.finish(spill, cutNote);
     if (binary) {
-      const where = spill ? `; the whole output is in ${spill}` : "";
+      const where = spill === null
+        ? ""
+        : cutNote
+        ? `; ${cutNote} in ${spill}`
+        : `; the whole output is in ${spill}`;
       const text = `[magi: binary output, ${this.#bounder.totalBytes} bytes, not shown${where}]\n`;
-      return { texts: this.#bounder.finish(spill).map(() => text), spill };
+      return { texts: bounded.map(() => text), spill };
     }
-    return { texts: this.#bounder.finish(spill).map((b) => decodeByteString(b.text)), spill };
+    return { texts: bounded.map((b) => decodeByteString(b.text)), spill };
   }
 }

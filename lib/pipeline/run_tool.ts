@@ -94,6 +94,7 @@ export async function runTool(rt: Runtime, call: ToolCall): Promise<ToolResult> 
     ],
     rt.spillDir,
     call.name,
+    limits.spillBytes,
   );
   let shown: Channel | undefined;
   let outcome: Outcome;
@@ -130,6 +131,7 @@ export async function runTool(rt: Runtime, call: ToolCall): Promise<ToolResult> 
               [limits.shownBytes - noteRoom(limits.shownBytes)],
               rt.spillDir,
               call.name + "-shown",
+              limits.spillBytes,
             );
             return shown.push(chunk);
           },

@@ -6,6 +6,7 @@
  * @module
  */
 import { join } from "node:path";
+import { privateDirAsync } from "../output/private.ts";
 
 /** One entry: a symlink to `target`, or a small executable script with `script` as text. */
 export type LinkEntry = { name: string; target: string } | { name: string; script: string };
@@ -107,12 +108,12 @@ async function makeLinks(
   } catch {
     // Not made yet.
   }
-  await Deno.mkdir(base, { recursive: true });
+  await privateDirAsync(base);
   const tmp = await Deno.makeTempDir({ dir: base, prefix: ".new-" });
   for (const entry of kept) {
     const path = join(tmp, entry.name);
     if ("target" in entry) await Deno.symlink(entry.target, path);
-    else await Deno.writeTextFile(path, entry.script, { mode: 0o755 });
+    else await Deno.writeTextFile(path, entry.script, { mode: 0o700 });
   }
   try {
     await Deno.rename(tmp, dir);

@@ -4,8 +4,9 @@
  *
  * @module
  */
-import { dirname, join } from "node:path";
+import { join } from "node:path";
 import type { HelpLines } from "./help.ts";
+import { writePrivateFile } from "../output/private.ts";
 
 /** What a visit found: the contract's lines, or why the tool was skipped. */
 export interface HelpVisit {
@@ -66,10 +67,7 @@ export class DiscoveryCache {
   save(): void {
     if (!this.path || !this.#dirty) return;
     try {
-      Deno.mkdirSync(dirname(this.path), { recursive: true });
-      const tmp = `${this.path}.${Deno.pid}.tmp`;
-      Deno.writeTextFileSync(tmp, JSON.stringify({ version: 1, entries: this.#entries }));
-      Deno.renameSync(tmp, this.path);
+      writePrivateFile(this.path, JSON.stringify({ version: 1, entries: this.#entries }));
       this.#dirty = false;
     } catch {
       // A read-only home still works, only without a warm start.

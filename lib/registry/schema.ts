@@ -5,12 +5,12 @@
  *
  * @module
  */
-import { dirname } from "node:path";
 import { requireModule } from "../lazy_require.ts";
 import type { Ajv2020 } from "ajv/dist/2020.js";
 import type AjvDraft7 from "ajv";
 import type { ErrorObject, ValidateFunction } from "ajv";
 import type { JsonSchema } from "./types.ts";
+import { writePrivateFile } from "../output/private.ts";
 
 const options = { strict: false, allErrors: false, validateFormats: false } as const;
 let ajv2020: Ajv2020 | undefined;
@@ -56,10 +56,10 @@ export function saveCheckCache(): void {
   if (!passed || [...passed.now].every((k) => passed!.before.has(k))) return;
   const all = [...new Set([...passed.before, ...passed.now])].slice(-CHECK_CACHE_MAX);
   try {
-    Deno.mkdirSync(dirname(passed.path), { recursive: true });
-    const tmp = `${passed.path}.${Deno.pid}.tmp`;
-    Deno.writeTextFileSync(tmp, JSON.stringify({ version: CHECK_CACHE_VERSION, passed: all }));
-    Deno.renameSync(tmp, passed.path);
+    writePrivateFile(
+      passed.path,
+      JSON.stringify({ version: CHECK_CACHE_VERSION, passed: all }),
+    );
   } catch {
     // A read-only cache folder only costs Ajv next time.
   }

@@ -5,7 +5,8 @@
  *
  * @module
  */
-import { dirname, join } from "node:path";
+import { join } from "node:path";
+import { writePrivateFile } from "../output/private.ts";
 
 /** Where a named cache lives: `$XDG_CACHE_HOME/magi/<name>.json` (or `~/.cache/…`). */
 export function stampCachePath(env: Record<string, string>, name: string): string | undefined {
@@ -55,13 +56,10 @@ export class StampCache<T> {
   save(): void {
     if (!this.path || !this.#dirty) return;
     try {
-      Deno.mkdirSync(dirname(this.path), { recursive: true });
-      const tmp = `${this.path}.${Deno.pid}.tmp`;
-      Deno.writeTextFileSync(
-        tmp,
+      writePrivateFile(
+        this.path,
         JSON.stringify({ version: this.version, entries: this.#entries }),
       );
-      Deno.renameSync(tmp, this.path);
       this.#dirty = false;
     } catch {
       // A read-only home still works, only without a warm start.

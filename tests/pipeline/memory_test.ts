@@ -38,12 +38,14 @@ async function peakRss(mib: number, home: string): Promise<{ peak: number; spill
   return { peak, spill: result.spill };
 }
 
-Deno.test("1 GiB of output grows magi's memory by less than 64 MiB", async () => {
+Deno.test("1 GiB of output grows magi's memory by less than 64 MiB; its spill file stops at 256 MiB", async () => {
   await using home = await tempDir();
   const small = await peakRss(1, home.path);
   const big = await peakRss(1024, home.path);
-  assert.ok(big.spill, "the whole output was spilled");
-  assert.equal((await Deno.stat(big.spill)).size, 1024 * 1048576);
+  assert.ok(big.spill, "the output was spilled");
+  // limits.spill_bytes (256 MiB by default): the head and the tail, and a note between.
+  const size = (await Deno.stat(big.spill)).size;
+  assert.ok(size > 256 * 1048576 && size < 256 * 1048576 + 200, `${size}`);
   await Deno.remove(big.spill);
   const growth = big.peak - small.peak;
   console.log(
