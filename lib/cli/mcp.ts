@@ -23,6 +23,7 @@ export async function mcpCommand(args: string[]): Promise<number> {
   const { values, positionals } = parseCommand(args, {
     http: { type: "boolean" },
     port: { type: "string" },
+    sandbox: { type: "string" },
   });
   if (positionals.length > 0) {
     throw new UsageError(`magi mcp takes no arguments; got ${JSON.stringify(positionals)}`);
@@ -35,7 +36,7 @@ export async function mcpCommand(args: string[]): Promise<number> {
     throw new UsageError(`--port: expected a TCP port number, got "${values.port}"`);
   }
 
-  let rt: Runtime = await runtimeFor(values);
+  let rt: Runtime = await runtimeFor(values, { calls: true });
   const servers = new Set<Server>();
   let stopWatching = () => {};
   const rewatch = () => {
@@ -46,7 +47,7 @@ export async function mcpCommand(args: string[]): Promise<number> {
   function reload(): void {
     reloading = reloading.then(async () => {
       try {
-        const next = await runtimeFor(values);
+        const next = await runtimeFor(values, { calls: true });
         next.session = rt.session;
         rt = next;
       } catch (error) {
