@@ -12,6 +12,15 @@ import { magi, tempDir } from "../helpers.ts";
 import { reply, scriptedServer, toolResultsIn } from "../agent/fake_provider.ts";
 import { agentConfig } from "../agent/setup.ts";
 import { sandboxProblem } from "../../lib/policy/sandbox.ts";
+// @ts-types="@modelcontextprotocol/sdk/client/index"
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+// @ts-types="@modelcontextprotocol/sdk/inMemory"
+import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
+// @ts-types="@modelcontextprotocol/sdk/types"
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { createMcpServer } from "../../lib/mcp/server.ts";
+import { runTool } from "../../lib/pipeline/run_tool.ts";
+import { testRuntime } from "../helpers.ts";
 
 const ENV = { FAKE_PROVIDER_KEY: "fake-provider-key-0001" };
 const KEY = "FAKE-ED25519-PRIVATE-KEY-3c9a1f77-never-shown";
@@ -219,6 +228,28 @@ Deno.test("magi policy explain gives the door's ruling and sandbox; a Lua body's
   assert.match(pushy.stdout, /its Lua body's magi.exec calls are decided at exec time/);
   const json = JSON.parse((await explain("pushy", "--json")).stdout);
   assert.equal(json.door.execs, "decided at exec time");
+});
+
+Deno.test("an MCP client is its own caller: an ask is not approved as the person's would be", async () => {
+  await using dir = await tempDir();
+  await using tr = await testRuntime({ cwd: dir.path, config: { shipped_tools: false } });
+  const server = createMcpServer(() => tr.rt);
+  const [a, b] = InMemoryTransport.createLinkedPair();
+  await server.connect(a);
+  const client = new Client({ name: "plain", version: "1.0.0" });
+  await client.connect(b);
+  try {
+    const args = { path: join(dir.path, "a.txt"), content: "x" };
+    const result = await client.callTool({ name: "write", arguments: args }) as CallToolResult;
+    assert.equal(result.isError, true);
+    assert.match((result.content[0] as { text: string }).text, /no person to approve it/);
+    await assert.rejects(Deno.stat(join(dir.path, "a.txt")));
+    // The person's own call of the same is approved.
+    const own = await runTool(tr.rt, { name: "write", args, caller: "person" });
+    assert.equal(own.is_error, false, own.said);
+  } finally {
+    await client.close();
+  }
 });
 
 async function which(name: string): Promise<string | undefined> {
