@@ -180,7 +180,7 @@ export async function settle(
   const answer = ctx.approve
     ? await ctx.approve({
       tool: name,
-      verdict: ruling.why ? { ...verdict, reason: ruling.why } : verdict,
+      verdict: ruling.why ? { ...verdict, reason: `${verdict.reason}; ${ruling.why}` } : verdict,
     })
     : undefined;
   if (answer === "yes") return approved("approved by the person");
