@@ -273,7 +273,10 @@ async function doorSettings(
   const problem = sandbox.mode === "off" ? undefined : await sandboxProblem(opts.env.PATH ?? "");
   return {
     mode: sandbox.mode,
-    explicit: sandbox.explicit ?? false,
+    // Set by the person (flag, config `sandbox.mode`, legacy `policy.sandbox`): their own
+    // `magi call` then runs in it too; otherwise unsandboxed.
+    explicit: opts.sandboxFlag !== undefined || Boolean(legacy) ||
+      typeof (v.sandbox as { mode?: unknown } | undefined)?.mode === "string",
     problem,
     approval: opts.auto ? "never" : v.approval === "never" ? "never" : "ask",
     sandbox,
