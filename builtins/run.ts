@@ -7,6 +7,7 @@
  *
  * @module
  */
+import { scratchDir } from "../lib/policy/sandbox.ts";
 import { isAbsolute, resolve } from "node:path";
 import { processOutcome } from "../lib/process/outcome.ts";
 import { spawnProcess } from "../lib/process/spawn.ts";
@@ -62,7 +63,8 @@ async function runBuiltin(
   const timeoutMs = typeof args.timeout_seconds === "number"
     ? args.timeout_seconds * 1000
     : ctx.timeoutMs;
-  const pwdFile = await Deno.makeTempFile({ prefix: "magi-pwd-" });
+  // In magi's scratch folder: writable inside the read-only sandbox too.
+  const pwdFile = await Deno.makeTempFile({ dir: scratchDir(), prefix: "magi-pwd-" });
   // Errors from bash itself and from the command share stdout's pipe: one arrival order.
   const script = `trap 'builtin pwd >| ${quote(pwdFile)} 2>/dev/null' EXIT\nexec 2>&1\n` +
     command;

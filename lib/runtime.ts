@@ -7,7 +7,7 @@
 import { join, resolve } from "node:path";
 import { BUILTINS } from "../builtins/mod.ts";
 import { apiKeyEnvNames } from "./agent/provider_config.ts";
-import { type Config, loadConfig, readConfigFile, stringList } from "./config/load.ts";
+import { type Config, ConfigError, loadConfig, readConfigFile, stringList } from "./config/load.ts";
 import { collectSecrets, Masker, type Secret } from "./pipeline/mask.ts";
 import { useMasker } from "./output/out.ts";
 import { type CallContext, childEnv } from "./process/env.ts";
@@ -18,6 +18,8 @@ import { loadPolicy, type Policy, policySources, userConfigFile } from "./policy
 import { serveApprovals } from "./policy/approvals.ts";
 import { confinedBody } from "./policy/body_worker.ts";
 import { gatedInner } from "./policy/gate.ts";
+import { type SessionSettings, setSessionSettings } from "./policy/facts.ts";
+import { sandboxProblem, sandboxSettings } from "./policy/sandbox.ts";
 import { luaConfinement } from "./policy/lua_exec.ts";
 import { builtinShim, selfCommand, shellQuote } from "./process/self_command.ts";
 import { defaultCachePath, DiscoveryCache } from "./registry/discovery_cache.ts";
@@ -53,6 +55,11 @@ export interface Runtime {
   roots: string[];
   /** What may run (config `policy`; SPEC S8). */
   policy: Policy;
+  /**
+   * The session's door settings: the sandbox mode and settings (config `sandbox`,
+   * `--sandbox`), whether a sandbox can start here, and `approval` (config, `--auto`).
+   */
+  door: SessionSettings;
   warn: Warn;
 }
 
@@ -68,6 +75,10 @@ export interface RuntimeOptions {
   warn: Warn;
   /** Secrets of magi's own to mask besides the configured ones (the MCP bearer token). */
   secrets?: readonly Secret[];
+  /** `--sandbox MODE`: read-only, workspace-write or off. */
+  sandboxFlag?: string;
+  /** `--auto`: approval "never". */
+  auto?: boolean;
 }
 
 /** magi's state folder: `$XDG_STATE_HOME/magi` (or `~/.local/state/magi`). */
@@ -218,6 +229,10 @@ export async function createRuntime(opts: RuntimeOptions): Promise<Runtime> {
     (name) => registry.get(name)?.origin.source,
   );
 
+  const socket = approvalSocket(policy, opts.warn);
+  const door = await doorSettings(config, policy, opts, socket);
+  setSessionSettings(policy, door);
+
   const links: LinkEntry[] = registry.list()
     .filter((t) => t.origin.source === "tools_dir" || t.origin.source === "shipped")
     .map((t) => ({ name: t.declaration.name, target: join(t.origin.where, t.declaration.name) }));
@@ -246,7 +261,7 @@ export async function createRuntime(opts: RuntimeOptions): Promise<Runtime> {
     masker,
     session: { cwd: opts.cwd },
     env: opts.env,
-    context: { ...context, MAGI_APPROVAL_SOCK: approvalSocket(policy, opts.warn) },
+    context: { ...context, MAGI_APPROVAL_SOCK: socket },
     linksDir,
     spillDir,
     timeoutSeconds: v.timeout_seconds as number,
@@ -258,7 +273,45 @@ export async function createRuntime(opts: RuntimeOptions): Promise<Runtime> {
     found: [...fromDirs, ...fromShipped],
     roots,
     policy,
+    door,
     warn: opts.warn,
+  };
+}
+
+/**
+ * The session's door settings: `sandbox` (or the legacy `policy.sandbox`) and `--sandbox`,
+ * whether a sandbox starts here (probed once, unless the mode is off), and `approval`.
+ *
+ * @throws ConfigError for a `--sandbox` value that is no mode
+ */
+async function doorSettings(
+  config: Config,
+  policy: Policy,
+  opts: RuntimeOptions,
+  socket: string | undefined,
+): Promise<SessionSettings> {
+  const v = config.values;
+  const legacy = policy.sandbox;
+  let sandbox;
+  try {
+    sandbox = sandboxSettings(v.sandbox ?? (legacy ? true : undefined), opts.sandboxFlag);
+  } catch (error) {
+    throw new ConfigError((error as Error).message);
+  }
+  if (v.sandbox === undefined && typeof legacy === "object" && legacy.network) {
+    sandbox.network = true;
+  }
+  const problem = sandbox.mode === "off" ? undefined : await sandboxProblem(opts.env.PATH ?? "");
+  return {
+    mode: sandbox.mode,
+    // Set by the person (flag, config `sandbox.mode`, legacy `policy.sandbox`): their own
+    // `magi call` then runs in it too; otherwise unsandboxed.
+    explicit: opts.sandboxFlag !== undefined || Boolean(legacy) ||
+      typeof (v.sandbox as { mode?: unknown } | undefined)?.mode === "string",
+    problem,
+    approval: opts.auto ? "never" : v.approval === "never" ? "never" : "ask",
+    sandbox,
+    sockets: socket ? [socket] : [],
   };
 }
 

@@ -21,13 +21,14 @@ export async function callCommand(args: string[]): Promise<number> {
     json: { type: "boolean" },
     answer: { type: "string", multiple: true },
     "as-model": { type: "boolean" },
+    sandbox: { type: "string" },
   });
   const [name, json, ...extra] = positionals;
   if (!name) throw new UsageError("magi call needs a tool name: magi call NAME [JSON|-]");
   if (extra.length > 0) {
     throw new UsageError(`magi call takes one JSON argument; got also ${JSON.stringify(extra)}`);
   }
-  const rt = await runtimeFor(values);
+  const rt = await runtimeFor(values, { calls: true });
   const controller = new AbortController();
   const result = await runTool(rt, {
     name,

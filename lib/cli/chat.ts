@@ -68,6 +68,7 @@ export async function chatCommand(args: string[]): Promise<number> {
     model: { type: "string" },
     resume: { type: "string" },
     "max-turns": { type: "string" },
+    sandbox: { type: "string" },
   });
   if (positionals.length > 0) {
     throw new UsageError(`magi chat takes no task; got ${JSON.stringify(positionals)}`);

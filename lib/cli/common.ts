@@ -73,8 +73,8 @@ export function writeJson(value: unknown, space?: number): Promise<void> {
 
 /** Builds the runtime from the common options. */
 export async function runtimeFor(
-  values: { config?: string; "tools-dir"?: string[] },
-  secrets?: readonly Secret[],
+  values: { config?: string; "tools-dir"?: string[]; sandbox?: string; auto?: boolean },
+  opts: { calls?: boolean; secrets?: readonly Secret[] } = {},
 ): Promise<Runtime> {
   const env = Deno.env.toObject();
   useCheckCache(stampCachePath(env, "schema-checks"));
@@ -83,13 +83,31 @@ export async function runtimeFor(
     env,
     configFlag: values.config,
     toolsDirs: values["tools-dir"],
+    sandboxFlag: values.sandbox,
+    auto: values.auto,
     warn,
-    secrets,
+    secrets: opts.secrets,
   });
   saveCheckCache();
   for (const note of rt.config.notes) warn(note);
+  if (opts.calls) {
+    // A command that makes calls says once why a model's commands are asked about.
+    if (rt.door.problem && !announced) {
+      announced = true;
+      warn(
+        `no sandbox: ${rt.door.problem}; commands a model runs are asked about ` +
+          "(--sandbox off runs them unsandboxed)",
+      );
+    }
+    rt.door.tell = (line) => warn(rt.masker.maskText(line).replace(/^magi: /, ""));
+  }
   return rt;
 }
+
+let announced = false;
+
+/** The options of commands that make calls: `--sandbox MODE`. */
+export const SANDBOX_OPTION = { sandbox: { type: "string" } } as const;
 
 /** Whether an error is one the command line reports as a usage or config error (exit 2). */
 export function isUsageError(error: unknown): error is Error {

@@ -30,6 +30,7 @@ export async function mcpCommand(args: string[]): Promise<number> {
     port: { type: "string" },
     "no-auth": { type: "boolean" },
     "token-file": { type: "string" },
+    sandbox: { type: "string" },
   });
   if (positionals.length > 0) {
     throw new UsageError(`magi mcp takes no arguments; got ${JSON.stringify(positionals)}`);
@@ -55,7 +56,7 @@ export async function mcpCommand(args: string[]): Promise<number> {
   // The token is a secret like any credential: masked wherever a result or log could show it.
   const secrets: Secret[] = token ? [{ name: TOKEN_SECRET_NAME, value: token.token }] : [];
 
-  let rt: Runtime = await runtimeFor(values, secrets);
+  let rt: Runtime = await runtimeFor(values, { calls: true, secrets });
   const servers = new Set<Server>();
   let stopWatching = () => {};
   const rewatch = () => {
@@ -66,7 +67,7 @@ export async function mcpCommand(args: string[]): Promise<number> {
   function reload(): void {
     reloading = reloading.then(async () => {
       try {
-        const next = await runtimeFor(values, secrets);
+        const next = await runtimeFor(values, { calls: true, secrets });
         next.session = rt.session;
         rt = next;
       } catch (error) {

@@ -1,11 +1,15 @@
 /**
  * `magi policy explain TOOL [JSON] [--json] [--cwd DIR]`: the policy's decision on a call and
- * the rule that made it (SPEC S8.1), without running anything. `ask` is what a model's call
- * meets; a person's own `magi call` counts it as approved.
+ * the rule that made it (SPEC S8.1), without running anything, then what the door decides
+ * for a model's call and the sandbox it runs in (a Lua body's `magi.exec` calls are decided
+ * when they run). A person's own `magi call` counts an ask as approved.
  *
  * @module
  */
-import { decide, verdictLine } from "../policy/decide.ts";
+import { verdictLine } from "../policy/decide.ts";
+import { door } from "../policy/door.ts";
+import { effectsOf, NONE } from "../policy/effects.ts";
+import { judge } from "../policy/facts.ts";
 import { argumentsProblem } from "../registry/schema.ts";
 import { EXIT, parseCommand, runtimeFor, UsageError, write, writeJson } from "./common.ts";
 
@@ -48,14 +52,44 @@ export async function policyCommand(args: string[]): Promise<number> {
     : null;
   if (problem) throw new UsageError(`invalid arguments for "${name}": ${problem}`);
   const cwd = values.cwd ?? rt.session.cwd;
-  const verdict = decide(rt.policy, {
+  const verdict = judge(rt.policy, {
     tool: name,
     source,
     args: callArgs,
     cwd,
     path: [rt.linksDir, rt.env.PATH].filter(Boolean).join(":"),
   });
-  if (values.json) await writeJson(verdict);
-  else await write(verdictLine(verdict) + "\n");
+  // What the door decides for a model's call of it, and in which sandbox.
+  const effects = tool ? effectsOf(tool, own, cwd) : NONE;
+  const ruling = door({ tool: name, verdict, effects, caller: "model", settings: rt.door });
+  const execs = effects.execsAtRun === true;
+  if (values.json) {
+    await writeJson({
+      ...verdict,
+      door: {
+        caller: "model",
+        decision: ruling.decision,
+        sandbox: ruling.sandbox,
+        ...(ruling.why ? { why: ruling.why } : {}),
+        ...(execs ? { execs: "decided at exec time" } : {}),
+      },
+    });
+    return EXIT.ok;
+  }
+  const lines = [verdictLine(verdict)];
+  const sandbox = ruling.sandbox === "off" ? "unsandboxed" : `in the ${ruling.sandbox} sandbox`;
+  const runs = ruling.decision === "allow"
+    ? `a model's call: allow; it runs ${sandbox}`
+    : ruling.decision === "ask"
+    ? `a model's call: ask${ruling.why ? ` (${ruling.why})` : ""}; approved, it runs ${sandbox}`
+    : "a model's call: deny";
+  lines.push(runs);
+  if (execs) {
+    lines.push(
+      "its Lua body's magi.exec calls are decided at exec time, each as a `run` of its words " +
+        '(`magi policy explain run \'{"command": "…"}\'`)',
+    );
+  }
+  await write(lines.join("\n") + "\n");
   return EXIT.ok;
 }

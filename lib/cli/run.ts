@@ -26,7 +26,15 @@ import { claimInterrupts } from "../process/spawn.ts";
 export async function startFromFlags(
   values: Parameters<typeof startAgent>[1] & Parameters<typeof runtimeFor>[0],
 ): Promise<{ rt: Runtime; agent: Agent } | number> {
-  const rt = await runtimeFor(values);
+  const rt = await runtimeFor(values, { calls: true });
+  // --auto acts without asking: only inside a sandbox, unless the person said --sandbox off.
+  if (rt.door.approval === "never" && rt.door.mode !== "off" && rt.door.problem) {
+    warn(
+      `${values.auto ? "--auto" : 'approval "never"'} needs a working sandbox, and ` +
+        `${rt.door.problem}; give --sandbox off too to run the model's commands unsandboxed`,
+    );
+    return EXIT.usage;
+  }
   try {
     return { rt, agent: startAgent(rt, values) };
   } catch (error) {
@@ -46,6 +54,7 @@ export const AGENT_OPTIONS = {
   resume: { type: "string" },
   "max-turns": { type: "string" },
   json: { type: "boolean" },
+  sandbox: { type: "string" },
 } as const;
 
 /**
@@ -91,6 +100,7 @@ export async function runCommand(args: string[]): Promise<number> {
   const { values, positionals } = parseCommand(args, {
     ...AGENT_OPTIONS,
     answer: { type: "string", multiple: true },
+    auto: { type: "boolean" },
   });
   let task = positionals.join(" ");
   if (task === "-") task = await new Response(Deno.stdin.readable).text();

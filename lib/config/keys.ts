@@ -43,6 +43,8 @@ export const PROJECT_TRUSTED_ONLY = [
   "spill_dir",
   "sessions_dir",
   "trusted_projects",
+  // "never" runs a model's asks without asking.
+  "approval",
 ];
 
 /** Keys whose value is an object of further keys. */
@@ -63,6 +65,12 @@ export const KEYS: Record<string, KeySpec> = {
     expected: "a folder path or a list of folder paths",
     default: [],
     paths: true,
+  },
+  approval: {
+    schema: { enum: ["ask", "never"] },
+    expected: '"ask" (a model\'s call the policy asks about is put to the person) or "never" ' +
+      "(no questions: it runs inside the workspace-write sandbox, as with `magi run --auto`)",
+    default: "ask",
   },
   shipped_tools: {
     schema: { type: "boolean" },

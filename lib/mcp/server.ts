@@ -108,9 +108,8 @@ export function createMcpServer(current: RuntimeGetter): Server {
         name,
         args: request.params.arguments ?? {},
         signal: extra.signal,
-        // An MCP client is its own caller, never the person. door: caller "mcp" (the Caller
-        // type is "person" | "model" in this tree).
-        caller: "model",
+        // An MCP client is its own caller, never the person (SPEC S8.1).
+        caller: "mcp",
         ...(server.getClientCapabilities()?.elicitation
           ? { answer: elicitor(server, extra.signal), approve: approver(server, extra.signal) }
           : { unanswered: "the MCP client cannot be asked: it did not declare elicitation" }),

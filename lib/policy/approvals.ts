@@ -14,8 +14,10 @@
  *
  * @module
  */
-import { decide, type Policy, verdictLine } from "./decide.ts";
-import type { Approver } from "./gate.ts";
+import { type Policy, verdictLine } from "./decide.ts";
+import { type Approver, door, type DoorCall, settle } from "./door.ts";
+import { NONE } from "./effects.ts";
+import { judge, sessionSettings } from "./facts.ts";
 import { answerJsonLines, serveUnixSocket } from "../process/unix_socket.ts";
 
 /** One request and its answer. */
@@ -23,7 +25,7 @@ export interface ApprovalRecord {
   ask: string;
   tool?: string;
   approved: boolean;
-  /** Who answered: "policy", "person" or "no person". */
+  /** Who answered: "policy", "person", "no person" or "--auto". */
   by: string;
   reason: string;
 }
@@ -89,32 +91,38 @@ async function answerLine(
   }
   const ask = request.ask;
   const tool = typeof request.tool === "string" ? request.tool : undefined;
-  const verdict = decide(policy, {
+  // The request passes the door as a call of the pseudo-tool `approval`.
+  const verdict = judge(policy, {
     tool: "approval",
     source: "magi",
     args: tool ? { ask, tool } : { ask },
     cwd: policy.roots[0] ?? "/",
   });
-  let approved: boolean;
-  let by = "policy";
+  const call: DoorCall = {
+    tool: tool ?? "approval",
+    verdict: { ...verdict, reason: verdict.decision === "ask" ? ask : verdict.reason },
+    effects: NONE,
+    caller: "model",
+    settings: sessionSettings(policy),
+  };
+  const ruling = door(call);
+  const approver = [...server.approvers].at(-1);
+  let by = ruling.decision === "ask" ? (approver ? "person" : "no person") : "policy";
+  const settled = await settle(
+    { approve: approver, always: new Set() },
+    call,
+    ruling,
+    "approval " + ask,
+  );
+  const approved = settled.run;
   let reason = verdictLine(verdict);
-  if (verdict.decision !== "ask") {
-    approved = verdict.decision === "allow";
-  } else {
-    const approver = [...server.approvers].at(-1);
-    if (approver) {
-      const answer = await approver({
-        tool: tool ?? "approval",
-        verdict: { ...verdict, reason: ask },
-      });
-      approved = answer === "yes" || answer === "always";
-      by = "person";
+  if (ruling.decision === "ask") {
+    if (call.settings.approval === "never") {
+      by = "--auto";
+      reason = "approved: --auto (approval never)";
+    } else if (by === "person") {
       reason = approved ? "approved by the person" : "refused by the person";
-    } else {
-      approved = false;
-      by = "no person";
-      reason = "no person to ask (non-interactive): refused";
-    }
+    } else reason = "no person to ask (non-interactive): refused";
   }
   const record: ApprovalRecord = { ask, ...(tool ? { tool } : {}), approved, by, reason };
   for (const listener of server.listeners) {

@@ -15,7 +15,11 @@
  * @module
  */
 import { isAbsolute, posix } from "node:path";
-import { allowedPrograms, type Policy } from "./decide.ts";
+import type { Policy } from "./decide.ts";
+import { door } from "./door.ts";
+import { NONE } from "./effects.ts";
+import { judge, sessionSettings } from "./facts.ts";
+import { shellWord } from "./shell.ts";
 import { isInside, physicalPath, realPathLenient } from "./roots.ts";
 import { answerJsonLines, serveUnixSocket } from "../process/unix_socket.ts";
 
@@ -105,7 +109,7 @@ export function brokerAnswer(
         );
       }
       const real = physicalPath("/", value);
-      if (value !== "" && allowedPrograms(policy).includes(real)) return allow;
+      if (value !== "" && programPasses(policy, real)) return allow;
       return deny(`magi's policy: "${value || "any program"}" is not an allowed program`);
     }
     case "env":
@@ -116,6 +120,31 @@ export function brokerAnswer(
     default:
       return deny(`magi's policy: no "${permission}" permission for tools`);
   }
+}
+
+/**
+ * Whether a program a Deno tool starts passes the door, as a model's `run` of the program
+ * alone: allowed, or asked about while `--auto` approves asks. The broker cannot ask anyone.
+ */
+function programPasses(policy: Policy, program: string): boolean {
+  const verdict = judge(policy, {
+    tool: "run",
+    source: "builtin",
+    args: { command: shellWord(program) },
+    cwd: policy.roots[0] ?? "/",
+    argv: [program],
+  });
+  const settings = sessionSettings(policy);
+  const ruling = door({
+    tool: "run",
+    verdict,
+    // The tool's own sandbox holds what it starts: no sandbox of its own to ask for.
+    effects: NONE,
+    caller: "model",
+    settings,
+  });
+  return ruling.decision === "allow" ||
+    (ruling.decision === "ask" && settings.approval === "never");
 }
 
 /**

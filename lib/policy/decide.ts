@@ -617,7 +617,11 @@ export function decide(policy: Policy, facts: CallFacts): Verdict {
     for (const rule of policy.rules) {
       if (alias && rule.decision === "allow") continue;
       if (!ruleMatches(rule, s)) continue;
-      if (!verdict || STRICTNESS[rule.decision] > STRICTNESS[verdict.decision]) {
+      // On a tie the person's own rule names the verdict: the door runs what the person
+      // allows in workspace-write, what only a default rule allows read-only.
+      const tie = verdict && STRICTNESS[rule.decision] === STRICTNESS[verdict.decision] &&
+        verdict.rule?.origin === "default" && rule.origin !== "default";
+      if (!verdict || tie || STRICTNESS[rule.decision] > STRICTNESS[verdict.decision]) {
         verdict = {
           decision: rule.decision,
           rule: { id: rule.id, origin: rule.origin, decision: rule.decision },

@@ -12,21 +12,23 @@ import type { Invocation, Outcome, Tool } from "../registry/types.ts";
 import { join } from "node:path";
 import { lendApprover } from "./approvals.ts";
 import { isDenoScript, serveBroker } from "./broker.ts";
-import { sandboxFor } from "./sandbox.ts";
-import { decide, type Policy, type Verdict, verdictLine } from "./decide.ts";
+import type { CallFacts, Policy, Verdict } from "./decide.ts";
+import {
+  type Approver,
+  type Caller,
+  door,
+  type DoorCall,
+  type Effects,
+  type Ruling,
+  settle,
+} from "./door.ts";
+import { effectsOf } from "./effects.ts";
+import { judge, launcherFor, sessionSettings } from "./facts.ts";
+import type { Wrap } from "./sandbox.ts";
 
-/** Who makes a call: a person by hand (`magi call`), or a model (the agent, MCP clients). */
-export type Caller = "person" | "model";
+export type { ApprovalAnswer, Approver, Caller } from "./door.ts";
 
-/** A person's answer to a policy question; undefined when no person can answer. */
-export type ApprovalAnswer = "yes" | "no" | "always" | undefined;
-
-/** Asks the person whether a call may run. */
-export type Approver = (
-  request: { tool: string; verdict: Verdict; args?: Record<string, unknown> },
-) => Promise<ApprovalAnswer>;
-
-/** What the gate needs from the runtime and the call. */
+/** What passing the door needs from the runtime and the call. */
 export interface GateContext {
   policy: Policy;
   caller: Caller;
@@ -35,82 +37,98 @@ export interface GateContext {
   always: Set<string>;
   /** Records each decision (for the session log), if set. */
   record?: (entry: { tool: string; verdict: Verdict; outcome: string }) => void;
+  /** Tells the person what was refused and what would allow it (stderr), if set. */
+  tell?: (line: string) => void;
 }
 
+/** How a call passed the door. */
+export type Passage =
+  | { refused: string }
+  | { wrap?: Wrap; byPerson: boolean; ruling: Ruling };
+
 /**
- * Decides one invocation.
+ * Takes one call through the door: gathers its facts (`facts.ts`), rules (`door.ts`) and
+ * settles an ask.
  *
- * @returns undefined when the call may run, or the error outcome that ends it
+ * @param name the tool as the person is asked about it
+ * @param key the call's identity for "always"
  */
-export async function gate(
+export async function pass(
   ctx: GateContext,
-  tool: Tool,
-  inv: Pick<Invocation, "args" | "cwd" | "env">,
-): Promise<Outcome | undefined> {
-  const name = tool.declaration.name;
-  const verdict = decide(ctx.policy, {
+  name: string,
+  facts: CallFacts,
+  effects: Effects,
+  key: string,
+  opts: { project?: boolean } = {},
+): Promise<Passage> {
+  const verdict = judge(ctx.policy, facts);
+  const call: DoorCall = {
     tool: name,
+    verdict,
+    effects,
+    caller: ctx.caller,
+    settings: sessionSettings(ctx.policy),
+    project: opts.project,
+    args: facts.args,
+  };
+  const ruling = door(call);
+  const settled = await settle(ctx, call, ruling, key);
+  if (!settled.run) return { refused: settled.refusal };
+  return { wrap: launcherFor(ctx.policy, settled.sandbox), byPerson: settled.byPerson, ruling };
+}
+
+/** The facts of one tool call, for the judge. */
+function toolFacts(tool: Tool, inv: Pick<Invocation, "args" | "cwd" | "env">): CallFacts {
+  return {
+    tool: tool.declaration.name,
     // A tool from the project's own .magi/ folder came with a cloned repository, not from
     // the person: no default rule trusts the source "project", so it is asked about.
     source: tool.origin.project ? "project" : tool.origin.source,
     args: inv.args,
     cwd: inv.cwd,
     path: inv.env.PATH,
-  });
-  const settled = await settle(
-    ctx,
-    name,
-    name + " " + JSON.stringify(inv.args),
-    verdict,
-    inv.args,
-  );
-  if (settled === true) return undefined;
-  return { isError: true, note: `[magi: ${settled} by the policy — ${verdictLine(verdict)}]` };
+  };
 }
 
 /**
- * Settles a verdict: `allow` passes; `deny` fails; `ask` passes for a person's own call, or
- * goes to the approver (remembering "always" under `key`), and fails with no one to ask.
+ * Decides one invocation of a tool and, when it may run, gives the sandbox it runs in.
  *
- * @returns true when the call may run, else the word for the refusal ("denied", …)
+ * @returns the refusal outcome, or how it runs
  */
-async function settle(
+export async function gate(
   ctx: GateContext,
-  name: string,
-  key: string,
-  verdict: Verdict,
-  args?: Record<string, unknown>,
-): Promise<true | string> {
-  const done = (outcome: string, result: true | string) => {
-    ctx.record?.({ tool: name, verdict, outcome });
-    return result;
-  };
-  if (verdict.decision === "allow") return done("allowed", true);
-  if (verdict.decision === "deny") return done("denied", "denied");
-  if (ctx.caller === "person") return done("approved: the person's own call", true);
-  if (ctx.always.has(key)) return done("approved: always, earlier in this session", true);
-  const answer = ctx.approve ? await ctx.approve({ tool: name, verdict, args }) : undefined;
-  if (answer === "yes") return done("approved by the person", true);
-  if (answer === "always") {
-    ctx.always.add(key);
-    return done("approved by the person for this session", true);
-  }
-  if (answer === "no") return done("refused by the person", "refused by the person, asked");
-  return done(
-    "denied: no person to ask",
-    "denied (no person to approve it: a non-interactive ask is a denial)",
+  tool: Tool,
+  inv: Pick<Invocation, "args" | "cwd" | "env">,
+  opts: { project?: boolean; reached?: boolean } = {},
+): Promise<Outcome | { wrap?: Wrap }> {
+  const name = tool.declaration.name;
+  const passed = await pass(
+    ctx,
+    name,
+    toolFacts(tool, inv),
+    effectsOf(tool, inv.args, inv.cwd),
+    name + " " + JSON.stringify(inv.args),
+    { project: opts.project },
   );
+  if ("refused" in passed) {
+    return { isError: true, note: `[magi: ${passed.refused}${reachedHint(ctx, opts)}]` };
+  }
+  return { wrap: passed.wrap };
+}
+
+function isOutcome(x: Outcome | { wrap?: Wrap }): x is Outcome {
+  return "isError" in x;
 }
 
 /** How the policy settled a command a tool's body starts. */
 export type CommandGate =
   | { refused: string }
-  | { allowed: "by-rule" | "by-person" };
+  | { allowed: "by-rule" | "by-person"; wrap?: Wrap };
 
 /**
- * Decides a program that a tool's body starts (a Lua body's `magi.exec`) as the policy
- * decides a `run` of the same command line, with the caller and approver of the tool call
- * the body belongs to (none while a declaration file loads: only rules allow then).
+ * Decides a program that a tool's body starts (a Lua body's `magi.exec`) as the door decides
+ * a `run` of the same command line, with the caller and approver of the tool call the body
+ * belongs to (none while a declaration file loads: only rules allow then).
  *
  * @param argv the program, then its arguments
  * @param line the same command as a shell line (each word quoted), for rules and messages
@@ -129,41 +147,37 @@ export async function gateCommand(
   opts: { project?: boolean } = {},
 ): Promise<CommandGate> {
   const outer = inv ? callerOf(inv) : undefined;
-  let always = alwaysByPolicy.get(policy);
-  if (!always) alwaysByPolicy.set(policy, always = new Set());
-  const verdict = decide(policy, {
-    tool: "run",
-    source: "builtin",
-    args: { command: line },
-    cwd,
-    path: inv?.env.PATH,
-    // No bash starts it: the words are read as they are, `echo` is the program PATH finds.
-    argv,
-  });
-  // A project's own tool came with the repository: calling it by hand approves the tool, not
-  // each program its body starts, so those are asked about as for a model's call.
-  const caller: Caller = opts.project ? "model" : outer?.caller ?? "model";
-  const ctx = { policy, caller, approve: outer?.approve, always };
+  const ctx = contextOf(policy, outer);
   const asked = tool === undefined ? "run" : `${tool} (magi.exec)`;
-  const settled = await settle(
+  const passed = await pass(
     ctx,
     asked,
-    "run " + JSON.stringify({ command: line }),
-    verdict,
-    { command: line },
+    {
+      tool: "run",
+      source: "builtin",
+      args: { command: line },
+      cwd,
+      path: inv?.env.PATH,
+      // No bash starts it: the words are read as they are, `echo` is the program PATH finds.
+      argv,
+    },
+    { reads: [cwd], writes: [], starts: [argv[0]], network: false },
+    "run " +
+      JSON.stringify({ command: line }),
+    { project: opts.project },
   );
-  if (settled !== true) {
+  if ("refused" in passed) {
     const why = opts.project && outer?.caller === "person"
       ? " (a project's .magi/tools body: its programs are asked about even in magi call)"
       : "";
-    return { refused: `${settled} by the policy — ${verdictLine(verdict)}${why}` };
+    return { refused: `${passed.refused}${why}` };
   }
-  return { allowed: verdict.decision === "allow" ? "by-rule" : "by-person" };
+  return { allowed: passed.byPerson ? "by-person" : "by-rule", wrap: passed.wrap };
 }
 
 /**
  * Decides a tool that a project's own declaration reaches (`transport = "builtin"` or
- * `"casper"`) as a model's call of it: the person's call approved the project's tool, not
+ * `"casper"`) as a project's call of it: the person's call approved the project's tool, not
  * the builtin or peer tool it names. A rule, or a person asked, lets it run.
  *
  * @returns undefined when the call may run, or the error outcome that ends it
@@ -173,102 +187,91 @@ export async function gateForProject(
   tool: Tool,
   inv: Invocation,
 ): Promise<Outcome | undefined> {
-  const outer = callerOf(inv);
-  let always = alwaysByPolicy.get(policy);
-  if (!always) alwaysByPolicy.set(policy, always = new Set());
-  const refused = await gate(
-    { policy, caller: "model", approve: outer?.approve, always },
-    tool,
-    inv,
-  );
-  if (!refused || outer?.caller !== "person") return refused;
-  const why = " (a project's .magi/tools declaration: the tool it names is asked about even " +
-    "in magi call)";
-  return { ...refused, note: (refused.note ?? "").replace(/\]?$/, (end) => why + end) };
+  const ctx = contextOf(policy, callerOf(inv));
+  const got = await gate(ctx, tool, inv, { project: true, reached: true });
+  return isOutcome(got) ? got : undefined;
 }
 
-/** The tool with every invocation passing the gate first. */
-export function guarded(ctx: GateContext, tool: Tool): Tool {
-  return {
-    ...tool,
-    invoke: async (inv) => (await gate(ctx, tool, inv)) ?? await tool.invoke(inv),
-  };
+function reachedHint(ctx: GateContext, opts: { reached?: boolean }): string {
+  return opts.reached && ctx.caller === "person"
+    ? " (a project's .magi/tools declaration: the tool it names is asked about even in magi call)"
+    : "";
 }
 
 const alwaysByPolicy = new WeakMap<Policy, Set<string>>();
 
+function alwaysOf(policy: Policy): Set<string> {
+  let always = alwaysByPolicy.get(policy);
+  if (!always) alwaysByPolicy.set(policy, always = new Set());
+  return always;
+}
+
 /** Who made the outer call, carried on the invocation to tools a tool calls in turn. */
 const CALLER = Symbol("magi.caller");
 
-function callerOf(inv: Invocation): { caller: Caller; approve?: Approver } | undefined {
-  return (inv as Invocation & { [CALLER]?: { caller: Caller; approve?: Approver } })[CALLER];
+interface Outer {
+  caller: Caller;
+  approve?: Approver;
+  tell?: (line: string) => void;
+}
+
+function callerOf(inv: Invocation): Outer | undefined {
+  return (inv as Invocation & { [CALLER]?: Outer })[CALLER];
+}
+
+/** The door's context for a call a tool makes in turn: the outer call's caller ("model" if none). */
+function contextOf(policy: Policy, outer: Outer | undefined): GateContext {
+  return {
+    policy,
+    caller: outer?.caller ?? "model",
+    approve: outer?.approve,
+    always: alwaysOf(policy),
+    tell: outer?.tell ?? sessionSettings(policy).tell,
+  };
 }
 
 /**
  * A builtin as another tool reaches it (a Lua declaration with `transport = "builtin"`):
- * every invocation is decided again as a call of the builtin itself, with the outer call's
- * caller — so re-describing `run` or `write` in Lua cannot skip the policy.
+ * every invocation passes the door again as a call of the builtin itself, with the outer
+ * call's caller — so re-describing `run` or `write` in Lua cannot skip the policy.
  */
 export function gatedInner(policy: () => Policy, tool: Tool): Tool {
   return {
     ...tool,
     invoke: async (inv) => {
-      const outer = callerOf(inv);
-      let always = alwaysByPolicy.get(policy());
-      if (!always) alwaysByPolicy.set(policy(), always = new Set());
-      const ctx = {
-        policy: policy(),
-        caller: outer?.caller ?? "model",
-        approve: outer?.approve,
-        always,
-      };
-      return (await gate(ctx, tool, inv)) ?? await tool.invoke(inv);
+      const got = await gate(contextOf(policy(), callerOf(inv)), tool, inv);
+      if (isOutcome(got)) return got;
+      return await tool.invoke({ ...inv, sandbox: got.wrap });
     },
   };
 }
 
 /**
- * The gated tool for one call of `runTool`: the runtime's policy, the call's caller
- * (default "model") and approver, and the session's "always" approvals.
+ * The tool for one call of `runTool`: each invocation passes the door with the call's caller
+ * (default "model") and approver and the session's "always" approvals, and runs in the
+ * sandbox the door chose.
  */
 export function guardedFor(
   rt: { policy: Policy },
-  call: { caller?: Caller; approve?: Approver },
+  call: { caller?: Caller; approve?: Approver; tell?: (line: string) => void },
   tool: Tool,
 ): Tool {
-  let always = alwaysByPolicy.get(rt.policy);
-  if (!always) alwaysByPolicy.set(rt.policy, always = new Set());
-  const gated = guarded({
-    policy: rt.policy,
-    caller: call.caller ?? "model",
-    approve: call.approve,
-    always,
-  }, tool);
-  // While the call runs, the approvals socket may ask its person.
+  const outer: Outer = { caller: call.caller ?? "model", approve: call.approve, tell: call.tell };
+  const ctx: GateContext = { ...contextOf(rt.policy, outer) };
   return {
-    ...gated,
+    ...tool,
     invoke: async (inv) => {
+      // While the call runs, the approvals socket may ask its person.
       const release = lendApprover(rt.policy, call.approve);
       try {
-        const sandbox = sandboxed(tool)
-          ? sandboxFor(rt.policy, rt.policy.env.PATH ?? "")
-          : undefined;
-        if (sandbox) {
-          const problem = await sandbox.problem();
-          if (problem) {
-            return {
-              isError: true,
-              note: `[magi: the sandbox is on (config policy.sandbox) but ${problem}; ` +
-                "refusing to run the command unsandboxed]",
-            };
-          }
-        }
+        const got = await gate(ctx, tool, inv);
+        if (isOutcome(got)) return got;
         const env = brokerEnv(rt, tool, inv.env);
-        return await gated.invoke({
+        return await tool.invoke({
           ...inv,
           env,
-          ...(sandbox ? { sandbox: sandbox.wrap } : {}),
-          [CALLER]: { caller: call.caller ?? "model", approve: call.approve },
+          sandbox: got.wrap,
+          [CALLER]: outer,
         } as Invocation);
       } finally {
         release();
@@ -296,11 +299,4 @@ function brokerEnv(
     cwd: rt.session?.cwd ?? "/",
   });
   return { ...env, MAGI_PRIV: path, DENO_PERMISSION_BROKER_PATH: path };
-}
-
-/** The tools that start programs: `run`, tools from tools folders, Lua declarations, peers. */
-function sandboxed(tool: Tool): boolean {
-  const { source } = tool.origin;
-  if (source === "builtin") return tool.declaration.name === "run";
-  return source === "tools_dir" || source === "shipped" || source === "lua" || source === "peer";
 }

@@ -52,5 +52,6 @@ async function judgeExec(
   return {
     program: launchPath(policy, job.program, program),
     byPerson: gated.allowed === "by-person",
+    wrap: gated.wrap,
   };
 }

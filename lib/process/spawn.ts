@@ -281,6 +281,13 @@ export async function spawnProcess(opts: SpawnOptions): Promise<SpawnOutcome> {
   const status = await child.status;
   outcome.code = status.signal ? null : status.code;
   outcome.signal = status.signal ?? null;
+  // bwrap passes on a command killed by a signal as exit status 128 + its number.
+  const name = opts.program.slice(opts.program.lastIndexOf("/") + 1);
+  const sig = name === "bwrap" && outcome.code !== null ? SIGNAL_NAMES[outcome.code - 128] : "";
+  if (sig) {
+    outcome.code = null;
+    outcome.signal = sig as Deno.Signal;
+  }
   // Children left behind may still hold stdout open: read what they already wrote, then
   // end the group and stop waiting for the pipes.
   const drained = await settleWithin(Promise.all([readStdout, readStderr]), DRAIN_MS);
@@ -411,3 +418,22 @@ function describeStartError(program: string, error: unknown): string {
   }
   return `Cannot start "${program}": ${error instanceof Error ? error.message : String(error)}`;
 }
+
+/** Signal names by number (Linux), for a status of 128 + N. */
+const SIGNAL_NAMES: Record<number, string> = {
+  1: "SIGHUP",
+  2: "SIGINT",
+  3: "SIGQUIT",
+  4: "SIGILL",
+  5: "SIGTRAP",
+  6: "SIGABRT",
+  7: "SIGBUS",
+  8: "SIGFPE",
+  9: "SIGKILL",
+  10: "SIGUSR1",
+  11: "SIGSEGV",
+  12: "SIGUSR2",
+  13: "SIGPIPE",
+  14: "SIGALRM",
+  15: "SIGTERM",
+};

@@ -5,6 +5,7 @@
  *
  * @module
  */
+import { builtinEffects } from "../policy/effects.ts";
 import { stripExtensions } from "./schema.ts";
 import type { Invocation, JsonSchema, Tool } from "./types.ts";
 
@@ -66,6 +67,7 @@ export function builtinTool(builtin: Builtin, settings: BuiltinSettings): Tool {
     declaration: { name: builtin.name, description: builtin.description, parameters },
     origin: { source: "builtin", where: `magi:${builtin.name}` },
     ownsCallFields: "cwd" in properties || "timeout_seconds" in properties,
+    effects: (args, cwd) => builtinEffects(builtin.name, args, cwd),
     invoke: async (call: Invocation) => {
       const run = settings.body?.(builtin) ?? ((args, ctx) => builtin.run(args, ctx));
       const result = await run(call.args, {

@@ -7,6 +7,7 @@
  *
  * @module
  */
+import { scratchDir } from "../policy/sandbox.ts";
 import { processOutcome } from "../process/outcome.ts";
 import { removeOnSignal, spawnProcess } from "../process/spawn.ts";
 import type { ProgramInput } from "./argv.ts";
@@ -26,8 +27,9 @@ export async function runProgramCall(
   input: ProgramInput,
   call: Invocation,
 ): Promise<Outcome> {
-  const shownFile = await Deno.makeTempFile({ prefix: "magi-shown-" });
-  const askFile = await Deno.makeTempFile({ prefix: "magi-ask-" });
+  // In magi's scratch folder: writable inside the read-only sandbox too.
+  const shownFile = await Deno.makeTempFile({ dir: scratchDir(), prefix: "magi-shown-" });
+  const askFile = await Deno.makeTempFile({ dir: scratchDir(), prefix: "magi-ask-" });
   const forget = [removeOnSignal(shownFile), removeOnSignal(askFile)];
   try {
     // Inside the policy's sandbox when it is on.

@@ -5,6 +5,8 @@
  * @module
  */
 
+import type { Effects } from "../policy/door.ts";
+
 /** A JSON Schema object (draft 2020-12 or draft-07 vocabulary). */
 export type JsonSchema = Record<string, unknown>;
 
@@ -57,10 +59,14 @@ export interface Invocation {
    */
   ask?: (question: Question) => Promise<string | undefined>;
   /**
-   * Set when the policy's sandbox is on (SPEC S8): turns a program and its arguments into the
-   * command that runs them inside it. A transport that starts a program must use it.
+   * The sandbox the door chose for this call (SPEC S8; absent: unsandboxed, `--sandbox off`):
+   * turns a program and its arguments into the command that runs them inside it. A transport
+   * that starts a program must use it.
    */
-  sandbox?: (program: string, args: string[]) => { program: string; args: string[] };
+  sandbox?: (
+    program: string,
+    args: string[],
+  ) => { program: string; args: string[]; env?: Record<string, string> };
 }
 
 /** How a call ended, as the transport saw it. */
@@ -89,6 +95,11 @@ export interface Tool {
   origin: Origin;
   /** Names from `cwd`/`timeout_seconds` that the tool declares itself (they reach it as is). */
   ownsCallFields?: boolean;
+  /**
+   * What a call does (read, write, start, network; or opaque), for the door
+   * (`lib/policy/door.ts`); absent: what the tool's source implies (`lib/policy/effects.ts`).
+   */
+  effects?(args: Record<string, unknown>, cwd: string): Effects;
   /** Runs one call. May throw: the pipeline turns a throw into an error result. */
   invoke(call: Invocation): Promise<Outcome>;
 }

@@ -119,6 +119,15 @@ export function agentConfig(
     sessions_dir: join(dir, "sessions"),
     shipped_tools: false,
     ...extra,
+    // The fixture tools write files: the person's own rule runs a model's calls of them in
+    // the workspace-write sandbox (a default rule's allow runs read-only).
+    policy: {
+      ...(extra.policy as Record<string, unknown> ?? {}),
+      rules: [
+        { id: "fixture-tools", tool: "*", source: "tools_dir", decision: "allow" },
+        ...((extra.policy as { rules?: unknown[] })?.rules ?? []),
+      ],
+    },
   });
 }
 

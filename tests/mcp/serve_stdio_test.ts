@@ -99,6 +99,8 @@ Deno.test("magi mcp serves the registry to the SDK client over stdio", async (t)
     shipped_tools: false,
     limits: { said_bytes: 1024 },
     lua_dirs: [join(home.path, "lua")],
+    // The fixture tools write files: the person's own rule runs them in workspace-write.
+    policy: { rules: [{ tool: "*", source: "tools_dir", decision: "allow" }] },
   });
   await Deno.writeTextFile(join(home.path, "notes.txt"), "hello from a file\n");
   await Deno.mkdir(join(home.path, "lua"), { recursive: true });

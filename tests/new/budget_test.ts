@@ -140,7 +140,12 @@ Deno.test("magi new tar: a small declaration; args reach tar before the files; t
   );
   await using t = await testRuntime({
     toolsDirs: [toolsDir],
-    config: { shipped_tools: false, roots: [work] },
+    // The person's own rule: a model's call of the new tool may write (workspace-write).
+    config: {
+      shipped_tools: false,
+      roots: [work],
+      policy: { rules: [{ tool: "*", source: "tools_dir", decision: "allow" }] },
+    },
     cwd: work,
   });
   const declaration = t.rt.registry.declarations().find((d) => d.name === "tar")!;

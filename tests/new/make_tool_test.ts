@@ -34,7 +34,11 @@ async function made(name: string, words: string[], setup?: (work: string) => Pro
   });
   const t = await testRuntime({
     toolsDirs: [toolsDir],
-    config: { shipped_tools: false },
+    // The person's own rule: a model's call of the new tool may write (workspace-write).
+    config: {
+      shipped_tools: false,
+      policy: { rules: [{ tool: "*", source: "tools_dir", decision: "allow" }] },
+    },
     cwd: work,
   });
   const ours = t.warnings.filter((w) => w.includes(`"${name}"`));

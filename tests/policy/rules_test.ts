@@ -86,7 +86,8 @@ Deno.test("a rule's examples are checked when the config loads; a failing one is
   assert.equal(ok.code, 0, ok.stderr);
   assert.equal(
     ok.stdout,
-    'deny by rule "rule 1" (' + good + "): the call matches it: `git push -f`\n",
+    'deny by rule "rule 1" (' + good + "): the call matches it: `git push -f`\n" +
+      "a model's call: deny\n",
   );
   const bad = await writeConfig(dir.path, {
     shipped_tools: false,
@@ -125,10 +126,12 @@ Deno.test("magi policy explain prints the decision and the rule", async () => {
   const json = await magi(["policy", "explain", "run", '{"command":"rm -rf x"}', "--json"], {
     cwd: dir.path,
   });
+  // The door's ruling for a model: asked; approved, it runs in workspace-write.
   assert.deepEqual(JSON.parse(json.stdout), {
     decision: "ask",
     rule: null,
     reason: "no rule allows it: `rm -rf x`",
+    door: { caller: "model", decision: "ask", sandbox: "workspace-write" },
   });
 });
 

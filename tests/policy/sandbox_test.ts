@@ -7,12 +7,12 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { tmpdir } from "node:os";
 import { runTool } from "../../lib/pipeline/run_tool.ts";
-import { findBwrap, sandboxProblem } from "../../lib/policy/sandbox.ts";
+import { bwrapProblem, findBwrap } from "../../lib/policy/sandbox.ts";
 import { makeTool, tempDir, TESTDATA, testRuntime } from "../helpers.ts";
 
 const TOOLS = join(TESTDATA, "policy", "sandbox-tools");
 const bwrap = findBwrap(Deno.env.get("PATH") ?? "");
-const why = await sandboxProblem(bwrap, [
+const why = await bwrapProblem(bwrap, [
   "--ro-bind",
   "/",
   "/",
@@ -54,7 +54,12 @@ Deno.test({
           config: {
             shipped_tools: false,
             roots: [root],
-            policy: { sandbox: on, disable: ["outside-roots-tools"] },
+            // The person's own allow rule: a model's call of it runs in workspace-write.
+            policy: {
+              sandbox: on,
+              disable: ["outside-roots-tools"],
+              rules: [{ tool: "write-there", decision: "allow" }],
+            },
           },
         });
         const target = join(outside, `tool-${on}`);
@@ -64,6 +69,9 @@ Deno.test({
           args: { args: [join(root, `in-${on}`)] },
         });
         assert.equal(inside.is_error, false, inside.said);
+        // A model's call runs sandboxed by default now (SPEC S8): policy.sandbox off too.
+        assert.equal(tool.is_error, true);
+        assert.match(tool.said, /Read-only file system/);
         if (on) {
           // A person's run line (ask is approved) that the policy cannot read statically.
           const line = await runTool(t.rt, {
@@ -71,16 +79,12 @@ Deno.test({
             args: { command: `echo hi > "$OUT/run-line"` },
             caller: "person",
           });
-          assert.equal(tool.is_error, true);
-          assert.match(tool.said, /Read-only file system/);
           assert.equal(line.is_error, true);
           assert.match(line.said, /Read-only file system/);
-        } else {
-          assert.equal(tool.is_error, false, tool.said);
         }
       }
       const names = [...Deno.readDirSync(outside)].map((e) => e.name).sort();
-      assert.deepEqual(names, ["tool-false"]);
+      assert.deepEqual(names, []);
     } finally {
       await Deno.remove(outside, { recursive: true });
     }
@@ -100,7 +104,11 @@ Deno.test("sandbox on but bwrap cannot start: commands are refused, not run unsa
   const target = join(dir.path, "made");
   const r = await runTool(t.rt, { name: "write-there", args: { args: [target] } });
   assert.equal(r.is_error, true);
-  assert.match(r.said, /the sandbox is on .* but bwrap is not on PATH .*refusing to run/);
+  // A model's call the judge allows is asked about instead; with no one to ask, refused.
+  assert.match(
+    r.said,
+    /no sandbox can start here \(bwrap is not on PATH.*it would run unsandboxed/,
+  );
   await assert.rejects(Deno.stat(target));
 });
 

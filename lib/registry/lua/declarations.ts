@@ -9,6 +9,7 @@
  *
  * @module
  */
+import { effectsOf, NONE } from "../../policy/effects.ts";
 import { dirname, join, resolve } from "node:path";
 import { type ArgvMapping, buildInput, readMapping } from "../argv.ts";
 import { stampOf } from "../discovery_cache.ts";
@@ -310,6 +311,8 @@ function declarationTool(
   }
   let target: Tool | undefined;
   let invoke: (call: Invocation, parameters: JsonSchema) => Promise<Outcome>;
+  // What a call does, for the door: a body's execs pass it one by one when they start.
+  let effects: Tool["effects"] = () => ({ ...NONE, execsAtRun: true });
   let needs: JsonSchema | string | undefined = readNeeds(spec.needs);
   if (typeof needs === "string") return needs;
   const where = `${path}:${raw.line}`;
@@ -327,6 +330,7 @@ function declarationTool(
       const mapping = commandMapping(needs ?? NO_PARAMETERS, spec);
       if (typeof mapping === "string") return mapping;
       const confine = opts.confine;
+      effects = (_args, cwd) => ({ ...NONE, starts: [program], reads: [cwd] });
       invoke = async (call) => {
         const input = buildInput(mapping, call.args);
         if (!confine?.project) return runProgramCall(program, input, call);
@@ -335,7 +339,7 @@ function declarationTool(
         const job = { program, args: input.args, cwd: call.cwd, timeoutMs: call.timeoutMs };
         const verdict = await confine.judge(job, call, name);
         if ("refused" in verdict) return { isError: true, note: `[magi: ${verdict.refused}]` };
-        return runProgramCall(verdict.program, input, call);
+        return runProgramCall(verdict.program, input, { ...call, sandbox: verdict.wrap });
       };
       break;
     }
@@ -344,6 +348,7 @@ function declarationTool(
       target = opts.builtins.find((b) => b.declaration.name === wanted);
       if (!target) return `there is no builtin ${JSON.stringify(wanted)}`;
       const builtin = target;
+      effects = (args, cwd) => effectsOf(builtin, args, cwd);
       invoke = (call, parameters) => reach(opts.confine, builtin, call, parameters);
       break;
     }
@@ -358,6 +363,7 @@ function declarationTool(
         t.declaration.name === remote && t.origin.where === from.origin.where
       );
       const via = target ?? from;
+      effects = (args, cwd) => effectsOf(via, args, cwd);
       invoke = (call, parameters) => reach(opts.confine, via, call, parameters);
     }
   }
@@ -370,6 +376,7 @@ function declarationTool(
     declaration: { name, description: spec.description, parameters },
     origin: { source: "lua", where },
     ownsCallFields: "cwd" in properties || "timeout_seconds" in properties,
+    effects,
     invoke: (call) => invoke(call, parameters),
   };
   const replaces = target && target.declaration.name === name ? target : undefined;

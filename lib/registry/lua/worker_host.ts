@@ -45,7 +45,10 @@ export interface LuaConfinement {
 }
 
 /** What the judge made of one exec. */
-export type ExecVerdict = { refused: string } | { program: string; byPerson: boolean };
+export type ExecVerdict =
+  | { refused: string }
+  /** `wrap`: the sandbox the door chose for it (absent: unsandboxed, `--sandbox off`). */
+  | { program: string; byPerson: boolean; wrap?: Invocation["sandbox"] };
 
 /** How long a Worker with nothing to do is kept, in milliseconds. */
 export const IDLE_MS = 30_000;
@@ -76,6 +79,8 @@ export class LuaWorkerHost {
   #next = 0;
   #idle?: ReturnType<typeof setTimeout>;
   #ended = false;
+  /** Aborted when the Worker is ended: the programs started here for it end too. */
+  readonly #stopped = new AbortController();
 
   /**
    * Starts the Worker.
@@ -169,6 +174,7 @@ export class LuaWorkerHost {
   end(reason = "the Lua Worker was ended", stuck?: { id: number; others: string }): void {
     if (this.#ended) return;
     this.#ended = true;
+    this.#stopped.abort();
     clearTimeout(this.#idle);
     this.#worker.terminate();
     for (const [pgid, untrack] of this.#groups) {
@@ -250,21 +256,27 @@ export class LuaWorkerHost {
       if ("refused" in verdict) decision = verdict;
       else if (
         !call ||
-        (!call.sandbox && (!verdict.byPerson || this.#programs.includes(verdict.program)))
+        (!verdict.wrap && (!verdict.byPerson || this.#programs.includes(verdict.program)))
       ) {
         decision = { program: verdict.program };
       } else {
         // Started here: a program a person approved beyond the Worker's permission, or any
-        // program while the sandbox is on (bwrap wraps it; the Worker may not start bwrap).
+        // program the door sandboxed (bwrap wraps it; the Worker may not start bwrap).
         const limits = execLimits(this.#memoryBytes);
         // The person may have taken a while: the program gets what is left of the call's time.
         const left = Math.max(1, (pending?.deadline ?? Infinity) - Date.now());
-        const wrapped = call.sandbox
-          ? call.sandbox(verdict.program, job.args)
+        const wrapped = verdict.wrap
+          ? verdict.wrap(verdict.program, job.args)
           : { program: verdict.program, args: job.args };
         const approved = { ...job, ...wrapped, timeoutMs: Math.min(job.timeoutMs, left) };
         decision = {
-          done: await execValues(approved, call.env, limits, call.signal, { name: job.program }),
+          done: await execValues(
+            approved,
+            call.env,
+            limits,
+            AbortSignal.any([call.signal, this.#stopped.signal]),
+            { name: job.program },
+          ),
         };
       }
     } catch (error) {
