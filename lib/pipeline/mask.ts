@@ -12,6 +12,8 @@ import { decodeByteString, utf8ByteString } from "./bytes.ts";
 import { FormSearch, type Found } from "./form_search.ts";
 import { dumpSpan, findDumped, MAX_DUMP_LINE } from "./dump.ts";
 import { findWrapped, trailingRun, type WrappedFound, wrappedSpan } from "./wrapped.ts";
+import { maskSkeleton, SkeletonSearch, SkeletonStream } from "./skeleton_stage.ts";
+import { base32, utf16Forms } from "./encodings.ts";
 
 /** A credential: the name it is masked as (without `$`) and its value as text. */
 export interface Secret {
@@ -155,6 +157,14 @@ export function revealingForms(value: string): string[] {
     add(part.toString("base64url"));
   }
   add(bytes.toString("base64"));
+  // Base32 (RFC 4648 §6) at each of the five alignments, and the value as UTF-16 (both byte
+  // orders; a BOM before it changes nothing). Case does not matter: the second pass folds it.
+  for (let skip = 0; skip < 5; skip++) {
+    const usable = Math.floor((bytes.length - skip) / 5) * 5;
+    if (usable > 0) add(base32(bytes.subarray(skip, skip + usable)));
+  }
+  add(base32(bytes));
+  for (const form of utf16Forms(value)) add(form);
   const hex = bytes.toString("hex");
   add(hex);
   add(hex.toUpperCase());
@@ -186,15 +196,20 @@ export function revealingForms(value: string): string[] {
 export class Masker {
   readonly #search: FormSearch | undefined;
   readonly #names = new Map<string, string>();
+  readonly #skeleton: SkeletonSearch | undefined;
 
   /** @param secrets the values to mask, each replaced by `$` + its name */
   constructor(secrets: readonly Secret[]) {
+    const all = [];
     for (const { name, value } of secrets) {
-      for (const form of revealingForms(value)) {
+      const forms = revealingForms(value);
+      all.push({ name: "$" + name, value: utf8ByteString(value), forms });
+      for (const form of forms) {
         if (!this.#names.has(form)) this.#names.set(form, "$" + name);
       }
     }
     this.#search = this.#names.size > 0 ? new FormSearch([...this.#names.keys()]) : undefined;
+    this.#skeleton = all.length > 0 ? new SkeletonSearch(all) : undefined;
   }
 
   /** The number of byte patterns searched for (each secret has several forms). */
@@ -206,7 +221,8 @@ export class Masker {
   maskBytes(text: string): string {
     if (!this.#search) return text;
     const cuts = findCuts(this.#search, this.#names, text, { before: 0, lead: "", final: true });
-    return replaceCuts(text, cuts, text.length, Infinity).out;
+    const out = replaceCuts(text, cuts, text.length, Infinity).out;
+    return this.#skeleton ? maskSkeleton(this.#skeleton, out) : out;
   }
 
   /** Masks ordinary text (UTF-16), such as an error message. */
@@ -217,7 +233,7 @@ export class Masker {
 
   /** Starts masking one stream of byte strings; see {@link MaskStream}. */
   stream(): MaskStream {
-    return new MaskStream(this.#search, this.#names);
+    return new MaskStream(this.#search, this.#names, this.#skeleton);
   }
 }
 
@@ -360,17 +376,32 @@ export class MaskStream {
   #before: Before = { before: 0, lead: "", final: false };
   /** The most bytes an occurrence of a form spans. */
   readonly #span: number;
+  /** The second pass (see `skeleton_stage.ts`), fed with what the first releases. */
+  readonly #second: SkeletonStream | undefined;
 
   constructor(
     private readonly search: FormSearch | undefined,
     private readonly names: Map<string, string>,
+    skeleton?: SkeletonSearch,
   ) {
     const longest = search?.longest ?? 0;
     this.#span = Math.max(wrappedSpan(longest), dumpSpan(longest));
+    this.#second = skeleton && !skeleton.empty ? new SkeletonStream(skeleton) : undefined;
   }
 
   /** Masks a chunk (a byte string) and returns the part that is safe to release. */
   push(chunk: string): string {
+    const first = this.#first(chunk);
+    return this.#second && first !== "" ? this.#second.push(first) : first;
+  }
+
+  /** Releases what was held back, masked. */
+  end(): string {
+    const first = this.#firstEnd();
+    return this.#second ? this.#second.push(first) + this.#second.end() : first;
+  }
+
+  #first(chunk: string): string {
     if (!this.search) return chunk;
     const text = this.#carry + chunk;
     const safeUntil = Math.max(0, text.length - 2 * this.#span);
@@ -395,8 +426,7 @@ export class MaskStream {
     return out;
   }
 
-  /** Releases what was held back, masked. */
-  end(): string {
+  #firstEnd(): string {
     const rest = this.#carry;
     const before = { ...this.#before, final: true };
     this.#carry = "";
