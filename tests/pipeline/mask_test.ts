@@ -93,7 +93,7 @@ Deno.test("a masker with no secrets passes bytes through unchanged", () => {
 
 Deno.test("the fast search finds exactly what a plain regular expression finds", () => {
   // No value has a fragment worth indexing (see fragments.ts), so only whole values match.
-  const values = ["abcdef-123", "xyzxyzxyz", "aaaaaa", "abcabcabc-abcabc", "ab\u00e9cd€ef"];
+  const values = ["abcdef-123", "xyzxyzxyz", "aaaaaa", "abcabcabc-abcabc", "ab\u00e9c€e"];
   const secrets = values.map((value, i) => ({ name: `S${i}`, value }));
   const filler = Array.from(
     { length: 40 },
