@@ -94,6 +94,7 @@ export function maskerFor(config: Config, env: Record<string, string>, warn: War
     env,
     [...stringList(v["secrets.env"]), ...apiKeyEnvNames(v.providers)],
     [...stringList(v["secrets.values"]), ...headerValues],
+    stringList(v["secrets.ignore"]),
   );
   for (const name of collected.tooShort) {
     warn(`secret $${name} is shorter than 6 bytes and is not masked`);

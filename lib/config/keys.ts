@@ -45,6 +45,12 @@ export const PROJECT_TRUSTED_ONLY = [
   "trusted_projects",
 ];
 
+/**
+ * Keys a project's config may never set, trusted or not: `secrets.ignore` would unmask the
+ * person's secrets. They are ignored with one stderr line.
+ */
+export const PROJECT_NEVER = ["secrets.ignore"];
+
 /** Keys whose value is an object of further keys. */
 export const GROUPS = ["limits", "secrets"] as const;
 
@@ -114,6 +120,12 @@ export const KEYS: Record<string, KeySpec> = {
     union: true,
     schema: strings,
     expected: "a list of secret values (strings)",
+    default: [],
+  },
+  "secrets.ignore": {
+    union: true,
+    schema: strings,
+    expected: "a list of environment variable names that are not secrets",
     default: [],
   },
   roots: {

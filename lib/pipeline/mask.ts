@@ -14,6 +14,7 @@ import { dumpSpan, findDumped, MAX_DUMP_LINE } from "./dump.ts";
 import { findWrapped, trailingRun, type WrappedFound, wrappedSpan } from "./wrapped.ts";
 import { maskSkeleton, SkeletonSearch, SkeletonStream } from "./skeleton_stage.ts";
 import { base32, utf16Forms } from "./encodings.ts";
+import { credentialShape } from "./secret_shapes.ts";
 
 /** A credential: the name it is masked as (without `$`) and its value as text. */
 export interface Secret {
@@ -51,9 +52,12 @@ export interface CollectedSecrets {
 }
 
 /**
- * Gathers the secrets to mask: environment variables whose names mark credentials, the
- * variables named in `extraNames` (config `secrets.env`) and the literal `values` (config
- * `secrets.values`, masked as `$SECRET`).
+ * Gathers the secrets to mask: environment variables whose names mark credentials or whose
+ * values have a credential's shape (`secret_shapes.ts`: a URL with a password — masked whole
+ * and the password alone —, a known token format, a PEM private key), the variables named
+ * in `extraNames` (config `secrets.env`) and the literal `values` (config `secrets.values`,
+ * masked as `$SECRET`). Names in `ignore` (config `secrets.ignore`, from the person's own
+ * config only) are not secrets by name or shape; `extraNames` still are.
  *
  * @param env the process environment, name → value
  */
@@ -61,6 +65,7 @@ export function collectSecrets(
   env: Record<string, string>,
   extraNames: readonly string[] = [],
   values: readonly string[] = [],
+  ignore: readonly string[] = [],
 ): CollectedSecrets {
   const secrets: Secret[] = [];
   const tooShort: string[] = [];
@@ -70,8 +75,21 @@ export function collectSecrets(
     else secrets.push({ name, value });
   };
   const extra = new Set(extraNames);
+  const ignored = new Set(ignore);
   for (const [name, value] of Object.entries(env)) {
-    if (extra.has(name) || isCredentialName(name)) add(name, value);
+    if (extra.has(name)) add(name, value);
+    else if (ignored.has(name)) continue;
+    else if (isCredentialName(name)) add(name, value);
+    else {
+      const shape = credentialShape(value);
+      if (shape) {
+        add(name, shape.values[0]);
+        // A part (a URL's password) too short to mask alone is still masked inside the value.
+        for (const part of shape.values.slice(1)) {
+          if (utf8ByteString(part).length >= MIN_SECRET_BYTES) add(name, part);
+        }
+      }
+    }
   }
   for (const value of values) add("SECRET", value);
   return { secrets, tooShort };

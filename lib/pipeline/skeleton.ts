@@ -14,6 +14,7 @@
  */
 
 /** What the skeleton leaves out; each match is removed whole. */
+// deno-lint-ignore no-control-regex
 const NOISE =
   /\x1b(?:\[[0-?]*[ -/]*[@-~]?|\][^\x07\x1b]*(?:\x07|\x1b\\)?|[ -/]*[0-~]?)|[\\'"\r\n]/g;
 

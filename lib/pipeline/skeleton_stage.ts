@@ -34,7 +34,7 @@ export class SkeletonSearch {
     this.#forms = this.#formNames.size > 0
       ? new FormSearch([...this.#formNames.keys()])
       : undefined;
-    this.#fragments = new FragmentSearch(secrets.map((s) => skeleton(s.value)));
+    this.#fragments = new FragmentSearch(secrets.map((s) => skeleton(fragmentSource(s.value))));
     this.#fragmentNames = secrets.map((s) => s.name);
     this.keep = Math.max(this.#forms?.longest ?? 0, FRAGMENT) + 1;
   }
@@ -89,6 +89,20 @@ export class SkeletonSearch {
     close();
     return cuts;
   }
+}
+
+/** A URL's user information (`user:password` before `@`): group 1. */
+const URL_USERINFO = /^[A-Za-z][A-Za-z0-9+.-]*:\/\/(?:([^\s/?#@]*)@)?/;
+
+/**
+ * The part of a value whose fragments reveal it: for a URL, only its user information (a
+ * password, a DSN's key), since its scheme, host and path are public and in every log;
+ * otherwise the whole value.
+ */
+function fragmentSource(value: string): string {
+  const url = URL_USERINFO.exec(value);
+  if (!url) return value;
+  return url[1] ?? "";
 }
 
 /** A stretch to replace: bytes [index, end) become `replacement`. */
