@@ -37,7 +37,18 @@ export function corpusSecrets(count = 100): Secret[] {
     () => pick(alnum, 32),
     () => crypto.randomUUID(),
     () => pick(alnum + "!@#%^&*", 16),
-    () => ["Tr0ub4dor&3", "correct-horse-battery-staple", "Summer2024!", "P@ssw0rd123"][random(4)],
+    // Passwords people choose: words, digits, a symbol. Made here, so that this file (and
+    // the git history the corpus reads) never holds them.
+    () => {
+      const words = ["summer", "dragon", "monkey", "horse", "battery", "staple", "sunshine"];
+      const word = () => words[random(words.length)];
+      const title = (w: string) => w[0].toUpperCase() + w.slice(1);
+      return [
+        () => title(word()) + (1970 + random(60)) + "!#$&"[random(4)],
+        () => [word(), word(), word(), word()].join("-"),
+        () => title(word()).replace("o", "0").replace("a", "@") + pick("0123456789", 3),
+      ][random(3)]();
+    },
   ];
   return Array.from(
     { length: count },

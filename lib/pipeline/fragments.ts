@@ -3,8 +3,8 @@
  * of a secret's skeleton (see `skeleton.ts`), so that a prefix, a half, a `cut -c` or
  * `fold` piece is caught. Every run that long holds a {@link PROBE}-byte window starting at
  * a position divisible by the step (`FRAGMENT - PROBE + 1`); only those windows are looked
- * up (a bit set, then a table of where each window lies in which secret), and a hit is
- * grown to the whole run both ways.
+ * up (a bit set of their first three bytes, one of their hashes, then a table of where each
+ * window lies in which secret), and a hit is grown to the whole run both ways.
  *
  * Fragments that could be ordinary text are not indexed: a window counts only when its
  * fragment of {@link FRAGMENT} characters has at least 7 in 12 distinct characters and holds
@@ -62,6 +62,8 @@ export function fragmentWorthy(fragment: string): boolean {
 export class FragmentSearch {
   readonly #secrets: string[];
   readonly #bits = new Uint32Array(1 << 16);
+  /** The first three bytes of every window, as a bit set of 24-bit grams. */
+  readonly #grams = new Uint32Array(1 << 19);
   /** Window hash → [secret, offset] pairs. */
   readonly #where = new Map<number, number[]>();
   /** The fewest characters that count as a fragment. */
@@ -79,18 +81,23 @@ export class FragmentSearch {
     this.#length = length;
     this.#step = length - PROBE + 1;
     this.#secrets = [...skeletons];
+    const index = (b: Uint8Array, n: number, w: number) => {
+      const h = windowHash(b, w);
+      const list = this.#where.get(h);
+      if (list === undefined) this.#where.set(h, [n, w]);
+      else if (!hasPair(list, n, w)) list.push(n, w);
+      this.#bits[(h >>> 5) & 0xffff] |= 1 << (h & 31);
+      const g = (b[w] << 16) | (b[w + 1] << 8) | b[w + 2];
+      this.#grams[g >>> 5] |= 1 << (g & 31);
+    };
     skeletons.forEach((s, n) => {
       const b = fromByteString(s);
+      let next = 0;
       for (let o = 0; o + length <= s.length; o++) {
         if (!fragmentWorthy(s.slice(o, o + length))) continue;
         // Every window inside a worthy fragment leads to it.
-        for (let w = o; w <= o + length - PROBE; w++) {
-          const h = windowHash(b, w);
-          const list = this.#where.get(h);
-          if (list === undefined) this.#where.set(h, [n, w]);
-          else if (!hasPair(list, n, w)) list.push(n, w);
-          this.#bits[(h >>> 5) & 0xffff] |= 1 << (h & 31);
-        }
+        for (let w = Math.max(o, next); w <= o + length - PROBE; w++) index(b, n, w);
+        next = o + length - PROBE + 1;
       }
     });
   }
@@ -110,18 +117,29 @@ export class FragmentSearch {
     const found: FragmentFound[] = [];
     let covered = 0;
     const bits = this.#bits;
-    for (let p = 0; p + PROBE <= bytes.length; p += this.#step) {
-      if (p + PROBE <= covered) continue;
-      const h = windowHash(bytes, p);
+    const step = this.#step;
+    const last = bytes.length - PROBE;
+    const grams = this.#grams;
+    for (let p = 0; p <= last; p += step) {
+      // The window's first three bytes must start some window: one look-up rules out most.
+      const g = (bytes[p] << 16) | (bytes[p + 1] << 8) | bytes[p + 2];
+      if ((grams[g >>> 5] & (1 << (g & 31))) === 0) continue;
+      // windowHash, inlined: this loop is the whole cost of the search.
+      const lo = bytes[p] | (bytes[p + 1] << 8) | (bytes[p + 2] << 16) | (bytes[p + 3] << 24);
+      const hi = bytes[p + 4] | (bytes[p + 5] << 8) | (bytes[p + 6] << 16) | (bytes[p + 7] << 24);
+      let h = Math.imul(lo, 0x9e3779b1) ^ Math.imul(hi ^ (lo >>> 15), 0x85ebca77);
+      h = (h ^ (h >>> 13)) >>> 0;
       if ((bits[(h >>> 5) & 0xffff] & (1 << (h & 31))) === 0) continue;
+      if (p + PROBE <= covered) continue;
       const list = this.#where.get(h);
       if (list === undefined) continue;
       let best: FragmentFound | undefined;
       for (let i = 0; i < list.length; i += 2) {
         const run = this.#grow(text, p, list[i], list[i + 1]);
-        if (run && (!best || run.end - run.index > best.end - best.index)) best = run;
+        if (!run || run.end - run.index < this.#length) continue;
+        if (!best || run.end - run.index > best.end - best.index) best = run;
       }
-      if (!best || best.end - best.index < this.#length) continue;
+      if (!best) continue;
       if (best.index < covered) best.index = covered;
       if (best.end - best.index <= 0) continue;
       found.push(best);

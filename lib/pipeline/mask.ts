@@ -13,6 +13,7 @@ import { FormSearch, type Found } from "./form_search.ts";
 import { dumpSpan, findDumped, MAX_DUMP_LINE } from "./dump.ts";
 import { findWrapped, trailingRun, type WrappedFound, wrappedSpan } from "./wrapped.ts";
 import { maskSkeleton, SkeletonSearch, SkeletonStream } from "./skeleton_stage.ts";
+import { skeleton } from "./skeleton.ts";
 import { base32, utf16Forms } from "./encodings.ts";
 import { credentialShape } from "./secret_shapes.ts";
 
@@ -215,6 +216,8 @@ export class Masker {
   readonly #search: FormSearch | undefined;
   readonly #names = new Map<string, string>();
   readonly #skeleton: SkeletonSearch | undefined;
+  /** The forms the first pass searches as written (see the constructor). */
+  readonly #plain: FormSearch | undefined;
 
   /** @param secrets the values to mask, each replaced by `$` + its name */
   constructor(secrets: readonly Secret[]) {
@@ -228,6 +231,12 @@ export class Masker {
     }
     this.#search = this.#names.size > 0 ? new FormSearch([...this.#names.keys()]) : undefined;
     this.#skeleton = all.length > 0 ? new SkeletonSearch(all) : undefined;
+    // The second pass finds every form as written too, but for those it cannot see: forms
+    // made mostly of quotes and backslashes, whose skeleton is under 6 bytes.
+    const unseen = [...this.#names.keys()].filter((form) =>
+      skeleton(form).length < MIN_SECRET_BYTES
+    );
+    this.#plain = unseen.length > 0 ? new FormSearch(unseen) : undefined;
   }
 
   /** The number of byte patterns searched for (each secret has several forms). */
@@ -238,7 +247,11 @@ export class Masker {
   /** Masks a whole byte string (see `bytes.ts`). */
   maskBytes(text: string): string {
     if (!this.#search) return text;
-    const cuts = findCuts(this.#search, this.#names, text, { before: 0, lead: "", final: true });
+    const cuts = findCuts(this.#search, this.#plain, this.#names, text, {
+      before: 0,
+      lead: "",
+      final: true,
+    });
     const out = replaceCuts(text, cuts, text.length, Infinity).out;
     return this.#skeleton ? maskSkeleton(this.#skeleton, out) : out;
   }
@@ -251,7 +264,7 @@ export class Masker {
 
   /** Starts masking one stream of byte strings; see {@link MaskStream}. */
   stream(): MaskStream {
-    return new MaskStream(this.#search, this.#names, this.#skeleton);
+    return new MaskStream(this.#search, this.#names, this.#skeleton, this.#plain);
   }
 }
 
@@ -278,12 +291,13 @@ interface Before {
  */
 function findCuts(
   search: FormSearch,
+  plain: FormSearch | undefined,
   names: Map<string, string>,
   text: string,
   { before, lead, final }: Before,
 ): Cut[] {
   const bytes = search.bytesOf(text);
-  const found = search.findAll(text, bytes);
+  const found = plain ? plain.findAll(text, bytes) : [];
   const wrapped = findWrapped(text, bytes, search, before);
   const dumped = findDumped(text, bytes, search, lead, final);
   if (dumped.length > 0) wrapped.push(...dumped);
@@ -401,6 +415,7 @@ export class MaskStream {
     private readonly search: FormSearch | undefined,
     private readonly names: Map<string, string>,
     skeleton?: SkeletonSearch,
+    private readonly plain?: FormSearch,
   ) {
     const longest = search?.longest ?? 0;
     this.#span = Math.max(wrappedSpan(longest), dumpSpan(longest));
@@ -424,7 +439,7 @@ export class MaskStream {
     const text = this.#carry + chunk;
     const safeUntil = Math.max(0, text.length - 2 * this.#span);
     const settled = text.length > MAX_CARRY ? Infinity : text.length - this.#span;
-    const cuts = findCuts(this.search, this.names, text, this.#before);
+    const cuts = findCuts(this.search, this.plain, this.names, text, this.#before);
     const { out, cut } = replaceCuts(text, cuts, safeUntil, settled);
     if (cut > 0) {
       const { before, lead } = this.#before;
@@ -450,7 +465,8 @@ export class MaskStream {
     this.#carry = "";
     this.#before = { before: 0, lead: "", final: false };
     if (!this.search) return rest;
-    return replaceCuts(rest, findCuts(this.search, this.names, rest, before), rest.length, Infinity)
+    const cuts = findCuts(this.search, this.plain, this.names, rest, before);
+    return replaceCuts(rest, cuts, rest.length, Infinity)
       .out;
   }
 }

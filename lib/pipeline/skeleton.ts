@@ -3,7 +3,7 @@
  * that one search finds a secret however a program dressed it. The skeleton is the text in
  * lower case (ASCII and Latin-1 letters), without terminal escape sequences (CSI such as SGR
  * colours, OSC up to BEL or ST, and two-byte ESC sequences), without line breaks (`\n`,
- * `\r`: wrapping at any column, `fold`), and without `\`, `'` and `"` (the escapes of shell
+ * `\r`: wrapping at any column, `fold`) and the indentation after them, and without `\`, `'` and `"` (the escapes of shell
  * quoting — `printf %q`, `set -x`'s `'\''` —, of `repr` and of JSON, applied once or twice).
  *
  * The same function is applied to the forms searched for, so a form matches the skeleton of
@@ -14,9 +14,12 @@
  */
 
 /** What the skeleton leaves out; each match is removed whole. */
-// deno-lint-ignore no-control-regex
 const NOISE =
-  /\x1b(?:\[[0-?]*[ -/]*[@-~]?|\][^\x07\x1b]*(?:\x07|\x1b\\)?|[ -/]*[0-~]?)|[\\'"\r\n]/g;
+  // deno-lint-ignore no-control-regex
+  /\x1b(?:\[[0-?]*[ -/]*[@-~]?|\][^\x07\x1b]*(?:\x07|\x1b\\)?|[ -/]*[0-~]?)|\n[ \t]*|[\\'"\r]/g;
+
+/** The characters NOISE removes one by one. */
+const SINGLE = /[\\'"\r\n]/g;
 
 /**
  * The skeleton of a byte string (see the module comment).
@@ -30,7 +33,13 @@ const NOISE =
 export function skeleton(text: string): string {
   const lower = text.toLowerCase();
   // Latin-1 lower-casing keeps the length; a guard in case an engine disagrees.
-  return (lower.length === text.length ? lower : text).replace(NOISE, "");
+  const out = lower.length === text.length ? lower : text;
+  if (out.includes("\x1b") || out.includes("\n ") || out.includes("\n\t")) {
+    return out.replace(NOISE, "");
+  }
+  // Without escapes and indented lines, NOISE removes single characters: a character class
+  // is about twice as fast as the whole expression.
+  return out.replace(SINGLE, "");
 }
 
 /** Leads from skeleton positions back to byte offsets of the text it was made of. */

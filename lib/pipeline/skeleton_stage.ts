@@ -7,6 +7,7 @@
  *
  * @module
  */
+import { fromByteString } from "./bytes.ts";
 import { FormSearch } from "./form_search.ts";
 import { FRAGMENT, FragmentSearch } from "./fragments.ts";
 import { skeleton, SkeletonMap } from "./skeleton.ts";
@@ -17,6 +18,7 @@ export class SkeletonSearch {
   readonly #formNames = new Map<string, string>();
   readonly #fragments: FragmentSearch;
   readonly #fragmentNames: string[];
+  #bytes = new Uint8Array(0);
   /** How many skeleton characters a stream holds back. */
   readonly keep: number;
 
@@ -25,6 +27,8 @@ export class SkeletonSearch {
    *   forms (byte strings)
    */
   constructor(secrets: ReadonlyArray<{ name: string; value: string; forms: readonly string[] }>) {
+    // (Measured: indexing the forms with the fragments, in one scan, is slower: the grams of
+    // lower-cased base64 forms cover most of those of ordinary text.)
     for (const { name, forms } of secrets) {
       for (const form of forms) {
         const s = skeleton(form);
@@ -50,10 +54,10 @@ export class SkeletonSearch {
    */
   find(text: string): SkeletonCut[] {
     const skel = skeleton(text);
-    if (!this.#forms) return [];
-    const bytes = this.#forms.bytesOf(skel);
+    if (this.#bytes.length < skel.length) this.#bytes = new Uint8Array(skel.length);
+    const bytes = fromByteString(skel, this.#bytes);
     const runs: Array<{ index: number; end: number; name: string; open: boolean }> = [];
-    for (const { index, form } of this.#forms.findAll(skel, bytes)) {
+    for (const { index, form } of this.#forms?.findAll(skel, bytes) ?? []) {
       runs.push({ index, end: index + form.length, name: this.#formNames.get(form)!, open: false });
     }
     for (const f of this.#fragments.findAll(skel, bytes)) {
@@ -114,11 +118,14 @@ export interface SkeletonCut {
   open: boolean;
 }
 
-/** `$NAME` for each line of `original` that holds part of the occurrence; breaks are kept. */
+/**
+ * `$NAME` for each line of `original` that holds part of the occurrence; line breaks and the
+ * indentation after them are kept.
+ */
 function replacement(original: string, name: string): string {
   if (!original.includes("\n")) return name;
   return original.split(/(\r?\n)/).map((piece, i) =>
-    i % 2 === 1 ? piece : skeleton(piece) === "" ? piece : name
+    i % 2 === 1 || skeleton(piece) === "" ? piece : /^[ \t]*/.exec(piece)![0] + name
   ).join("");
 }
 
@@ -134,10 +141,14 @@ export class SkeletonStream {
   /** Masks a chunk and returns what is safe to release. */
   push(chunk: string): string {
     const text = this.#carry + chunk;
-    const until = this.#holdFrom(text);
-    if (until === 0 && text.length <= MAX_HELD) {
-      this.#carry = text;
-      return "";
+    let until = this.#holdFrom(text);
+    if (until === 0) {
+      if (text.length <= MAX_HELD) {
+        this.#carry = text;
+        return "";
+      }
+      // Mostly line breaks and escapes: release all but a tail of bytes.
+      until = text.length - (2 * this.search.keep + 64);
     }
     const cuts = this.search.find(text);
     let out = "";

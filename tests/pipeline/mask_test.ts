@@ -92,8 +92,9 @@ Deno.test("a masker with no secrets passes bytes through unchanged", () => {
 });
 
 Deno.test("the fast search finds exactly what a plain regular expression finds", () => {
-  // No value has a fragment worth indexing (see fragments.ts), so only whole values match.
-  const values = ["abcdef-123", "xyzxyzxyz", "aaaaaa", "abcabcabc-abcabc", "ab\u00e9c€e"];
+  // No value has a fragment worth indexing (see fragments.ts), so only whole values match,
+  // and none can overlap another (overlapping finds are masked as one).
+  const values = ["abcdef-123", "xyzxyzxyz", "qqqqqq", "abcabcabc-abcabc", "ab\u00e9c€e"];
   const secrets = values.map((value, i) => ({ name: `S${i}`, value }));
   const filler = Array.from(
     { length: 40 },
