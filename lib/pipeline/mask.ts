@@ -14,6 +14,7 @@ import { dumpSpan, findDumped, MAX_DUMP_LINE } from "./dump.ts";
 import { findWrapped, trailingRun, type WrappedFound, wrappedSpan } from "./wrapped.ts";
 import { maskSkeleton, SkeletonSearch, SkeletonStream } from "./skeleton_stage.ts";
 import { skeleton } from "./skeleton.ts";
+import { FRAGMENT, fragmentWorthy } from "./fragments.ts";
 import { base32, utf16Forms } from "./encodings.ts";
 import { credentialShape } from "./secret_shapes.ts";
 
@@ -222,20 +223,25 @@ export class Masker {
   /** @param secrets the values to mask, each replaced by `$` + its name */
   constructor(secrets: readonly Secret[]) {
     const all = [];
+    const unseen: string[] = [];
     for (const { name, value } of secrets) {
       const forms = revealingForms(value);
-      all.push({ name: "$" + name, value: utf8ByteString(value), forms });
       for (const form of forms) {
         if (!this.#names.has(form)) this.#names.set(form, "$" + name);
+      }
+      // A short value like a word ("summer", "letmein") is searched only as written: in any
+      // case, joined across lines or quotes, it would mask ordinary text.
+      const bare = skeleton(utf8ByteString(value));
+      if (bare.length < FRAGMENT && !fragmentWorthy(bare)) unseen.push(...forms);
+      else {
+        all.push({ name: "$" + name, value: utf8ByteString(value), forms });
+        // The second pass finds every form as written too, but for those it cannot see:
+        // forms made mostly of quotes and backslashes, whose skeleton is under 6 bytes.
+        unseen.push(...forms.filter((form) => skeleton(form).length < MIN_SECRET_BYTES));
       }
     }
     this.#search = this.#names.size > 0 ? new FormSearch([...this.#names.keys()]) : undefined;
     this.#skeleton = all.length > 0 ? new SkeletonSearch(all) : undefined;
-    // The second pass finds every form as written too, but for those it cannot see: forms
-    // made mostly of quotes and backslashes, whose skeleton is under 6 bytes.
-    const unseen = [...this.#names.keys()].filter((form) =>
-      skeleton(form).length < MIN_SECRET_BYTES
-    );
     this.#plain = unseen.length > 0 ? new FormSearch(unseen) : undefined;
   }
 

@@ -117,3 +117,14 @@ Deno.test("a fragment shorter than FRAGMENT, and words of a passphrase, stay", (
   assert.equal(m.maskBytes(utf8ByteString(text)), utf8ByteString(text));
   assert.equal(m.maskText("correct-horse-battery-staple"), "$P");
 });
+
+Deno.test("a short word-like value is masked only as written, not in other cases or joined", () => {
+  const m = new Masker([{ name: "PASS", value: "summers" }, { name: "PIN_KEY", value: "Hunt3r2" }]);
+  assert.equal(m.maskText("pw summers"), "pw $PASS");
+  assert.equal(
+    m.maskText("Summers are warm; SUMMERS; sum\nmers"),
+    "Summers are warm; SUMMERS; sum\nmers",
+  );
+  // A short value with digits is random enough for the second pass.
+  assert.equal(m.maskText("HUNT3R2 and 'Hunt'\\''3r2'"), "$PIN_KEY and '$PIN_KEY'");
+});
