@@ -13,7 +13,7 @@ import { FormSearch, type Found } from "./form_search.ts";
 import { dumpSpan, findDumped, MAX_DUMP_LINE } from "./dump.ts";
 import { findWrapped, trailingRun, type WrappedFound, wrappedSpan } from "./wrapped.ts";
 import { maskSkeleton, SkeletonSearch, SkeletonStream } from "./skeleton_stage.ts";
-import { skeleton } from "./skeleton.ts";
+import { onlySingles, skeleton } from "./skeleton.ts";
 import { FRAGMENT, fragmentWorthy } from "./fragments.ts";
 import { base32, utf16Forms } from "./encodings.ts";
 import { credentialShape } from "./secret_shapes.ts";
@@ -303,7 +303,13 @@ function findCuts(
   { before, lead, final }: Before,
 ): Cut[] {
   const bytes = search.bytesOf(text);
-  const found = plain ? plain.findAll(text, bytes) : [];
+  // The second pass sees every form as written, but those it cannot (`plain`), unless escape
+  // sequences or indentation may have cut into one: then the first pass searches them all.
+  const found = !onlySingles(text)
+    ? search.findAll(text, bytes)
+    : plain
+    ? plain.findAll(text, bytes)
+    : [];
   const wrapped = findWrapped(text, bytes, search, before);
   const dumped = findDumped(text, bytes, search, lead, final);
   if (dumped.length > 0) wrapped.push(...dumped);

@@ -13,10 +13,14 @@
  * @module
  */
 
-/** What the skeleton leaves out; each match is removed whole. */
+/**
+ * What the skeleton leaves out; each match is removed whole. Escape sequences are bounded
+ * (an OSC must end within 512 bytes, by BEL or ST, on its line), so a stray ESC cannot hide
+ * what follows it.
+ */
 const NOISE =
   // deno-lint-ignore no-control-regex
-  /\x1b(?:\[[0-?]*[ -/]*[@-~]?|\][^\x07\x1b]*(?:\x07|\x1b\\)?|[ -/]*[0-~]?)|\n[ \t]*|[\\'"\r]/g;
+  /\x1b(?:\[[0-?]{0,32}[ -/]{0,8}[@-~]?|\][^\x07\x1b\n]{0,512}(?:\x07|\x1b\\)|[ -/]{0,8}[0-~]?)|\n[ \t]*|[\\'"\r]/g;
 
 /** The characters NOISE removes one by one. */
 const SINGLE = /[\\'"\r\n]/g;
@@ -34,12 +38,18 @@ export function skeleton(text: string): string {
   const lower = text.toLowerCase();
   // Latin-1 lower-casing keeps the length; a guard in case an engine disagrees.
   const out = lower.length === text.length ? lower : text;
-  if (out.includes("\x1b") || out.includes("\n ") || out.includes("\n\t")) {
-    return out.replace(NOISE, "");
-  }
+  if (!onlySingles(out)) return out.replace(NOISE, "");
   // Without escapes and indented lines, NOISE removes single characters: a character class
   // is about twice as fast as the whole expression.
   return out.replace(SINGLE, "");
+}
+
+/**
+ * Whether the skeleton of `text` only leaves out single characters (no escape sequence, no
+ * indentation after a line break), so that it still holds every form as written.
+ */
+export function onlySingles(text: string): boolean {
+  return !text.includes("\x1b") && !text.includes("\n ") && !text.includes("\n\t");
 }
 
 /** Leads from skeleton positions back to byte offsets of the text it was made of. */

@@ -128,3 +128,10 @@ Deno.test("a short word-like value is masked only as written, not in other cases
   // A short value with digits is random enough for the second pass.
   assert.equal(m.maskText("HUNT3R2 and 'Hunt'\\''3r2'"), "$PIN_KEY and '$PIN_KEY'");
 });
+
+Deno.test("a stray escape or an unended OSC does not hide a secret", () => {
+  const m = new Masker([{ name: "PIN_KEY", value: "Hunt3r2" }, { name: "API_KEY", value: VALUE }]);
+  assert.equal(m.maskText("\x1b[Hunt3r2"), "\x1b[$PIN_KEY");
+  assert.equal(m.maskText(`\x1b]0;no end ${VALUE} more`), `\x1b]0;no end $API_KEY more`);
+  assert.equal(m.maskText(`\n  ${VALUE}`), `\n  $API_KEY`);
+});
