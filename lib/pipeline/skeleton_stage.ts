@@ -191,7 +191,10 @@ export class SkeletonStream {
     const keep = this.search.keep;
     for (let width = 2 * keep + 64;; width *= 2) {
       if (width >= text.length) return 0;
-      if (skeleton(text.slice(text.length - width)).length >= keep) return text.length - width;
+      // 64 to spare: a slice that starts inside an escape sequence counts some of it.
+      if (skeleton(text.slice(text.length - width)).length >= keep + 64) {
+        return text.length - width;
+      }
     }
   }
 }
