@@ -79,18 +79,13 @@ export function collectSecrets(
   const extra = new Set(extraNames);
   const ignored = new Set(ignore);
   for (const [name, value] of Object.entries(env)) {
-    if (extra.has(name)) add(name, value);
-    else if (ignored.has(name)) continue;
-    else if (isCredentialName(name)) add(name, value);
-    else {
-      const shape = credentialShape(value);
-      if (shape) {
-        add(name, shape.values[0]);
-        // A part (a URL's password) too short to mask alone is still masked inside the value.
-        for (const part of shape.values.slice(1)) {
-          if (utf8ByteString(part).length >= MIN_SECRET_BYTES) add(name, part);
-        }
-      }
+    const named = extra.has(name) || (!ignored.has(name) && isCredentialName(name));
+    const shape = named || !ignored.has(name) ? credentialShape(value) : undefined;
+    if (!named && !shape) continue;
+    add(name, value);
+    // A part (a URL's password) too short to mask alone is still masked inside the value.
+    for (const part of shape?.values.slice(1) ?? []) {
+      if (utf8ByteString(part).length >= MIN_SECRET_BYTES) add(name, part);
     }
   }
   for (const value of values) add("SECRET", value);

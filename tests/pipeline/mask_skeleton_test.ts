@@ -135,3 +135,11 @@ Deno.test("a stray escape or an unended OSC does not hide a secret", () => {
   assert.equal(m.maskText(`\x1b]0;no end ${VALUE} more`), `\x1b]0;no end $API_KEY more`);
   assert.equal(m.maskText(`\n  ${VALUE}`), `\n  $API_KEY`);
 });
+
+Deno.test("a credential-named URL masks its password alone too", () => {
+  const { secrets } = collectSecrets({ SENTRY_DSN: "https://k3y:pa55w0rd-x@o1.ingest.example/42" });
+  assert.deepEqual(secrets.map((s) => s.value), [
+    "https://k3y:pa55w0rd-x@o1.ingest.example/42",
+    "pa55w0rd-x",
+  ]);
+});
