@@ -119,6 +119,7 @@ export function maskerFor(
     env,
     [...stringList(v["secrets.env"]), ...apiKeyEnvNames(v.providers)],
     [...stringList(v["secrets.values"]), ...headerValues],
+    stringList(v["secrets.ignore"]),
   );
   const tooShort = new Set([...collected.tooShort, ...serverEnv.flatMap((c) => c.tooShort)]);
   for (const name of tooShort) {

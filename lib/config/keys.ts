@@ -47,6 +47,12 @@ export const PROJECT_TRUSTED_ONLY = [
   "approval",
 ];
 
+/**
+ * Keys a project's config may never set, trusted or not: `secrets.ignore` would unmask the
+ * person's secrets. They are ignored with one stderr line.
+ */
+export const PROJECT_NEVER = ["secrets.ignore"];
+
 /** Keys whose value is an object of further keys. */
 export const GROUPS = ["limits", "secrets"] as const;
 
@@ -132,6 +138,12 @@ export const KEYS: Record<string, KeySpec> = {
     union: true,
     schema: strings,
     expected: "a list of secret values (strings)",
+    default: [],
+  },
+  "secrets.ignore": {
+    union: true,
+    schema: strings,
+    expected: "a list of environment variable names that are not secrets",
     default: [],
   },
   roots: {

@@ -11,7 +11,7 @@ import type * as Jsonc from "jsonc-parser";
 import type { ParseError } from "jsonc-parser";
 import { lazyRequire } from "../lazy_require.ts";
 import { argumentsProblem, isValid } from "../registry/schema.ts";
-import { GROUPS, KEYS, PROJECT_TRUSTED_ONLY } from "./keys.ts";
+import { GROUPS, KEYS, PROJECT_NEVER, PROJECT_TRUSTED_ONLY } from "./keys.ts";
 
 /** The JSONC parser, loaded when a config file exists rather than at every start. */
 const jsonc = lazyRequire<typeof Jsonc>("jsonc-parser");
@@ -104,6 +104,14 @@ export function loadConfig(sources: ConfigSources): Config {
     .flatMap((f) => stringList(read.get(f)!.trusted_projects));
   for (const file of files) {
     const fromFile = read.get(file)!;
+    if (file === project) {
+      for (const key of PROJECT_NEVER.filter((k) => k in fromFile)) {
+        delete fromFile[key];
+        notes.push(
+          `config ${file}: ignored "${key}": a project's config cannot unmask your secrets`,
+        );
+      }
+    }
     if (file === project && !trusted(trustedList, dirname(dirname(project)))) {
       const dropped = Object.keys(fromFile).filter((k) => PROJECT_TRUSTED_ONLY.includes(k));
       for (const key of dropped) delete fromFile[key];

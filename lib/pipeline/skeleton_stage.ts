@@ -1,0 +1,206 @@
+/**
+ * The second masking pass: the forms of each secret and the fragments of its value are
+ * searched for in the text's skeleton (`skeleton.ts`), so that a value with colour codes
+ * inside, shell-quoted, `repr`'d, JSON-escaped twice, upper-cased, wrapped at any column or
+ * cut into pieces is found; each find is mapped back to the bytes it came from, which
+ * become `$NAME` (one `$NAME` a line, line breaks kept).
+ *
+ * @module
+ */
+import { fromByteString } from "./bytes.ts";
+import { FormSearch } from "./form_search.ts";
+import { FRAGMENT, FragmentSearch } from "./fragments.ts";
+import { skeleton, SkeletonMap } from "./skeleton.ts";
+
+/** What the second pass searches for, built once per masker. */
+export class SkeletonSearch {
+  readonly #forms: FormSearch | undefined;
+  readonly #formNames = new Map<string, string>();
+  readonly #fragments: FragmentSearch;
+  readonly #fragmentNames: string[];
+  #bytes = new Uint8Array(0);
+  /** How many skeleton characters a stream holds back. */
+  readonly keep: number;
+
+  /**
+   * @param secrets each secret's name (with `$`), value (a byte string) and its revealing
+   *   forms (byte strings)
+   */
+  constructor(secrets: ReadonlyArray<{ name: string; value: string; forms: readonly string[] }>) {
+    // (Measured: indexing the forms with the fragments, in one scan, is slower: the grams of
+    // lower-cased base64 forms cover most of those of ordinary text.)
+    for (const { name, forms } of secrets) {
+      for (const form of forms) {
+        const s = skeleton(form);
+        if (s.length >= 6 && !this.#formNames.has(s)) this.#formNames.set(s, name);
+      }
+    }
+    this.#forms = this.#formNames.size > 0
+      ? new FormSearch([...this.#formNames.keys()])
+      : undefined;
+    this.#fragments = new FragmentSearch(secrets.map((s) => skeleton(fragmentSource(s.value))));
+    this.#fragmentNames = secrets.map((s) => s.name);
+    this.keep = Math.max(this.#forms?.longest ?? 0, FRAGMENT) + 1;
+  }
+
+  /** Whether there is nothing to search for. */
+  get empty(): boolean {
+    return !this.#forms && this.#fragments.empty;
+  }
+
+  /**
+   * The stretches of `text` (a byte string) to replace, in order, not overlapping; `open`
+   * marks a stretch that may go on past the end of the text.
+   */
+  find(text: string): SkeletonCut[] {
+    const skel = skeleton(text);
+    if (this.#bytes.length < skel.length) this.#bytes = new Uint8Array(skel.length);
+    const bytes = fromByteString(skel, this.#bytes);
+    const runs: Array<{ index: number; end: number; name: string; open: boolean }> = [];
+    for (const { index, form } of this.#forms?.findAll(skel, bytes) ?? []) {
+      runs.push({ index, end: index + form.length, name: this.#formNames.get(form)!, open: false });
+    }
+    for (const f of this.#fragments.findAll(skel, bytes)) {
+      runs.push({ index: f.index, end: f.end, name: this.#fragmentNames[f.secret], open: f.open });
+    }
+    if (runs.length === 0) return [];
+    runs.sort((a, b) => a.index - b.index || b.end - a.end);
+    const map = new SkeletonMap(text);
+    const cuts: SkeletonCut[] = [];
+    let last: { index: number; end: number; name: string; open: boolean } | undefined;
+    const close = () => {
+      if (!last) return;
+      const index = map.offset(last.index);
+      const end = map.offset(last.end - 1) + 1;
+      cuts.push({
+        index,
+        end,
+        replacement: replacement(text.slice(index, end), last.name),
+        open: last.open,
+      });
+    };
+    for (const run of runs) {
+      if (last && run.index < last.end) {
+        if (run.end > last.end) {
+          last.end = run.end;
+          last.open = run.open;
+        }
+        continue;
+      }
+      close();
+      last = { ...run };
+    }
+    close();
+    return cuts;
+  }
+}
+
+/** A URL's user information (`user:password` before `@`): group 1. */
+const URL_USERINFO = /^[A-Za-z][A-Za-z0-9+.-]*:\/\/(?:([^\s/?#@]*)@)?/;
+
+/**
+ * The part of a value whose fragments reveal it: for a URL, only its user information (a
+ * password, a DSN's key), since its scheme, host and path are public and in every log;
+ * otherwise the whole value.
+ */
+function fragmentSource(value: string): string {
+  const url = URL_USERINFO.exec(value);
+  if (!url) return value;
+  return url[1] ?? "";
+}
+
+/** A stretch to replace: bytes [index, end) become `replacement`. */
+export interface SkeletonCut {
+  index: number;
+  end: number;
+  replacement: string;
+  /** The occurrence may go on after the text searched. */
+  open: boolean;
+}
+
+/**
+ * `$NAME` for each line of `original` that holds part of the occurrence; line breaks and the
+ * indentation after them are kept.
+ */
+function replacement(original: string, name: string): string {
+  if (!original.includes("\n")) return name;
+  return original.split(/(\r?\n)/).map((piece, i) =>
+    i % 2 === 1 || skeleton(piece) === "" ? piece : /^[ \t]*/.exec(piece)![0] + name
+  ).join("");
+}
+
+/** Beyond this many bytes held, a stream releases what it would rather keep. */
+const MAX_HELD = 1 << 20;
+
+/** Masks one stream in the second pass; see {@link SkeletonSearch}. */
+export class SkeletonStream {
+  #carry = "";
+
+  constructor(private readonly search: SkeletonSearch) {}
+
+  /** Masks a chunk and returns what is safe to release. */
+  push(chunk: string): string {
+    const text = this.#carry + chunk;
+    let until = this.#holdFrom(text);
+    if (until === 0) {
+      if (text.length <= MAX_HELD) {
+        this.#carry = text;
+        return "";
+      }
+      // Mostly line breaks and escapes: release all but a tail of bytes.
+      until = text.length - (2 * this.search.keep + 64);
+    }
+    const cuts = this.search.find(text);
+    let out = "";
+    let pos = 0;
+    let cut = until;
+    for (const c of cuts) {
+      if (c.index >= until) break;
+      if (c.open && text.length <= MAX_HELD) {
+        cut = c.index;
+        break;
+      }
+      out += text.slice(pos, c.index) + c.replacement;
+      pos = c.end;
+      cut = Math.max(until, pos);
+    }
+    cut = Math.max(cut, pos);
+    out += text.slice(pos, cut);
+    this.#carry = text.slice(cut);
+    return out;
+  }
+
+  /** Releases what was held back, masked. */
+  end(): string {
+    const text = this.#carry;
+    this.#carry = "";
+    let out = "";
+    let pos = 0;
+    for (const c of this.search.find(text)) {
+      out += text.slice(pos, c.index) + c.replacement;
+      pos = c.end;
+    }
+    return out + text.slice(pos);
+  }
+
+  /**
+   * Where the held-back tail starts: the last {@link SkeletonSearch.keep} skeleton characters
+   * (at least) stay, since an occurrence could start among them.
+   */
+  #holdFrom(text: string): number {
+    const keep = this.search.keep;
+    for (let width = 2 * keep + 64;; width *= 2) {
+      if (width >= text.length) return 0;
+      // 64 to spare: a slice that starts inside an escape sequence counts some of it.
+      if (skeleton(text.slice(text.length - width)).length >= keep + 64) {
+        return text.length - width;
+      }
+    }
+  }
+}
+
+/** Masks a whole byte string in the second pass. */
+export function maskSkeleton(search: SkeletonSearch, text: string): string {
+  const stream = new SkeletonStream(search);
+  return stream.push(text) + stream.end();
+}
