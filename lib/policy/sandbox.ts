@@ -1,35 +1,74 @@
 /**
- * A sandbox for commands (SPEC S8, `policy.sandbox`): Deno's permissions stop at a child
- * process, so when the sandbox is on, `run` and tools from a tools folder start inside
- * bubblewrap (`bwrap`): the whole filesystem read-only except the roots and the temp folder,
- * `/dev` and `/proc` fresh, no network unless `{"network": true}`, the environment (tool links
- * on PATH, the MAGI_* context, magi's sockets) and the working folder as they were.
+ * The OS sandbox (SPEC S8.3): every program started on a model's behalf runs inside
+ * bubblewrap (`bwrap`). Deno's permissions stop at a child process; this is what stops it.
  *
- * When the sandbox is on but `bwrap` cannot start, commands are refused — never run
- * unsandboxed.
+ * - `read-only`: the whole filesystem read-only; a private, empty temp folder (a tmpfs at the
+ *   system temp path, TMPDIR pointing at it, gone when the call ends) is all it may write.
+ * - `workspace-write`: the roots and the temp folder writable, except `.git` (its `config`,
+ *   `hooks`, a worktree's `.git` file and common dir) and `.magi` of the repositories there,
+ *   and HOME's start-up files when HOME is writable (see `protectedPaths`).
+ * - every mode: credential stores, `sandbox.deny_read` and magi's own files hidden (an empty
+ *   folder or an empty file in their place); its own PID namespace (it cannot see or signal
+ *   another process), IPC and UTS namespaces, a new session (no TIOCSTI into the terminal),
+ *   no capabilities even when magi runs as root, no network unless `sandbox.network`; it dies
+ *   with magi.
  *
  * @module
  */
 import { delimiter, isAbsolute, join } from "node:path";
 import type { Policy } from "./decide.ts";
 import { systemTempDir } from "./roots.ts";
+import { hiddenPaths, kindOf, protectedPaths, within } from "./sandbox_paths.ts";
+import type { SandboxSettings } from "./sandbox_settings.ts";
 
-/** The sandbox's settings (config `policy.sandbox`). */
-export interface SandboxConfig {
-  /** Keep the network (default: none). */
-  network?: boolean;
+export type { SandboxMode, SandboxSettings } from "./sandbox_settings.ts";
+export { sandboxSettings } from "./sandbox_settings.ts";
+export { CREDENTIAL_STORES } from "./sandbox_paths.ts";
+
+/** What the sandbox must know about this session. */
+export interface SandboxScope {
+  /** Real absolute paths of the roots. */
+  roots: readonly string[];
+  /** magi's HOME (credential stores and "~/" in `deny_read` are under it). */
+  home: string;
+  /** magi's own config files and folders, state and sessions (absolute), hidden. */
+  hidden: readonly string[];
+  /** Folders that stay readable even under a hidden one (tools_dir, lua dirs, sockets' folder). */
+  visible?: readonly string[];
+  /** Unix sockets the child must reach (approvals socket, broker). */
+  sockets?: readonly string[];
+  /** The PATH to find bwrap on (default: the system folders, then magi's PATH). */
+  path?: string;
 }
 
 /** Turns a program and its arguments into the command that runs them inside the sandbox. */
-export type Wrap = (program: string, args: string[]) => { program: string; args: string[] };
+export type Wrap = (
+  program: string,
+  args: string[],
+) => { program: string; args: string[]; env?: Record<string, string> };
 
-/** Finds `bwrap` on a PATH; undefined when it is not there. */
-export function findBwrap(path: string): string | undefined {
+/** The settings of the old `policy.sandbox` key (mapped to workspace-write). */
+export interface SandboxConfig {
+  network?: boolean;
+}
+
+/** Where bwrap is looked for when no PATH is given: the system folders, then magi's PATH. */
+const SYSTEM_DIRS = ["/usr/bin", "/bin", "/usr/local/bin", "/usr/sbin"];
+
+/**
+ * Finds `bwrap` on a PATH, skipping folders a sandboxed program could write (a bwrap planted
+ * there would start outside the sandbox); undefined when it is not there.
+ *
+ * @param avoid real absolute folders whose insides are not searched (the roots, the temp folder)
+ */
+export function findBwrap(path: string, avoid: readonly string[] = []): string | undefined {
   for (const dir of path.split(delimiter)) {
     if (!isAbsolute(dir)) continue;
     try {
       const candidate = join(dir, "bwrap");
-      if (Deno.statSync(candidate).isFile) return candidate;
+      const at = Deno.realPathSync(candidate);
+      if (avoid.some((a) => within(at, a))) continue;
+      if (Deno.statSync(at).isFile) return at;
     } catch {
       // not here
     }
@@ -37,62 +76,144 @@ export function findBwrap(path: string): string | undefined {
   return undefined;
 }
 
+function defaultPath(): string {
+  return [...SYSTEM_DIRS, envPath()].join(delimiter);
+}
+
+/** The namespaces and limits every sandboxed call gets. */
+function isolation(network: boolean): string[] {
+  return [
+    "--unshare-pid",
+    "--unshare-ipc",
+    "--unshare-uts",
+    "--unshare-cgroup-try",
+    ...(network ? [] : ["--unshare-net"]),
+    "--new-session",
+    "--die-with-parent",
+    "--cap-drop",
+    "ALL",
+  ];
+}
+
 /**
- * bwrap's arguments, before `--` and the command.
- *
- * @param writable real absolute folders that stay writable (the roots, the temp folder)
+ * bwrap's arguments for one call, before `--` and the command. Later mounts cover earlier
+ * ones: the system read-only, then the temp folder, the roots, what stays read-only inside
+ * them, what is hidden, what must stay visible under a hidden folder, and the sockets.
  */
-export function bwrapArgs(writable: readonly string[], network: boolean): string[] {
+export function bwrapArgs(
+  settings: SandboxSettings,
+  scope: SandboxScope,
+  mode: "read-only" | "workspace-write",
+): string[] {
+  const temp = realTemp();
   const args = ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"];
-  for (const dir of new Set(writable)) {
-    try {
-      if (!Deno.statSync(dir).isDirectory) continue;
-    } catch {
-      continue;
+  const roots = [...new Set(scope.roots)].filter((r) => kindOf(r) === "dir");
+  if (mode === "read-only") {
+    args.push("--tmpfs", temp, "--setenv", "TMPDIR", temp);
+    // A root under the temp folder was covered by the private one: show it again, read-only.
+    for (const r of roots) if (within(r, temp)) args.push("--ro-bind", r, r);
+  } else {
+    const writable = [...new Set([temp, ...roots])];
+    for (const dir of writable) args.push("--bind", dir, dir);
+    for (const p of protectedPaths(writable, scope.home)) {
+      if (p.kind === "missing-dir") args.push("--tmpfs", p.path, "--remount-ro", p.path);
+      else args.push("--ro-bind", p.path, p.path);
     }
-    args.push("--bind", dir, dir);
   }
-  if (!network) args.push("--unshare-net");
-  args.push("--die-with-parent");
+  const emptied: string[] = [];
+  for (const p of hiddenPaths(scope.home, settings.denyRead, scope.hidden)) {
+    const k = kindOf(p);
+    if (k === "dir") {
+      args.push("--tmpfs", p);
+      emptied.push(p);
+    } else if (k === "file") args.push("--ro-bind", "/dev/null", p);
+    // A symlink was resolved by hiddenPaths; a missing path has nothing to read.
+  }
+  for (const v of scope.visible ?? []) if (kindOf(v) === "dir") args.push("--ro-bind", v, v);
+  for (const s of scope.sockets ?? []) if (kindOf(s) === "file") args.push("--bind", s, s);
+  // Read-only last: the visible folders and sockets above needed their mount points made.
+  for (const p of emptied) args.push("--remount-ro", p);
+  args.push(...isolation(settings.network !== false));
   return args;
+}
+
+/**
+ * The launcher for one call.
+ *
+ * @throws Error for `network` given as a list of domains (not supported yet)
+ */
+export function sandboxLauncher(
+  settings: SandboxSettings,
+  scope: SandboxScope,
+  mode: "read-only" | "workspace-write",
+): Wrap {
+  if (Array.isArray(settings.network)) {
+    throw new Error(
+      'config key "sandbox.network": a list of allowed domains is not supported yet; ' +
+        "use true or false",
+    );
+  }
+  const bwrap = findBwrap(scope.path ?? defaultPath(), [...scope.roots, realTemp()]) ?? "bwrap";
+  return (program, rest) => ({
+    program: bwrap,
+    args: [...bwrapArgs(settings, scope, mode), "--", program, ...rest],
+  });
 }
 
 const probes = new Map<string, Promise<string | undefined>>();
 
 /**
- * Whether bwrap starts here (checked once per bwrap path and argument list).
+ * Why no sandbox can start here, or undefined when one can: not Linux, no bwrap, or bwrap
+ * failing with the namespaces the sandbox uses (no user namespaces, a container that forbids
+ * them). Checked once per PATH for the life of the process.
  *
- * @returns undefined when it does, or why not
+ * @param path the PATH to look for bwrap on (default: the system folders, then magi's PATH)
  */
-export function sandboxProblem(
-  bwrap: string | undefined,
-  args: string[],
-): Promise<string | undefined> {
+export function sandboxProblem(path?: string): Promise<string | undefined> {
+  if (Deno.build.os !== "linux") {
+    return Promise.resolve(
+      `the sandbox needs Linux with bubblewrap; this is ${Deno.build.os}`,
+    );
+  }
+  const bwrap = findBwrap(path ?? defaultPath(), [realTemp()]);
   if (!bwrap) return Promise.resolve('bwrap is not on PATH (Debian package "bubblewrap")');
-  const key = [bwrap, ...args].join("\0");
-  let probe = probes.get(key);
+  let probe = probes.get(bwrap);
   if (!probe) {
-    probe = (async () => {
-      try {
-        const out = await new Deno.Command(bwrap, {
-          args: [...args, "--", "true"],
-          stdin: "null",
-          stdout: "null",
-          stderr: "piped",
-        }).output();
-        if (out.success) return undefined;
-        const why = new TextDecoder().decode(out.stderr).trim().split("\n").at(-1);
-        return `bwrap cannot start (exit status ${out.code}${why ? `: ${why}` : ""})`;
-      } catch (error) {
-        return `bwrap cannot start: ${(error as Error).message}`;
-      }
-    })();
-    probes.set(key, probe);
+    const args = [
+      "--ro-bind",
+      "/",
+      "/",
+      "--dev",
+      "/dev",
+      "--proc",
+      "/proc",
+      "--tmpfs",
+      realTemp(),
+      ...isolation(false),
+    ];
+    probe = probeBwrap(bwrap, args);
+    probes.set(bwrap, probe);
   }
   return probe;
 }
 
-/** The sandbox of a policy, or undefined when it is off. */
+async function probeBwrap(bwrap: string, args: string[]): Promise<string | undefined> {
+  try {
+    const out = await new Deno.Command(bwrap, {
+      args: [...args, "--", "true"],
+      stdin: "null",
+      stdout: "null",
+      stderr: "piped",
+    }).output();
+    if (out.success) return undefined;
+    const why = new TextDecoder().decode(out.stderr).trim().split("\n").at(-1);
+    return `bwrap cannot start (exit status ${out.code}${why ? `: ${why}` : ""})`;
+  } catch (error) {
+    return `bwrap cannot start: ${(error as Error).message}`;
+  }
+}
+
+/** The sandbox of the old `policy.sandbox` key, or undefined when it is off. */
 export interface Sandbox {
   wrap: Wrap;
   /** Why bwrap cannot start here, or undefined when it can. */
@@ -100,22 +221,40 @@ export interface Sandbox {
 }
 
 /**
- * The sandbox for a policy with `sandbox` on.
+ * The sandbox for a policy with `policy.sandbox` on: workspace-write over the policy's roots,
+ * magi's config and state hidden, network as `policy.sandbox.network` says. Kept until the
+ * gate picks the mode per call from {@link sandboxSettings}.
  *
  * @param path the PATH to find bwrap on (magi's own)
  */
 export function sandboxFor(policy: Policy, path: string): Sandbox | undefined {
   if (!policy.sandbox) return undefined;
   const config: SandboxConfig = typeof policy.sandbox === "object" ? policy.sandbox : {};
-  const bwrap = findBwrap(path);
-  const args = bwrapArgs([...policy.roots, realTemp()], config.network === true);
-  return {
-    wrap: (program, rest) => ({
-      program: bwrap ?? "bwrap",
-      args: [...args, "--", program, ...rest],
-    }),
-    problem: () => sandboxProblem(bwrap, args),
+  const env = policy.env;
+  const home = env.HOME ?? "/root";
+  const config_ = env.XDG_CONFIG_HOME || join(home, ".config");
+  const state = env.XDG_STATE_HOME || join(home, ".local", "state");
+  const settings: SandboxSettings = {
+    mode: "workspace-write",
+    network: config.network === true,
+    denyRead: [],
   };
+  const scope: SandboxScope = {
+    roots: policy.roots,
+    home,
+    hidden: [join(config_, "magi", "config.jsonc"), join(state, "magi")],
+    path,
+  };
+  const wrap = sandboxLauncher(settings, scope, "workspace-write");
+  return { wrap, problem: () => sandboxProblem(path) };
+}
+
+function envPath(): string {
+  try {
+    return Deno.env.get("PATH") ?? "";
+  } catch {
+    return "";
+  }
 }
 
 function realTemp(): string {

@@ -1,0 +1,194 @@
+/**
+ * What the sandbox hides and what it keeps read-only inside writable folders (SPEC S8.3):
+ * credential stores under HOME, and a repository's `.git/config`, `.git/hooks` and `.magi`
+ * that git or magi would run from outside the sandbox later.
+ *
+ * @module
+ */
+import { dirname, isAbsolute, join, resolve } from "node:path";
+
+/** Credential stores under HOME that every mode hides. */
+export const CREDENTIAL_STORES = [
+  ".ssh",
+  ".aws",
+  ".gnupg",
+  ".config/gcloud",
+  ".kube",
+  ".docker/config.json",
+  ".netrc",
+  ".npmrc",
+  ".git-credentials",
+  ".config/gh",
+  ".pypirc",
+  ".cargo/credentials.toml",
+  ".config/git/credentials",
+];
+
+/**
+ * HOME's start-up files: read-only when HOME lies inside a writable folder, so a sandboxed
+ * program cannot leave something the person's own shell or git runs later.
+ */
+export const HOME_STARTUP = [
+  ".bashrc",
+  ".bash_profile",
+  ".bash_login",
+  ".bash_logout",
+  ".profile",
+  ".zshrc",
+  ".zshenv",
+  ".zprofile",
+  ".gitconfig",
+  ".config/git",
+];
+
+/** Whether `path` is `dir` or inside it (both absolute, normalised). */
+export function within(path: string, dir: string): boolean {
+  return path === dir || path.startsWith(dir.endsWith("/") ? dir : dir + "/");
+}
+
+/** A path's kind, without following a final symlink ("link"), or undefined when missing. */
+export function kindOf(path: string): "dir" | "file" | "link" | undefined {
+  try {
+    const s = Deno.lstatSync(path);
+    return s.isSymlink ? "link" : s.isDirectory ? "dir" : "file";
+  } catch {
+    return undefined;
+  }
+}
+
+function real(path: string): string | undefined {
+  try {
+    return Deno.realPathSync(path);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The paths to hide, with symlinks resolved to what they name (both are hidden): the credential
+ * stores under `home`, `deny_read` entries ("~/" against `home`) and magi's own files.
+ */
+export function hiddenPaths(home: string, denyRead: readonly string[], own: readonly string[]) {
+  const out = new Set<string>();
+  const add = (p: string) => {
+    const abs = resolve(p);
+    out.add(abs);
+    const r = real(abs);
+    if (r) out.add(r);
+  };
+  for (const rel of CREDENTIAL_STORES) add(join(home, rel));
+  for (const p of denyRead) add(p.startsWith("~/") ? join(home, p.slice(2)) : p);
+  for (const p of own) if (isAbsolute(p)) add(p);
+  return [...out];
+}
+
+/** One read-only re-mount inside a writable folder. */
+export interface Protect {
+  path: string;
+  /** "dir"/"file": bind it read-only; "missing-dir": an empty read-only folder there. */
+  kind: "dir" | "file" | "missing-dir";
+}
+
+/** At most this many folders are looked at below each writable folder for nested repositories. */
+const SCAN_BUDGET = 400;
+const SKIP = new Set([".git", "node_modules", ".cache", "target", "dist", "vendor"]);
+
+/**
+ * What stays read-only inside the writable folders: for every repository found at, above (as
+ * far as a writable folder reaches) or up to two levels below each folder, its `.git` file,
+ * `config`, `config.worktree`, `hooks` (made as an empty read-only folder when missing) and those
+ * of the common dir of a worktree; a bare repository's `config` and `hooks`; each repository's
+ * `.magi` and each writable folder's own (made empty and read-only when missing); HOME's start-up files when HOME is writable.
+ *
+ * @param writable real absolute folders the program may write
+ */
+export function protectedPaths(writable: readonly string[], home: string): Protect[] {
+  const isWritable = (p: string) => writable.some((w) => within(p, w));
+  const out = new Map<string, Protect>();
+  const add = (path: string, kind: Protect["kind"]) => {
+    if (isWritable(path) && !out.has(path)) out.set(path, { path, kind });
+  };
+  const gitDir = (g: string) => {
+    for (const name of ["config", "config.worktree"]) {
+      const k = kindOf(join(g, name));
+      if (k) add(join(g, name), k === "dir" ? "dir" : "file");
+    }
+    const hooks = join(g, "hooks");
+    const hk = kindOf(hooks);
+    add(hooks, hk === undefined ? "missing-dir" : hk === "dir" ? "dir" : "file");
+    try {
+      const common = Deno.readTextFileSync(join(g, "commondir")).trim();
+      if (common && common !== ".") {
+        const c = resolve(g, common);
+        if (kindOf(c) === "dir") gitDir(c);
+      }
+      add(join(g, "commondir"), "file");
+    } catch {
+      // not a worktree's git dir
+    }
+  };
+  const repoAt = (top: string) => {
+    const dotGit = join(top, ".git");
+    const k = kindOf(dotGit);
+    if (k === "dir") gitDir(dotGit);
+    else if (k === "file" || k === "link") {
+      add(dotGit, "file");
+      try {
+        const text = Deno.readTextFileSync(dotGit);
+        const m = /^gitdir:\s*(.+)$/m.exec(text);
+        if (m) {
+          const g = resolve(top, m[1].trim());
+          if (kindOf(g) === "dir") gitDir(g);
+        }
+      } catch {
+        // a link to nowhere: nothing of git's to protect
+      }
+    }
+    const bare = ["HEAD", "objects", "refs"].every((n) => kindOf(join(top, n)) !== undefined) &&
+      kindOf(join(top, "config")) === "file";
+    if (bare) gitDir(top);
+    const magi = join(top, ".magi");
+    const mk = kindOf(magi);
+    if ((k || bare) && mk) add(magi, mk === "dir" ? "dir" : "file");
+    return k !== undefined || bare;
+  };
+  for (const w of writable) {
+    // The folder itself and the repositories it lies in.
+    for (let dir = w;; dir = dirname(dir)) {
+      repoAt(dir);
+      if (dirname(dir) === dir) break;
+    }
+    const magi = join(w, ".magi");
+    const mk = kindOf(magi);
+    add(magi, mk === undefined ? "missing-dir" : mk === "dir" ? "dir" : "file");
+    // Nested repositories, two levels down, within a budget.
+    let budget = SCAN_BUDGET;
+    let level = [w];
+    for (let depth = 0; depth < 2 && budget > 0; depth++) {
+      const next: string[] = [];
+      for (const dir of level) {
+        let entries: Deno.DirEntry[];
+        try {
+          entries = [...Deno.readDirSync(dir)];
+        } catch {
+          continue;
+        }
+        for (const e of entries) {
+          if (!e.isDirectory || SKIP.has(e.name) || budget-- <= 0) continue;
+          const sub = join(dir, e.name);
+          repoAt(sub);
+          next.push(sub);
+        }
+      }
+      level = next;
+    }
+  }
+  if (isWritable(home)) {
+    for (const rel of HOME_STARTUP) {
+      const p = join(home, rel);
+      const k = kindOf(p);
+      if (k === "dir" || k === "file") add(p, k);
+    }
+  }
+  return [...out.values()];
+}
