@@ -62,6 +62,15 @@ const SYSTEM_DIRS = ["/usr/bin", "/bin", "/usr/local/bin", "/usr/sbin"];
  * @param avoid real absolute folders whose insides are not searched (the roots, the temp folder)
  */
 export function findBwrap(path: string, avoid: readonly string[] = []): string | undefined {
+  const key = [path, ...avoid].join("\0");
+  if (!found.has(key)) found.set(key, lookUp(path, avoid));
+  return found.get(key);
+}
+
+/** Where bwrap was found, per PATH and folders avoided: it does not move during a session. */
+const found = new Map<string, string | undefined>();
+
+function lookUp(path: string, avoid: readonly string[]): string | undefined {
   for (const dir of path.split(delimiter)) {
     if (!isAbsolute(dir)) continue;
     try {
@@ -114,8 +123,10 @@ export function bwrapArgs(
     for (const r of roots) if (within(r, temp)) args.push("--ro-bind", r, r);
   } else {
     const writable = [...new Set([temp, ...roots])];
-    for (const dir of writable) args.push("--bind", dir, dir);
-    for (const p of protectedPaths(writable, scope.home)) {
+    // A folder inside another writable one is writable already: one mount fewer.
+    const outer = writable.filter((d) => !writable.some((o) => o !== d && within(d, o)));
+    for (const dir of outer) args.push("--bind", dir, dir);
+    for (const p of protectedPaths(writable, scope.home, [temp])) {
       if (p.kind === "missing-dir") args.push("--tmpfs", p.path, "--remount-ro", p.path);
       else args.push("--ro-bind", p.path, p.path);
     }

@@ -82,6 +82,48 @@ export function hiddenPaths(home: string, denyRead: readonly string[], own: read
   return [...out];
 }
 
+/** A folder's sub-folders and whether it holds a repository, as last read. */
+interface Listing {
+  mtime: number;
+  ino: number | null;
+  dirs: string[];
+  repo: boolean;
+}
+
+const listings = new Map<string, Listing>();
+
+/**
+ * A folder's listing, read again only when its modification time changed (so a call costs one
+ * `stat` per folder once the tree has been read); undefined when it cannot be read.
+ */
+function listing(dir: string): Listing | undefined {
+  let st: Deno.FileInfo;
+  try {
+    st = Deno.statSync(dir);
+  } catch {
+    return undefined;
+  }
+  const mtime = st.mtime?.getTime() ?? NaN;
+  const cached = listings.get(dir);
+  if (cached && cached.mtime === mtime && cached.ino === st.ino) return cached;
+  const names = new Set<string>();
+  const dirs: string[] = [];
+  try {
+    for (const e of Deno.readDirSync(dir)) {
+      names.add(e.name);
+      if (e.isDirectory && !SKIP.has(e.name)) dirs.push(join(dir, e.name));
+    }
+  } catch {
+    return undefined;
+  }
+  const repo = names.has(".git") ||
+    ["HEAD", "objects", "refs", "config"].every((n) => names.has(n));
+  const out = { mtime, ino: st.ino, dirs, repo };
+  // A change in the same moment as this reading might keep the time: such a listing is not kept.
+  if (Number.isFinite(mtime) && Date.now() - mtime > 2000) listings.set(dir, out);
+  return out;
+}
+
 /** One read-only re-mount inside a writable folder. */
 export interface Protect {
   path: string;
@@ -90,7 +132,7 @@ export interface Protect {
 }
 
 /** At most this many folders are looked at below each writable folder for nested repositories. */
-const SCAN_BUDGET = 400;
+const SCAN_BUDGET = 200;
 const SKIP = new Set([".git", "node_modules", ".cache", "target", "dist", "vendor"]);
 
 /**
@@ -98,11 +140,17 @@ const SKIP = new Set([".git", "node_modules", ".cache", "target", "dist", "vendo
  * far as a writable folder reaches) or up to two levels below each folder, its `.git` file,
  * `config`, `config.worktree`, `hooks` (made as an empty read-only folder when missing) and those
  * of the common dir of a worktree; a bare repository's `config` and `hooks`; each repository's
- * `.magi` and each writable folder's own (made empty and read-only when missing); HOME's start-up files when HOME is writable.
+ * `.magi` and each writable folder's own (made empty and read-only when missing); HOME's
+ * start-up files when HOME is writable.
  *
  * @param writable real absolute folders the program may write
+ * @param shallow those of them searched one level down only (the temp folder: many entries)
  */
-export function protectedPaths(writable: readonly string[], home: string): Protect[] {
+export function protectedPaths(
+  writable: readonly string[],
+  home: string,
+  shallow: readonly string[] = [],
+): Protect[] {
   const isWritable = (p: string) => writable.some((w) => within(p, w));
   const out = new Map<string, Protect>();
   const add = (path: string, kind: Protect["kind"]) => {
@@ -161,22 +209,16 @@ export function protectedPaths(writable: readonly string[], home: string): Prote
     const magi = join(w, ".magi");
     const mk = kindOf(magi);
     add(magi, mk === undefined ? "missing-dir" : mk === "dir" ? "dir" : "file");
-    // Nested repositories, two levels down, within a budget.
+    // Nested repositories, two levels down (one in the temp folder), within a budget.
     let budget = SCAN_BUDGET;
     let level = [w];
-    for (let depth = 0; depth < 2 && budget > 0; depth++) {
+    const levels = shallow.includes(w) ? 1 : 2;
+    for (let depth = 0; depth < levels && budget > 0; depth++) {
       const next: string[] = [];
       for (const dir of level) {
-        let entries: Deno.DirEntry[];
-        try {
-          entries = [...Deno.readDirSync(dir)];
-        } catch {
-          continue;
-        }
-        for (const e of entries) {
-          if (!e.isDirectory || SKIP.has(e.name) || budget-- <= 0) continue;
-          const sub = join(dir, e.name);
-          repoAt(sub);
+        for (const sub of listing(dir)?.dirs ?? []) {
+          if (budget-- <= 0) break;
+          if (listing(sub)?.repo) repoAt(sub);
           next.push(sub);
         }
       }
