@@ -18,7 +18,7 @@
 import { delimiter, isAbsolute, join } from "node:path";
 import type { Policy } from "./decide.ts";
 import { systemTempDir } from "./roots.ts";
-import { hiddenPaths, kindOf, protectedPaths, within } from "./sandbox_paths.ts";
+import { hiddenPaths, kindOf, pinsFor, protectedPaths, within } from "./sandbox_paths.ts";
 import type { SandboxSettings } from "./sandbox_settings.ts";
 
 export type { SandboxMode, SandboxSettings } from "./sandbox_settings.ts";
@@ -126,7 +126,9 @@ export function bwrapArgs(
     // A folder inside another writable one is writable already: one mount fewer.
     const outer = writable.filter((d) => !writable.some((o) => o !== d && within(d, o)));
     for (const dir of outer) args.push("--bind", dir, dir);
-    for (const p of protectedPaths(writable, scope.home, [temp])) {
+    const protects = protectedPaths(writable, scope.home, [temp]);
+    for (const dir of pinsFor(protects, outer)) args.push("--bind", dir, dir);
+    for (const p of protects) {
       if (p.kind === "missing-dir") args.push("--tmpfs", p.path, "--remount-ro", p.path);
       else args.push("--ro-bind", p.path, p.path);
     }

@@ -178,7 +178,9 @@ export function protectedPaths(
   const repoAt = (top: string) => {
     const dotGit = join(top, ".git");
     const k = kindOf(dotGit);
+    const target = k === "link" ? real(dotGit) : undefined;
     if (k === "dir") gitDir(dotGit);
+    else if (target && kindOf(target) === "dir") gitDir(target);
     else if (k === "file" || k === "link") {
       add(dotGit, "file");
       try {
@@ -233,4 +235,24 @@ export function protectedPaths(
     }
   }
   return [...out.values()];
+}
+
+/**
+ * The folders between a writable folder and each protected path, to be bound onto themselves
+ * first: a mount point cannot be renamed or removed, so a program cannot move `.git` (or the
+ * repository, or a folder above it) aside and put its own `config` and hooks in its place.
+ *
+ * @returns folders, shallowest first
+ */
+export function pinsFor(protects: readonly Protect[], writable: readonly string[]): string[] {
+  const pins = new Set<string>();
+  for (const { path } of protects) {
+    const outer = writable.filter((w) => within(path, w) && w !== path)
+      .sort((a, b) => b.length - a.length)[0];
+    if (!outer) continue;
+    for (let dir = dirname(path); dir !== outer && within(dir, outer); dir = dirname(dir)) {
+      if (kindOf(dir) === "dir") pins.add(dir);
+    }
+  }
+  return [...pins].sort((a, b) => a.split("/").length - b.split("/").length);
 }

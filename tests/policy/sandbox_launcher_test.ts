@@ -111,6 +111,14 @@ Deno.test({
         `echo evil > "${nested}/.git/config"; echo x > "${w.outside}/made"; true`,
     );
     assert.match(r.out, /^ok$/m);
+    // Nor by moving .git, the repository or a folder above it aside and making a new one.
+    const swap = await inside(
+      launcher(w, "workspace-write"),
+      `cd "${w.root}"; mv .git .git-old; mv sub sub-old; mv sub/inner sub/inner-old; ` +
+        `rm -rf .git sub; git init -q . ; git config core.fsmonitor evil; ` +
+        `mkdir -p x/.git; mv x/.git .git; true`,
+    );
+    assert.match(swap.err, /busy|Read-only/);
     assert.equal(await Deno.readTextFile(join(w.root, ".git", "config")), config);
     await assert.rejects(Deno.stat(join(w.root, ".git", "hooks", "pre-commit")));
     assert.equal(await Deno.readTextFile(join(w.root, ".magi", "config.jsonc")), "{}\n");
