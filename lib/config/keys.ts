@@ -153,8 +153,13 @@ export const KEYS: Record<string, KeySpec> = {
     tighten: tightenMode,
   },
   "sandbox.network": {
-    schema: { type: "boolean" },
-    expected: "true or false (default: no network)",
+    schema: {
+      anyOf: [{ type: "boolean" }, {
+        type: "array",
+        items: { type: "string", pattern: "^(\\*\\.)?[A-Za-z0-9]([A-Za-z0-9.-]*[A-Za-z0-9])?$" },
+      }],
+    },
+    expected: 'true, false (the default) or a list of allowed domains ("*.npmjs.org")',
     tighten: tightenNetwork,
   },
   "sandbox.deny_read": {

@@ -12,7 +12,7 @@ import type { Invocation, Outcome, Tool } from "../registry/types.ts";
 import { join } from "node:path";
 import { lendApprover } from "./approvals.ts";
 import { isDenoScript, serveBroker } from "./broker.ts";
-import { sandboxFor } from "./sandbox.ts";
+import { sandboxFor, sandboxSockets } from "./sandbox.ts";
 import { decide, type Policy, type Verdict, verdictLine } from "./decide.ts";
 
 /** Who makes a call: a person by hand (`magi call`), or a model (the agent, MCP clients). */
@@ -235,8 +235,9 @@ export function guardedFor(
     invoke: async (inv) => {
       const release = lendApprover(rt.policy, call.approve);
       try {
+        const env = brokerEnv(rt, tool, inv.env);
         const sandbox = sandboxed(tool)
-          ? sandboxFor(rt.policy, rt.policy.env.PATH ?? "")
+          ? sandboxFor(rt.policy, rt.policy.env.PATH ?? "", sandboxSockets(env))
           : undefined;
         if (sandbox) {
           const problem = await sandbox.problem();
@@ -248,7 +249,6 @@ export function guardedFor(
             };
           }
         }
-        const env = brokerEnv(rt, tool, inv.env);
         return await gated.invoke({
           ...inv,
           env,

@@ -15,10 +15,19 @@
  *
  * @module
  */
-import { delimiter, isAbsolute, join } from "node:path";
+import { basename, delimiter, isAbsolute, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { domainProxy } from "./sandbox_proxy.ts";
 import type { Policy } from "./decide.ts";
 import { systemTempDir } from "./roots.ts";
-import { hiddenPaths, kindOf, pinsFor, protectedPaths, within } from "./sandbox_paths.ts";
+import {
+  hiddenPaths,
+  kindOf,
+  pinsFor,
+  protectedPaths,
+  socketsIn,
+  within,
+} from "./sandbox_paths.ts";
 import type { SandboxSettings } from "./sandbox_settings.ts";
 
 export type { SandboxMode, SandboxSettings } from "./sandbox_settings.ts";
@@ -89,6 +98,9 @@ function defaultPath(): string {
   return [...SYSTEM_DIRS, envPath()].join(delimiter);
 }
 
+/** The system's folders of daemons' sockets. */
+const RUN_DIRS = ["/run", "/var/run", "/dev/shm"];
+
 /** The namespaces and limits every sandboxed call gets. */
 function isolation(network: boolean): string[] {
   return [
@@ -142,6 +154,14 @@ export function bwrapArgs(
     } else if (k === "file") args.push("--ro-bind", "/dev/null", p);
     // A symlink was resolved by hiddenPaths; a missing path has nothing to read.
   }
+  // Every unix socket is a way out: hide those in the system's run folder, HOME and (when it is
+  // shared) the temp folder; the call's own sockets are bound again below.
+  const own = new Set((scope.sockets ?? []).map(realOr));
+  const scanned = [...RUN_DIRS, scope.home, ...(mode === "workspace-write" ? [temp] : [])]
+    .map((d) => realOr(d));
+  for (const sock of socketsIn([...new Set(scanned)], 3)) {
+    if (!own.has(sock)) args.push("--ro-bind", "/dev/null", sock);
+  }
   for (const v of scope.visible ?? []) if (kindOf(v) === "dir") args.push("--ro-bind", v, v);
   for (const s of scope.sockets ?? []) if (kindOf(s) === "file") args.push("--bind", s, s);
   // Read-only last: the visible folders and sockets above needed their mount points made.
@@ -151,26 +171,52 @@ export function bwrapArgs(
 }
 
 /**
- * The launcher for one call.
+ * The launcher for one call. With `network` a list of domains, the program runs behind
+ * `sandbox_bridge.js` (started by Deno inside the sandbox) and the domain proxy outside it.
  *
- * @throws Error for `network` given as a list of domains (not supported yet)
+ * @throws Error when a domain list is asked for but no Deno can start the bridge
  */
 export function sandboxLauncher(
   settings: SandboxSettings,
   scope: SandboxScope,
   mode: "read-only" | "workspace-write",
 ): Wrap {
-  if (Array.isArray(settings.network)) {
-    throw new Error(
-      'config key "sandbox.network": a list of allowed domains is not supported yet; ' +
-        "use true or false",
-    );
-  }
   const bwrap = findBwrap(scope.path ?? defaultPath(), [...scope.roots, realTemp()]) ?? "bwrap";
+  if (!Array.isArray(settings.network)) {
+    return (program, rest) => ({
+      program: bwrap,
+      args: [...bwrapArgs(settings, scope, mode), "--", program, ...rest],
+    });
+  }
+  const bridge = bridgeCommand();
+  const proxy = domainProxy(settings.network);
+  const closed = { ...settings, network: false };
+  const withSocket = { ...scope, sockets: [...(scope.sockets ?? []), proxy.socket] };
   return (program, rest) => ({
     program: bwrap,
-    args: [...bwrapArgs(settings, scope, mode), "--", program, ...rest],
+    args: [
+      ...bwrapArgs(closed, withSocket, mode),
+      "--",
+      ...bridge,
+      proxy.socket,
+      "--",
+      program,
+      ...rest,
+    ],
   });
+}
+
+/** How to start the bridge inside the sandbox: Deno running `sandbox_bridge.js`. */
+function bridgeCommand(): string[] {
+  const url = new URL("./sandbox_bridge.js", import.meta.url);
+  const exe = Deno.execPath();
+  if (url.protocol !== "file:" || !/^deno(\.exe)?$/.test(basename(exe))) {
+    throw new Error(
+      'config key "sandbox.network": a list of allowed domains needs magi run by Deno ' +
+        "(not the compiled binary yet); use true or false",
+    );
+  }
+  return [exe, "run", "-A", "--no-config", "--no-lock", "--quiet", fileURLToPath(url)];
 }
 
 const probes = new Map<string, Promise<string | undefined>>();
@@ -239,8 +285,13 @@ export interface Sandbox {
  * gate picks the mode per call from {@link sandboxSettings}.
  *
  * @param path the PATH to find bwrap on (magi's own)
+ * @param sockets the unix sockets the call's program must reach (see {@link sandboxSockets})
  */
-export function sandboxFor(policy: Policy, path: string): Sandbox | undefined {
+export function sandboxFor(
+  policy: Policy,
+  path: string,
+  sockets: readonly string[] = [],
+): Sandbox | undefined {
   if (!policy.sandbox) return undefined;
   const config: SandboxConfig = typeof policy.sandbox === "object" ? policy.sandbox : {};
   const env = policy.env;
@@ -256,10 +307,17 @@ export function sandboxFor(policy: Policy, path: string): Sandbox | undefined {
     roots: policy.roots,
     home,
     hidden: [join(config_, "magi", "config.jsonc"), join(state, "magi")],
+    sockets,
     path,
   };
   const wrap = sandboxLauncher(settings, scope, "workspace-write");
   return { wrap, problem: () => sandboxProblem(path) };
+}
+
+/** The unix sockets a call's environment names: the approvals socket and the permission broker. */
+export function sandboxSockets(env: Record<string, string>): string[] {
+  const names = ["MAGI_APPROVAL_SOCK", "MAGI_PRIV", "DENO_PERMISSION_BROKER_PATH"];
+  return [...new Set(names.map((n) => env[n]).filter((p) => p && isAbsolute(p)))];
 }
 
 function envPath(): string {
@@ -267,6 +325,14 @@ function envPath(): string {
     return Deno.env.get("PATH") ?? "";
   } catch {
     return "";
+  }
+}
+
+function realOr(path: string): string {
+  try {
+    return Deno.realPathSync(path);
+  } catch {
+    return path;
   }
 }
 

@@ -88,6 +88,8 @@ interface Listing {
   ino: number | null;
   dirs: string[];
   repo: boolean;
+  /** Unix sockets in the folder. */
+  sockets: string[];
 }
 
 const listings = new Map<string, Listing>();
@@ -108,17 +110,25 @@ function listing(dir: string): Listing | undefined {
   if (cached && cached.mtime === mtime && cached.ino === st.ino) return cached;
   const names = new Set<string>();
   const dirs: string[] = [];
+  const sockets: string[] = [];
   try {
     for (const e of Deno.readDirSync(dir)) {
       names.add(e.name);
       if (e.isDirectory && !SKIP.has(e.name)) dirs.push(join(dir, e.name));
+      else if (!e.isDirectory && !e.isFile && !e.isSymlink) {
+        try {
+          if (Deno.lstatSync(join(dir, e.name)).isSocket) sockets.push(join(dir, e.name));
+        } catch {
+          // gone
+        }
+      }
     }
   } catch {
     return undefined;
   }
   const repo = names.has(".git") ||
     ["HEAD", "objects", "refs", "config"].every((n) => names.has(n));
-  const out = { mtime, ino: st.ino, dirs, repo };
+  const out = { mtime, ino: st.ino, dirs, repo, sockets };
   // A change in the same moment as this reading might keep the time: such a listing is not kept.
   if (Number.isFinite(mtime) && Date.now() - mtime > 2000) listings.set(dir, out);
   return out;
@@ -255,4 +265,32 @@ export function pinsFor(protects: readonly Protect[], writable: readonly string[
     }
   }
   return [...pins].sort((a, b) => a.split("/").length - b.split("/").length);
+}
+
+/** At most this many sockets are hidden per call (the rest of a full folder stays). */
+const SOCKET_LIMIT = 2000;
+
+/**
+ * The unix sockets in folders, down to `depth` levels (a socket is a way out of the sandbox:
+ * a tmux or screen server, the Docker daemon, systemd, an agent, another magi session's
+ * approvals). Folder readings are cached as for repositories.
+ */
+export function socketsIn(dirs: readonly string[], depth: number): string[] {
+  const out: string[] = [];
+  let budget = SCAN_BUDGET * 4;
+  for (const top of dirs) {
+    let level = [top];
+    for (let d = 0; d < depth && level.length > 0; d++) {
+      const next: string[] = [];
+      for (const dir of level) {
+        if (budget-- <= 0) break;
+        const l = listing(dir);
+        if (!l) continue;
+        out.push(...l.sockets);
+        next.push(...l.dirs);
+      }
+      level = next;
+    }
+  }
+  return out.slice(0, SOCKET_LIMIT);
 }

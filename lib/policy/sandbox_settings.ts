@@ -79,12 +79,6 @@ export function sandboxSettings(config: unknown, cliMode?: string): SandboxSetti
       );
     }
   }
-  if (Array.isArray(network)) {
-    throw new ConfigError(
-      'config key "sandbox.network": a list of allowed domains is not supported yet; ' +
-        "use true or false",
-    );
-  }
   if (
     !Array.isArray(denyRead) || denyRead.some((p) => typeof p !== "string" || !DENY_READ.test(p))
   ) {

@@ -250,3 +250,77 @@ Deno.test({
     }
   },
 });
+
+/** A unix socket that answers "NAME-ok" to each connection. */
+function answering(path: string, name: string) {
+  const listener = Deno.listen({ transport: "unix", path });
+  (async () => {
+    for await (const conn of listener) {
+      await conn.write(new TextEncoder().encode(`${name}-ok\n`)).catch(() => {});
+      conn.close();
+    }
+  })().catch(() => {});
+  return listener;
+}
+
+const CONNECT = `import socket,sys
+for p in sys.argv[1:]:
+    s = socket.socket(socket.AF_UNIX)
+    try:
+        s.connect(p); print(s.recv(64).decode().strip())
+    except OSError as e:
+        print("refused", e.errno)
+`;
+
+Deno.test({
+  name: "sandbox: only the call's own unix sockets are reachable (not a tmux server's, say)",
+  ignore,
+  fn: async () => {
+    await using w = await world();
+    await Deno.mkdir(join(w.base, "tmux-0"));
+    const theirs = join(w.base, "tmux-0", "default");
+    const ours = join(w.base, "approve.sock");
+    const a = answering(theirs, "theirs");
+    const b = answering(ours, "ours");
+    try {
+      for (const mode of MODES) {
+        const r = await inside(
+          launcher(w, mode, {}, { sockets: [ours] }),
+          `python3 -c "$PY" "${theirs}" "${ours}"`,
+          { env: { PY: CONNECT } },
+        );
+        assert.match(r.out, /ours-ok/, `${mode}: ${r.out}${r.err}`);
+        assert.doesNotMatch(r.out, /theirs-ok/, mode);
+      }
+    } finally {
+      a.close();
+      b.close();
+    }
+  },
+});
+
+Deno.test({
+  name: "sandbox: network as a list of domains goes through the proxy, which lets only those by",
+  ignore,
+  fn: async () => {
+    await using w = await world();
+    await using server = Deno.serve(
+      { hostname: "127.0.0.1", port: 0, onListen() {} },
+      (req) => new Response(`reached ${new URL(req.url).pathname}\n`),
+    );
+    const port = server.addr.port;
+    for (const mode of MODES) {
+      const r = await inside(
+        launcher(w, mode, { network: ["localhost", "*.example.invalid"] }),
+        `curl -s http://localhost:${port}/plain; curl -s -p http://localhost:${port}/tunnel; ` +
+          `curl -s http://127.0.0.1:${port}/by-address; ` +
+          `curl -s --noproxy '*' http://localhost:${port}/direct || echo direct-refused`,
+      );
+      assert.match(r.out, /reached \/plain/, `${mode}: ${r.out}${r.err}`);
+      assert.match(r.out, /reached \/tunnel/, mode);
+      assert.match(r.out, /127\.0\.0\.1 is not an allowed domain/, mode);
+      assert.doesNotMatch(r.out, /by-address|reached \/direct/, mode);
+      assert.match(r.out, /direct-refused/, mode);
+    }
+  },
+});

@@ -6,6 +6,8 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { ConfigError, loadConfig } from "../../lib/config/load.ts";
 import { sandboxSettings } from "../../lib/policy/sandbox.ts";
+import { tightenNetwork } from "../../lib/policy/sandbox_settings.ts";
+import { hostAllowed } from "../../lib/policy/sandbox_proxy.ts";
 import { tempDir } from "../helpers.ts";
 
 Deno.test("sandbox settings: defaults, dotted and nested config, the CLI flag wins", () => {
@@ -41,7 +43,7 @@ Deno.test("sandbox settings: a bad value is one clear error line", () => {
     [{}, "none", /^--sandbox: expected read-only, workspace-write or off, got "none"$/],
     [{ "sandbox.mode": "loose" }, undefined, /"sandbox.mode": expected "read-only"/],
     [{ "sandbox.network": "yes" }, undefined, /"sandbox.network": expected true, false/],
-    [{ "sandbox.network": ["example.com"] }, undefined, /allowed domains is not supported yet/],
+    [{ "sandbox.network": ["exa mple.com"] }, undefined, /"sandbox.network": expected true/],
     [{ "sandbox.deny_read": ["relative/x"] }, undefined, /"sandbox.deny_read": expected a list/],
   ];
   for (const [config, cli, message] of bad) {
@@ -93,4 +95,19 @@ Deno.test("sandbox settings: a project's config may only tighten the mode and th
     () => loadConfig({ cwd: project, env: { XDG_CONFIG_HOME: xdg } }),
     /config .*config\.jsonc: key "sandbox.mode": expected "read-only", "workspace-write"/,
   );
+});
+
+Deno.test("sandbox settings: allowed domains — exact names and *.globs; a project narrows them", () => {
+  const allowed = sandboxSettings({ sandbox: { network: ["npmjs.org", "*.npmjs.org"] } }).network;
+  assert.deepEqual(allowed, ["npmjs.org", "*.npmjs.org"]);
+  const list = allowed as string[];
+  assert.ok(hostAllowed("registry.npmjs.org", list));
+  assert.ok(hostAllowed("NPMJS.ORG.", list));
+  assert.ok(!hostAllowed("evilnpmjs.org", list));
+  assert.ok(!hostAllowed("npmjs.org.evil.com", list));
+  assert.ok(!hostAllowed("127.0.0.1", list));
+  assert.deepEqual(tightenNetwork(true, ["a.com"]), ["a.com"]);
+  assert.deepEqual(tightenNetwork(["a.com", "b.com"], ["b.com", "c.com"]), ["b.com"]);
+  assert.equal(tightenNetwork(false, ["a.com"]), false);
+  assert.deepEqual(tightenNetwork(["a.com"], true), ["a.com"]);
 });
