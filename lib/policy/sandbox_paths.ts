@@ -130,7 +130,7 @@ function listing(dir: string): Listing | undefined {
     ["HEAD", "objects", "refs", "config"].every((n) => names.has(n));
   const out = { mtime, ino: st.ino, dirs, repo, sockets };
   // A change in the same moment as this reading might keep the time: such a listing is not kept.
-  if (Number.isFinite(mtime) && Date.now() - mtime > 2000) listings.set(dir, out);
+  if (Number.isFinite(mtime) && Date.now() - mtime > 100) listings.set(dir, out);
   return out;
 }
 
