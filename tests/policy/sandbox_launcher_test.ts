@@ -7,6 +7,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import {
+  findBwrap,
   sandboxLauncher,
   type SandboxMode,
   sandboxProblem,
@@ -323,4 +324,19 @@ Deno.test({
       assert.match(r.out, /direct-refused/, mode);
     }
   },
+});
+
+Deno.test("sandbox: why no sandbox can start is one line; bwrap is never taken from a root", async () => {
+  assert.equal(
+    await sandboxProblem("/nonexistent"),
+    'bwrap is not on PATH (Debian package "bubblewrap")',
+  );
+  await using w = await world();
+  const bin = join(w.root, "bin");
+  await Deno.mkdir(bin);
+  await Deno.writeTextFile(join(bin, "bwrap"), '#!/bin/sh\nexec "$@"\n', { mode: 0o755 });
+  const found = findBwrap(`${bin}:/usr/bin:/bin`, [w.root]);
+  assert.notEqual(found, join(bin, "bwrap"));
+  const wrap = launcher(w, "read-only", {}, { path: `${bin}:/usr/bin:/bin` });
+  assert.notEqual(wrap("true", []).program, join(bin, "bwrap"));
 });
