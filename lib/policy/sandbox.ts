@@ -140,10 +140,11 @@ export function bwrapArgs(
     const outer = writable.filter((d) => !writable.some((o) => o !== d && within(d, o)));
     for (const dir of outer) args.push("--bind", dir, dir);
     const protects = protectedPaths(writable, scope.home, [temp]);
-    for (const dir of pinsFor(protects, outer)) args.push("--bind", dir, dir);
+    // "-try": a folder another process removes meanwhile is skipped, not a failed call.
+    for (const dir of pinsFor(protects, outer)) args.push("--bind-try", dir, dir);
     for (const p of protects) {
       if (p.kind === "missing-dir") args.push("--tmpfs", p.path, "--remount-ro", p.path);
-      else args.push("--ro-bind", p.path, p.path);
+      else args.push("--ro-bind-try", p.path, p.path);
     }
   }
   const emptied: string[] = [];
@@ -160,10 +161,11 @@ export function bwrapArgs(
   const own = new Set((scope.sockets ?? []).map(realOr));
   const scanned = [...RUN_DIRS, scope.home, ...(mode === "workspace-write" ? [temp] : [])]
     .map((d) => realOr(d));
-  for (const sock of socketsIn([...new Set(scanned)], 3)) {
-    if (!own.has(sock)) args.push("--ro-bind", "/dev/null", sock);
-  }
-  for (const v of scope.visible ?? []) if (kindOf(v) === "dir") args.push("--ro-bind", v, v);
+  const ways = socketsIn([...new Set(scanned)], 3, own);
+  // An empty folder over one that holds only sockets costs far less than a mount per socket.
+  for (const dir of ways.folders) args.push("--tmpfs", dir);
+  for (const sock of ways.sockets) args.push("--ro-bind", "/dev/null", sock);
+  for (const v of scope.visible ?? []) if (kindOf(v) === "dir") args.push("--ro-bind-try", v, v);
   for (const s of scope.sockets ?? []) if (kindOf(s) === "file") args.push("--bind", s, s);
   // Read-only last: the visible folders and sockets above needed their mount points made.
   for (const p of emptied) args.push("--remount-ro", p);

@@ -90,6 +90,8 @@ interface Listing {
   repo: boolean;
   /** Unix sockets in the folder. */
   sockets: string[];
+  /** Whether sockets are all the folder holds. */
+  onlySockets: boolean;
 }
 
 const listings = new Map<string, Listing>();
@@ -128,7 +130,8 @@ function listing(dir: string): Listing | undefined {
   }
   const repo = names.has(".git") ||
     ["HEAD", "objects", "refs", "config"].every((n) => names.has(n));
-  const out = { mtime, ino: st.ino, dirs, repo, sockets };
+  const onlySockets = sockets.length > 0 && sockets.length === names.size;
+  const out = { mtime, ino: st.ino, dirs, repo, sockets, onlySockets };
   // A change in the same moment as this reading might keep the time: such a listing is not kept.
   if (Number.isFinite(mtime) && Date.now() - mtime > 100) listings.set(dir, out);
   return out;
@@ -274,9 +277,18 @@ const SOCKET_LIMIT = 2000;
  * The unix sockets in folders, down to `depth` levels (a socket is a way out of the sandbox:
  * a tmux or screen server, the Docker daemon, systemd, an agent, another magi session's
  * approvals). Folder readings are cached as for repositories.
+ *
+ * @param keep sockets not to report, and whose folders are not to be emptied
+ * @returns folders that hold only sockets (cheaper to cover with one empty folder) and the
+ *   other sockets
  */
-export function socketsIn(dirs: readonly string[], depth: number): string[] {
-  const out: string[] = [];
+export function socketsIn(
+  dirs: readonly string[],
+  depth: number,
+  keep: ReadonlySet<string> = new Set(),
+): { folders: string[]; sockets: string[] } {
+  const folders: string[] = [];
+  const sockets: string[] = [];
   let budget = SCAN_BUDGET * 4;
   for (const top of dirs) {
     let level = [top];
@@ -286,11 +298,13 @@ export function socketsIn(dirs: readonly string[], depth: number): string[] {
         if (budget-- <= 0) break;
         const l = listing(dir);
         if (!l) continue;
-        out.push(...l.sockets);
+        const mine = l.sockets.some((s) => keep.has(s));
+        if (l.onlySockets && !mine && d > 0) folders.push(dir);
+        else sockets.push(...l.sockets.filter((s) => !keep.has(s)));
         next.push(...l.dirs);
       }
       level = next;
     }
   }
-  return out.slice(0, SOCKET_LIMIT);
+  return { folders: folders.slice(0, SOCKET_LIMIT), sockets: sockets.slice(0, SOCKET_LIMIT) };
 }
