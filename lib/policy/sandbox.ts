@@ -100,7 +100,7 @@ function defaultPath(): string {
 }
 
 /** The system's folders of daemons' sockets. */
-const RUN_DIRS = ["/run", "/var/run", "/dev/shm"];
+const RUN_DIRS = ["/run", "/var/run"];
 
 /** The namespaces and limits every sandboxed call gets. */
 function isolation(network: boolean): string[] {
