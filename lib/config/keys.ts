@@ -7,7 +7,7 @@
 import type { JsonSchema } from "../registry/types.ts";
 import { PROVIDERS_SCHEMA } from "../agent/provider_config.ts";
 import { RULE_SCHEMA } from "../policy/rules.ts";
-import { tightenMode, tightenNetwork } from "../policy/sandbox_settings.ts";
+import { tightenMode, tightenNetwork, tightenPolicy } from "../policy/sandbox_settings.ts";
 
 /** One known key. */
 export interface KeySpec {
@@ -168,6 +168,7 @@ export const KEYS: Record<string, KeySpec> = {
     expected: 'a list of absolute or "~/" paths to hide from sandboxed programs',
   },
   policy: {
+    tighten: tightenPolicy,
     schema: {
       type: "object",
       additionalProperties: false,

@@ -121,7 +121,8 @@ export function loadConfig(sources: ConfigSources): Config {
       const tighten = file === project ? KEYS[key]?.tighten : undefined;
       if (tighten) {
         const kept = tighten(values[key], value);
-        if (JSON.stringify(kept) !== JSON.stringify(value)) {
+        // (`policy` has its own warnings, from policySources.)
+        if (key !== "policy" && JSON.stringify(kept) !== JSON.stringify(value)) {
           notes.push(
             `config ${file}: a project's config may only tighten "${key}"; kept ${
               JSON.stringify(kept)

@@ -120,3 +120,15 @@ export function tightenNetwork(before: unknown, project: unknown): unknown {
   if (a === true) return asked;
   return asked.filter((d) => (a as string[]).includes(d));
 }
+
+/**
+ * A project's `policy` (the old `policy.sandbox` inside it) may not give the sandbox the
+ * network: `{"network": true}` becomes `true`. The rest of `policy` is tightened where it is read
+ * (`policySources`).
+ */
+export function tightenPolicy(_before: unknown, project: unknown): unknown {
+  const p = project as { sandbox?: unknown } | undefined;
+  if (typeof p?.sandbox !== "object" || p.sandbox === null) return project;
+  if ((p.sandbox as { network?: unknown }).network !== true) return project;
+  return { ...p, sandbox: true };
+}

@@ -86,6 +86,9 @@ Deno.test("sandbox settings: a project's config may only tighten the mode and th
     { sandbox: { mode: "read-only", network: false } },
   );
   assert.deepEqual(tight.settings, { mode: "read-only", network: false, denyRead: [] });
+  // Nor through the old key.
+  const old = await load({}, { policy: { sandbox: { network: true } } });
+  assert.deepEqual(old.settings, { mode: "workspace-write", network: false, denyRead: [] });
   // A bad value names the file and the key.
   await Deno.writeTextFile(
     join(project, ".magi", "config.jsonc"),
