@@ -159,9 +159,12 @@ export function bwrapArgs(
   // Every unix socket is a way out: hide those in the system's run folder, HOME and (when it is
   // shared) the temp folder; the call's own sockets are bound again below.
   const own = new Set((scope.sockets ?? []).map(realOr));
-  const scanned = [...RUN_DIRS, scope.home, ...(mode === "workspace-write" ? [temp] : [])]
-    .map((d) => realOr(d));
-  const ways = socketsIn([...new Set(scanned)], 3, own);
+  // Deep enough for /run/user/UID/bus, ~/.docker/run/docker.sock, /tmp/tmux-UID/default.
+  const scanned = new Map<string, number>();
+  for (const d of RUN_DIRS) scanned.set(realOr(d), 4);
+  if (!scanned.has(realOr(scope.home))) scanned.set(realOr(scope.home), 3);
+  if (mode === "workspace-write" && !scanned.has(temp)) scanned.set(temp, 2);
+  const ways = socketsIn([...scanned].map(([dir, depth]) => ({ dir, depth })), own);
   // An empty folder over one that holds only sockets costs far less than a mount per socket.
   for (const dir of ways.folders) args.push("--tmpfs", dir);
   for (const sock of ways.sockets) args.push("--ro-bind", "/dev/null", sock);

@@ -274,23 +274,22 @@ export function pinsFor(protects: readonly Protect[], writable: readonly string[
 const SOCKET_LIMIT = 2000;
 
 /**
- * The unix sockets in folders, down to `depth` levels (a socket is a way out of the sandbox:
- * a tmux or screen server, the Docker daemon, systemd, an agent, another magi session's
- * approvals). Folder readings are cached as for repositories.
+ * The unix sockets in folders, each down to its `depth` (1: the folder's own). A socket is a
+ * way out of the sandbox: a tmux or screen server, the Docker daemon, systemd, an agent,
+ * another magi session's approvals. Folder readings are cached as for repositories.
  *
  * @param keep sockets not to report, and whose folders are not to be emptied
  * @returns folders that hold only sockets (cheaper to cover with one empty folder) and the
  *   other sockets
  */
 export function socketsIn(
-  dirs: readonly string[],
-  depth: number,
+  dirs: readonly { dir: string; depth: number }[],
   keep: ReadonlySet<string> = new Set(),
 ): { folders: string[]; sockets: string[] } {
   const folders: string[] = [];
   const sockets: string[] = [];
   let budget = SCAN_BUDGET * 4;
-  for (const top of dirs) {
+  for (const { dir: top, depth } of dirs) {
     let level = [top];
     for (let d = 0; d < depth && level.length > 0; d++) {
       const next: string[] = [];

@@ -278,8 +278,9 @@ Deno.test({
   ignore,
   fn: async () => {
     await using w = await world();
-    await Deno.mkdir(join(w.base, "tmux-0"));
-    const theirs = join(w.base, "tmux-0", "default");
+    // Where tmux keeps its server's socket: a folder of its own right in the temp folder.
+    const tmux = await Deno.realPath(await Deno.makeTempDir({ prefix: "tmux-magi-test-" }));
+    const theirs = join(tmux, "default");
     const ours = join(w.base, "approve.sock");
     const a = answering(theirs, "theirs");
     const b = answering(ours, "ours");
@@ -296,6 +297,7 @@ Deno.test({
     } finally {
       a.close();
       b.close();
+      await Deno.remove(tmux, { recursive: true });
     }
   },
 });
