@@ -342,3 +342,43 @@ Deno.test("sandbox: why no sandbox can start is one line; bwrap is never taken f
   const wrap = launcher(w, "read-only", {}, { path: `${bin}:/usr/bin:/bin` });
   assert.notEqual(wrap("true", []).program, join(bin, "bwrap"));
 });
+
+Deno.test({
+  name: "sandbox: a worktree's .git file and its common dir's config stay read-only",
+  ignore,
+  fn: async () => {
+    await using w = await world();
+    const main = join(w.root, "main");
+    const tree = join(w.root, "tree");
+    const git = (cwd: string, ...args: string[]) =>
+      new Deno.Command("git", { args, cwd, stdout: "null", stderr: "null" }).output();
+    await Deno.mkdir(main);
+    await git(main, "init", "-q");
+    await git(
+      main,
+      "-c",
+      "user.name=t",
+      "-c",
+      "user.email=t@t",
+      "commit",
+      "-q",
+      "--allow-empty",
+      "-m",
+      "0",
+    );
+    assert.ok((await git(main, "worktree", "add", "-q", tree)).success);
+    const dotGit = await Deno.readTextFile(join(tree, ".git"));
+    const config = await Deno.readTextFile(join(main, ".git", "config"));
+    // Only the worktree is a root; the main repository is writable as part of the temp folder,
+    // deeper than its scan: the worktree's .git file leads to it.
+    const r = await inside(
+      launcher({ root: tree, home: w.home }, "workspace-write"),
+      `cd "${tree}"; echo "gitdir: /nowhere" > .git; git config core.fsmonitor evil; ` +
+        `echo evil > "$(git rev-parse --git-common-dir)/hooks/post-checkout"; echo ok > made; true`,
+    );
+    assert.equal(await Deno.readTextFile(join(tree, ".git")), dotGit, r.err);
+    assert.equal(await Deno.readTextFile(join(main, ".git", "config")), config);
+    await assert.rejects(Deno.stat(join(main, ".git", "hooks", "post-checkout")));
+    assert.equal(await Deno.readTextFile(join(tree, "made")), "ok\n");
+  },
+});
