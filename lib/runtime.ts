@@ -295,12 +295,9 @@ async function doorSettings(
   const legacy = policy.sandbox;
   let sandbox;
   try {
-    sandbox = sandboxSettings(v.sandbox ?? (legacy ? true : undefined), opts.sandboxFlag);
+    sandbox = sandboxSettings(v, opts.sandboxFlag);
   } catch (error) {
-    throw new ConfigError((error as Error).message);
-  }
-  if (v.sandbox === undefined && typeof legacy === "object" && legacy.network) {
-    sandbox.network = true;
+    throw error instanceof ConfigError ? error : new ConfigError((error as Error).message);
   }
   const problem = sandbox.mode === "off" ? undefined : await sandboxProblem(opts.env.PATH ?? "");
   return {
@@ -308,7 +305,7 @@ async function doorSettings(
     // Set by the person (flag, config `sandbox.mode`, legacy `policy.sandbox`): their own
     // `magi call` then runs in it too; otherwise unsandboxed.
     explicit: opts.sandboxFlag !== undefined || Boolean(legacy) ||
-      typeof (v.sandbox as { mode?: unknown } | undefined)?.mode === "string",
+      typeof v["sandbox.mode"] === "string",
     problem,
     approval: opts.auto ? "never" : v.approval === "never" ? "never" : "ask",
     sandbox,

@@ -4,8 +4,9 @@
  * with min and max shown. Prints a Markdown table (the one in README.md).
  *
  * The seven figures of issue 8: warm start, cold discovery, per-call overhead, a Lua call,
- * the pipeline's throughput and peak memory, masking cost, and the `grep` builtin. In-process
- * figures use one long-lived runtime (the way a session calls tools); start-up figures run
+ * the pipeline's throughput and peak memory, masking cost, and the `grep` builtin; and the
+ * sandbox's per-call cost (`run 'true'` inside against outside, in milliseconds added).
+ * In-process figures use one long-lived runtime (the way a session calls tools); start-up figures run
  * the real CLI with the permission set of `deno task magi`.
  *
  * Run: `deno task bench` (or `deno run -A scripts/bench.ts [--quick]`; `--quick` uses fewer
@@ -26,6 +27,7 @@ import { createRuntime, type Runtime } from "../lib/runtime.ts";
 import { RUN_FLAGS } from "./permissions.ts";
 import { corpusTexts, falsePositives, fragmentHits } from "./mask_corpus.ts";
 import { FRAGMENT } from "../lib/pipeline/fragments.ts";
+import { sandboxAddedMs } from "./bench_sandbox.ts";
 
 const REPO = fileURLToPath(new URL("..", import.meta.url));
 const quick = Deno.args.includes("--quick");
@@ -41,6 +43,8 @@ interface Figure {
   target: string;
   /** Anything else measured with it (peak memory). */
   note?: string;
+  /** How a value prints (default: a ratio, "1.23×"). */
+  unit?: (n: number) => string;
 }
 
 /** How many tools_dir and Lua tools the start-up figures use. */
@@ -376,12 +380,23 @@ async function main(): Promise<void> {
     target: "—",
   });
 
+  // 8. The sandbox's cost per call: `run 'true'` inside workspace-write against outside.
+  figures.push({
+    order: 8,
+    what: "`run 'true'` in the workspace-write sandbox",
+    floor: "the same call unsandboxed (ms added)",
+    ratios: await sandboxAddedMs(home, env, { runs: RUNS, reps: CALL_REPS }),
+    target: "≤ +15 ms",
+    unit: (n) => `+${n.toFixed(1)} ms`,
+  });
+
   await Deno.remove(home, { recursive: true });
-  const fmt = (n: number) => n.toFixed(2) + "×";
+  const ratio = (n: number) => n.toFixed(2) + "×";
   figures.sort((a, b) => a.order - b.order);
   console.log(`| measured | against | median | min | max | target |`);
   console.log(`| --- | --- | --- | --- | --- | --- |`);
   for (const f of figures) {
+    const fmt = f.unit ?? ratio;
     const min = Math.min(...f.ratios);
     const max = Math.max(...f.ratios);
     console.log(

@@ -5,6 +5,7 @@
  *
  * @module
  */
+import { sessionSettings } from "../policy/facts.ts";
 import { join } from "node:path";
 import type { Runtime } from "../runtime.ts";
 import { systemPrompt } from "./prompt.ts";
@@ -65,6 +66,12 @@ export function startAgent(rt: Runtime, flags: AgentFlags, now = new Date()): Ag
     MAGI_ATTACH_DIR: attach,
   };
   rt.spillDir = join(session.dir, "spill");
+  // magi's state stays hidden from sandboxed commands, but for this session's own folder
+  // (read-only: MAGI_CONTEXT_PATH) and its attachments folder (writable: MAGI_ATTACH_DIR).
+  const reach = sessionSettings(rt.policy);
+  (reach.hidden ??= []).push(sessionsDir);
+  (reach.visible ??= []).push(session.dir);
+  (reach.writable ??= []).push(attach);
   onApproval(rt.policy, (r) => session.append({ type: "approval", ...r }));
   const system = rt.masker.maskText(systemPrompt({ cwd: rt.session.cwd, env: rt.env, now }));
   return { provider, maxRetries, session, system };

@@ -7,6 +7,7 @@
 import type { JsonSchema } from "../registry/types.ts";
 import { PROVIDERS_SCHEMA } from "../agent/provider_config.ts";
 import { RULE_SCHEMA } from "../policy/rules.ts";
+import { tightenMode, tightenNetwork, tightenPolicy } from "../policy/sandbox_settings.ts";
 
 /** One known key. */
 export interface KeySpec {
@@ -17,6 +18,11 @@ export interface KeySpec {
   default?: unknown;
   /** Paths in the value resolve against the config file's folder. */
   paths?: boolean;
+  /**
+   * A project's config may only tighten this key: the value kept from the person's files so
+   * far and the project's, combined (SPEC S8.3).
+   */
+  tighten?: (before: unknown, project: unknown) => unknown;
   /**
    * Lists from several files are joined instead of the last one winning: a project's config
    * can add secrets to mask but never remove the user's.
@@ -54,7 +60,7 @@ export const PROJECT_TRUSTED_ONLY = [
 export const PROJECT_NEVER = ["secrets.ignore"];
 
 /** Keys whose value is an object of further keys. */
-export const GROUPS = ["limits", "secrets"] as const;
+export const GROUPS = ["limits", "secrets", "sandbox"] as const;
 
 /** Leaf keys, dotted for those inside a group. */
 export const KEYS: Record<string, KeySpec> = {
@@ -171,7 +177,28 @@ export const KEYS: Record<string, KeySpec> = {
     expected: "a folder path",
     paths: true,
   },
+  "sandbox.mode": {
+    schema: { enum: ["read-only", "workspace-write", "off"] },
+    expected: '"read-only", "workspace-write" (the default) or "off"',
+    tighten: tightenMode,
+  },
+  "sandbox.network": {
+    schema: {
+      anyOf: [{ type: "boolean" }, {
+        type: "array",
+        items: { type: "string", pattern: "^(\\*\\.)?[A-Za-z0-9]([A-Za-z0-9.-]*[A-Za-z0-9])?$" },
+      }],
+    },
+    expected: 'true, false (the default) or a list of allowed domains ("*.npmjs.org")',
+    tighten: tightenNetwork,
+  },
+  "sandbox.deny_read": {
+    union: true,
+    schema: { type: "array", items: { type: "string", pattern: "^(/|~/)" } },
+    expected: 'a list of absolute or "~/" paths to hide from sandboxed programs',
+  },
   policy: {
+    tighten: tightenPolicy,
     schema: {
       type: "object",
       additionalProperties: false,

@@ -126,7 +126,22 @@ export function loadConfig(sources: ConfigSources): Config {
       }
     }
     for (const [key, value] of Object.entries(fromFile)) {
-      if (KEYS[key]?.union && origins[key] !== "default") {
+      const tighten = file === project ? KEYS[key]?.tighten : undefined;
+      if (tighten) {
+        const kept = tighten(values[key], value);
+        // (`policy` has its own warnings, from policySources.)
+        if (key !== "policy" && JSON.stringify(kept) !== JSON.stringify(value)) {
+          notes.push(
+            `config ${file}: a project's config may only tighten "${key}"; kept ${
+              JSON.stringify(kept)
+            }`,
+          );
+        }
+        if (kept !== values[key]) {
+          values[key] = kept;
+          origins[key] = file;
+        }
+      } else if (KEYS[key]?.union && origins[key] !== "default") {
         values[key] = [...new Set([...stringList(values[key]), ...stringList(value)])];
         origins[key] = `${origins[key]} + ${file}`;
       } else {

@@ -8,11 +8,12 @@
  */
 import { type CallFacts, decide, type Policy, type Verdict } from "./decide.ts";
 import type { DoorSettings } from "./door.ts";
+import { join } from "node:path";
 import {
-  HIDDEN_IN_HOME,
   sandboxLauncher,
   type SandboxSettings,
   sandboxSettings,
+  scratchDir,
   type Wrap,
 } from "./sandbox.ts";
 
@@ -21,6 +22,15 @@ export interface SessionSettings extends DoorSettings {
   sandbox: SandboxSettings;
   /** Unix sockets a sandboxed command may reach (the approvals socket). */
   sockets: string[];
+  /**
+   * Folders of the session a sandboxed command still reaches although magi's state is hidden:
+   * `visible` read-only (the session's folder, for MAGI_CONTEXT_PATH), `writable` in every
+   * mode (the call's MAGI_ATTACH_DIR); `hidden` adds folders to hide (a sessions_dir set in
+   * config). Filled in when the session starts.
+   */
+  visible?: string[];
+  writable?: string[];
+  hidden?: string[];
   /** Tells the person (stderr) what a model's call was refused and what would allow it. */
   tell?: (line: string) => void;
 }
@@ -39,9 +49,17 @@ export function setSessionSettings(policy: Policy, settings: SessionSettings): v
 export function sessionSettings(policy: Policy): SessionSettings {
   const set = settingsOf.get(policy);
   if (set) return set;
-  const sandbox = sandboxSettings(policy.sandbox ? true : { mode: "off" });
-  if (typeof policy.sandbox === "object" && policy.sandbox.network) sandbox.network = true;
-  return { mode: sandbox.mode, explicit: true, approval: "ask", sandbox, sockets: [] };
+  const sandbox = sandboxSettings({ policy: { sandbox: policy.sandbox ?? false } });
+  if (!policy.sandbox) sandbox.mode = "off";
+  const made: SessionSettings = {
+    mode: sandbox.mode,
+    explicit: true,
+    approval: "ask",
+    sandbox,
+    sockets: [],
+  };
+  settingsOf.set(policy, made);
+  return made;
 }
 
 /** The judge's verdict on a call: the rules, after the file-system look-ups they need. */
@@ -60,7 +78,25 @@ export function launcherFor(
   return sandboxLauncher(settings.sandbox, {
     roots: policy.roots,
     home,
-    hidden: home ? HIDDEN_IN_HOME.map((h) => `${home}/${h}`) : [],
+    hidden: [...magiOwnFiles(policy.env), ...settings.hidden ?? []],
+    visible: settings.visible,
     sockets: settings.sockets,
+    scratch: [scratchDir(), ...settings.writable ?? []],
   }, mode);
+}
+
+/**
+ * magi's own files a sandboxed command never reads: the user's config file and magi's state
+ * folder (sessions, spills, the MCP token, caches). The credential stores under HOME are the
+ * sandbox's own list (`CREDENTIAL_STORES`).
+ */
+function magiOwnFiles(env: Record<string, string>): string[] {
+  const home = env.HOME;
+  const config = env.XDG_CONFIG_HOME || (home ? join(home, ".config") : undefined);
+  const state = env.XDG_STATE_HOME || (home ? join(home, ".local", "state") : undefined);
+  const out: string[] = [];
+  if (config) out.push(join(config, "magi", "config.jsonc"));
+  if (state) out.push(join(state, "magi"));
+  if (env.MAGI_CONFIG) out.push(env.MAGI_CONFIG);
+  return out;
 }

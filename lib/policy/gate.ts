@@ -264,9 +264,10 @@ export function guardedFor(
       // While the call runs, the approvals socket may ask its person.
       const release = lendApprover(rt.policy, call.approve);
       try {
-        const got = await gate(ctx, tool, inv);
-        if (isOutcome(got)) return got;
+        // The broker's socket first: the sandbox the gate picks must let the tool reach it.
         const env = brokerEnv(rt, tool, inv.env);
+        const got = await gate(ctx, tool, { ...inv, env });
+        if (isOutcome(got)) return got;
         return await tool.invoke({
           ...inv,
           env,
@@ -298,5 +299,7 @@ function brokerEnv(
     sockets,
     cwd: rt.session?.cwd ?? "/",
   });
+  const reachable = sessionSettings(rt.policy).sockets;
+  if (!reachable.includes(path)) reachable.push(path);
   return { ...env, MAGI_PRIV: path, DENO_PERMISSION_BROKER_PATH: path };
 }

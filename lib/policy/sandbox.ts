@@ -1,23 +1,56 @@
 /**
- * A sandbox for commands (SPEC S8, `policy.sandbox`): Deno's permissions stop at a child
- * process, so when the sandbox is on, `run` and tools from a tools folder start inside
- * bubblewrap (`bwrap`): the whole filesystem read-only except the roots and the temp folder,
- * `/dev` and `/proc` fresh, no network unless `{"network": true}`, the environment (tool links
- * on PATH, the MAGI_* context, magi's sockets) and the working folder as they were.
+ * The OS sandbox (SPEC S8.3): every program started on a model's behalf runs inside
+ * bubblewrap (`bwrap`). Deno's permissions stop at a child process; this is what stops it.
  *
- * When the sandbox is on but `bwrap` cannot start, commands are refused — never run
- * unsandboxed.
+ * - `read-only`: the whole filesystem read-only; a private, empty temp folder (a tmpfs at the
+ *   system temp path, TMPDIR pointing at it, gone when the call ends) is all it may write.
+ * - `workspace-write`: the roots and the temp folder writable, except `.git` (its `config`,
+ *   `hooks`, a worktree's `.git` file and common dir) and `.magi` of the repositories there,
+ *   and HOME's start-up files when HOME is writable (see `protectedPaths`).
+ * - every mode: credential stores, `sandbox.deny_read` and magi's own files hidden (an empty
+ *   folder or an empty file in their place); its own PID namespace (it cannot see or signal
+ *   another process), IPC and UTS namespaces, a new session (no TIOCSTI into the terminal),
+ *   no capabilities even when magi runs as root, no unix socket but the call's own (see
+ *   `socketsIn`), no network unless `sandbox.network` (a list of domains goes through
+ *   `sandbox_proxy.ts`); it dies with magi.
  *
  * @module
  */
-import { delimiter, isAbsolute, join } from "node:path";
+import { basename, delimiter, isAbsolute, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { domainProxy } from "./sandbox_proxy.ts";
 import type { Policy } from "./decide.ts";
 import { systemTempDir } from "./roots.ts";
+import {
+  hiddenPaths,
+  kindOf,
+  pinsFor,
+  protectedPaths,
+  socketsIn,
+  within,
+} from "./sandbox_paths.ts";
+import type { SandboxSettings } from "./sandbox_settings.ts";
 
-/** The sandbox's settings (config `policy.sandbox`). */
-export interface SandboxConfig {
-  /** Keep the network (default: none). */
-  network?: boolean;
+export type { SandboxMode, SandboxSettings } from "./sandbox_settings.ts";
+export { sandboxSettings } from "./sandbox_settings.ts";
+export { CREDENTIAL_STORES } from "./sandbox_paths.ts";
+
+/** What the sandbox must know about this session. */
+export interface SandboxScope {
+  /** Real absolute paths of the roots. */
+  roots: readonly string[];
+  /** magi's HOME (credential stores and "~/" in `deny_read` are under it). */
+  home: string;
+  /** magi's own config files and folders, state and sessions (absolute), hidden. */
+  hidden: readonly string[];
+  /** Folders that stay readable even under a hidden one (tools_dir, lua dirs, sockets' folder). */
+  visible?: readonly string[];
+  /** Unix sockets the child must reach (approvals socket, broker). */
+  sockets?: readonly string[];
+  /** The PATH to find bwrap on (default: the system folders, then magi's PATH). */
+  path?: string;
+  /** magi's own scratch folders (see {@link scratchDir}): writable in every mode. */
+  scratch?: readonly string[];
 }
 
 /** Turns a program and its arguments into the command that runs them inside the sandbox. */
@@ -26,120 +59,299 @@ export type Wrap = (
   args: string[],
 ) => { program: string; args: string[]; env?: Record<string, string> };
 
-/**
- * The session's sandbox mode: `read-only` caps every call at read-only, `workspace-write` lets
- * an approved call write the roots, `off` runs commands unsandboxed (`--sandbox off`).
- */
-export type SandboxMode = "read-only" | "workspace-write" | "off";
-
-/** The sandbox's settings (config `sandbox` {mode, network, deny_read}, and `--sandbox`). */
-export interface SandboxSettings {
-  mode: SandboxMode;
-  /** Keep the network: all of it (`true`) or none (`false`; a host list counts as none here). */
-  network: boolean | string[];
-  /** Further paths the sandboxed command cannot read (`~/` is HOME). */
-  denyRead: string[];
-  /** Whether `mode` was set (config or flag); unset, a person's own call runs unsandboxed. */
-  explicit?: boolean;
+/** The settings of the old `policy.sandbox` key (mapped to workspace-write). */
+export interface SandboxConfig {
+  network?: boolean;
 }
 
-/** What a sandbox is built around. */
-export interface SandboxScope {
-  /** Real absolute roots: writable in `workspace-write`. */
-  roots: readonly string[];
-  home: string;
-  /** Paths hidden from the command (credential stores, `deny_read`). */
-  hidden: readonly string[];
-  visible?: readonly string[];
-  /** Unix sockets the command may reach (magi's approvals socket, broker). */
-  sockets?: readonly string[];
-}
-
-/** Credential stores under HOME a sandboxed command never sees. */
-export const HIDDEN_IN_HOME = [
-  ".ssh",
-  ".gnupg",
-  ".aws",
-  ".azure",
-  ".kube",
-  ".docker",
-  ".netrc",
-  ".git-credentials",
-  ".config/gh",
-  ".config/gcloud",
-  ".npmrc",
-  ".pypirc",
-];
+/** Where bwrap is looked for when no PATH is given: the system folders, then magi's PATH. */
+const SYSTEM_DIRS = ["/usr/bin", "/bin", "/usr/local/bin", "/usr/sbin"];
 
 /**
- * The sandbox settings from the config value `sandbox` (`{mode, network, deny_read}`), the
- * legacy `policy.sandbox` (true or `{network}`) and the `--sandbox MODE` flag, which wins.
+ * Finds `bwrap` on a PATH, skipping folders a sandboxed program could write (a bwrap planted
+ * there would start outside the sandbox); undefined when it is not there.
  *
- * @throws Error naming a flag value that is no mode
+ * @param avoid real absolute folders whose insides are not searched (the roots, the temp folder)
  */
-export function sandboxSettings(config: unknown, cliMode?: string): SandboxSettings {
-  const c = (typeof config === "object" && config !== null ? config : {}) as {
-    mode?: unknown;
-    network?: unknown;
-    deny_read?: unknown;
-  };
-  const modes = ["read-only", "workspace-write", "off"];
-  let mode: SandboxMode = "workspace-write";
-  let explicit = false;
-  if (typeof c.mode === "string" && modes.includes(c.mode)) {
-    mode = c.mode as SandboxMode;
-    explicit = true;
-  } else if (config === true) explicit = true;
-  if (cliMode !== undefined) {
-    if (!modes.includes(cliMode)) {
-      throw new Error(`--sandbox: expected read-only, workspace-write or off, got "${cliMode}"`);
+export function findBwrap(path: string, avoid: readonly string[] = []): string | undefined {
+  const key = [path, ...avoid].join("\0");
+  if (!found.has(key)) found.set(key, lookUp(path, avoid));
+  return found.get(key);
+}
+
+/** Where bwrap was found, per PATH and folders avoided: it does not move during a session. */
+const found = new Map<string, string | undefined>();
+
+function lookUp(path: string, avoid: readonly string[]): string | undefined {
+  for (const dir of path.split(delimiter)) {
+    if (!isAbsolute(dir)) continue;
+    try {
+      const candidate = join(dir, "bwrap");
+      const at = Deno.realPathSync(candidate);
+      if (avoid.some((a) => within(at, a))) continue;
+      if (Deno.statSync(at).isFile) return at;
+    } catch {
+      // not here
     }
-    mode = cliMode as SandboxMode;
-    explicit = true;
   }
-  const network = c.network === true ||
-    (Array.isArray(c.network) ? c.network.filter((h) => typeof h === "string") : false);
-  const denyRead = Array.isArray(c.deny_read)
-    ? c.deny_read.filter((p): p is string => typeof p === "string")
-    : [];
-  return { mode, network, denyRead, explicit };
+  return undefined;
+}
+
+function defaultPath(): string {
+  return [...SYSTEM_DIRS, envPath()].join(delimiter);
+}
+
+/** The system's folders of daemons' sockets. */
+const RUN_DIRS = ["/run", "/var/run"];
+
+/** The namespaces and limits every sandboxed call gets. */
+function isolation(network: boolean): string[] {
+  return [
+    "--unshare-pid",
+    "--unshare-ipc",
+    "--unshare-uts",
+    "--unshare-cgroup-try",
+    ...(network ? [] : ["--unshare-net"]),
+    "--new-session",
+    "--die-with-parent",
+    "--cap-drop",
+    "ALL",
+  ];
 }
 
 /**
- * The launcher of one call's sandbox: bwrap with the filesystem read-only, the roots and the
- * temp folder writable in `workspace-write`, the hidden paths covered, no network unless the
- * settings keep it, the sockets reachable.
+ * bwrap's arguments for one call, before `--` and the command. Later mounts cover earlier
+ * ones: the system read-only, then the temp folder, the roots, what stays read-only inside
+ * them, what is hidden, what must stay visible under a hidden folder, and the sockets.
+ */
+export function bwrapArgs(
+  settings: SandboxSettings,
+  scope: SandboxScope,
+  mode: "read-only" | "workspace-write",
+): string[] {
+  const temp = realTemp();
+  const args = ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"];
+  const roots = [...new Set(scope.roots)].filter((r) => kindOf(r) === "dir");
+  if (mode === "read-only") {
+    args.push("--tmpfs", temp, "--setenv", "TMPDIR", temp);
+    // A root under the temp folder was covered by the private one: show it again, read-only.
+    for (const r of roots) if (within(r, temp)) args.push("--ro-bind", r, r);
+  } else {
+    const writable = [...new Set([temp, ...roots])];
+    // A folder inside another writable one is writable already: one mount fewer.
+    const outer = writable.filter((d) => !writable.some((o) => o !== d && within(d, o)));
+    for (const dir of outer) args.push("--bind", dir, dir);
+    const protects = protectedPaths(writable, scope.home, [temp]);
+    // "-try": a folder another process removes meanwhile is skipped, not a failed call.
+    for (const dir of pinsFor(protects, outer)) args.push("--bind-try", dir, dir);
+    for (const p of protects) {
+      if (p.kind === "missing-dir") args.push("--tmpfs", p.path, "--remount-ro", p.path);
+      else args.push("--ro-bind-try", p.path, p.path);
+    }
+  }
+  const emptied: string[] = [];
+  for (const p of hiddenPaths(scope.home, settings.denyRead, scope.hidden)) {
+    const k = kindOf(p);
+    if (k === "dir") {
+      args.push("--tmpfs", p);
+      emptied.push(p);
+    } else if (k === "file") args.push("--ro-bind", "/dev/null", p);
+    // A symlink was resolved by hiddenPaths; a missing path has nothing to read.
+  }
+  // Every unix socket is a way out: hide those in the system's run folder, HOME and (when it is
+  // shared) the temp folder; the call's own sockets are bound again below.
+  const own = new Set((scope.sockets ?? []).map(realOr));
+  // Deep enough for /run/user/UID/bus, ~/.docker/run/docker.sock, /tmp/tmux-UID/default.
+  const scanned = new Map<string, number>();
+  for (const d of RUN_DIRS) scanned.set(realOr(d), 4);
+  if (!scanned.has(realOr(scope.home))) scanned.set(realOr(scope.home), 3);
+  if (mode === "workspace-write" && !scanned.has(temp)) scanned.set(temp, 2);
+  const ways = socketsIn([...scanned].map(([dir, depth]) => ({ dir, depth })), own);
+  // An empty folder over one that holds only sockets costs far less than a mount per socket.
+  for (const dir of ways.folders) args.push("--tmpfs", dir);
+  for (const sock of ways.sockets) args.push("--ro-bind", "/dev/null", sock);
+  for (const v of scope.visible ?? []) if (kindOf(v) === "dir") args.push("--ro-bind-try", v, v);
+  for (const w of scope.scratch ?? []) if (kindOf(w) === "dir") args.push("--bind-try", w, w);
+  for (const s of scope.sockets ?? []) if (kindOf(s) === "file") args.push("--bind", s, s);
+  // Read-only last: the visible folders and sockets above needed their mount points made.
+  for (const p of emptied) args.push("--remount-ro", p);
+  args.push(...isolation(settings.network !== false));
+  return args;
+}
+
+/**
+ * The launcher for one call. With `network` a list of domains, the program runs behind
+ * `sandbox_bridge.js` (started by Deno inside the sandbox) and the domain proxy outside it.
+ *
+ * @throws Error when a domain list is asked for but no Deno can start the bridge
  */
 export function sandboxLauncher(
   settings: SandboxSettings,
   scope: SandboxScope,
   mode: "read-only" | "workspace-write",
 ): Wrap {
-  const bwrap = findBwrap(Deno.env.get("PATH") ?? "") ?? "bwrap";
-  const writable = mode === "workspace-write" ? [...scope.roots, realTemp()] : [];
-  const args = bwrapArgs(writable, settings.network === true);
-  args.pop(); // --die-with-parent goes last
-  const home = scope.home.replace(/\/+$/, "");
-  const hidden = [...scope.hidden, ...settings.denyRead].map((p) =>
-    p === "~" ? home : p.startsWith("~/") ? home + p.slice(1) : p
-  );
-  for (const path of new Set(hidden)) {
-    let info: Deno.FileInfo;
-    try {
-      info = Deno.statSync(path);
-    } catch {
-      continue;
-    }
-    if (info.isDirectory) args.push("--tmpfs", path, "--remount-ro", path);
-    else args.push("--ro-bind", "/dev/null", path);
+  const bwrap = findBwrap(scope.path ?? defaultPath(), [...scope.roots, realTemp()]) ?? "bwrap";
+  if (!Array.isArray(settings.network)) {
+    return (program, rest) => ({
+      program: bwrap,
+      args: [...bwrapArgs(settings, scope, mode), "--", program, ...rest],
+    });
   }
-  // magi's own scratch folder (where `run` notes the line's last folder) stays writable.
-  if (mode === "read-only") args.push("--bind", scratchDir(), scratchDir());
-  for (const socket of scope.sockets ?? []) {
-    if (mode === "read-only") args.push("--bind-try", socket, socket);
+  const bridge = bridgeCommand();
+  const proxy = domainProxy(settings.network);
+  const closed = { ...settings, network: false };
+  const withSocket = { ...scope, sockets: [...(scope.sockets ?? []), proxy.socket] };
+  return (program, rest) => ({
+    program: bwrap,
+    args: [
+      ...bwrapArgs(closed, withSocket, mode),
+      "--",
+      ...bridge,
+      proxy.socket,
+      "--",
+      program,
+      ...rest,
+    ],
+  });
+}
+
+/** How to start the bridge inside the sandbox: Deno running `sandbox_bridge.js`. */
+function bridgeCommand(): string[] {
+  const url = new URL("./sandbox_bridge.js", import.meta.url);
+  const exe = Deno.execPath();
+  if (url.protocol !== "file:" || !/^deno(\.exe)?$/.test(basename(exe))) {
+    throw new Error(
+      'config key "sandbox.network": a list of allowed domains needs magi run by Deno ' +
+        "(not the compiled binary yet); use true or false",
+    );
   }
-  args.push("--die-with-parent");
-  return (program, rest) => ({ program: bwrap, args: [...args, "--", program, ...rest] });
+  return [exe, "run", "-A", "--no-config", "--no-lock", "--quiet", fileURLToPath(url)];
+}
+
+const probes = new Map<string, Promise<string | undefined>>();
+
+/**
+ * Why no sandbox can start here, or undefined when one can: not Linux, no bwrap, or bwrap
+ * failing with the namespaces the sandbox uses (no user namespaces, a container that forbids
+ * them). Checked once per PATH for the life of the process.
+ *
+ * @param path the PATH to look for bwrap on (default: the system folders, then magi's PATH)
+ */
+export function sandboxProblem(path?: string): Promise<string | undefined> {
+  if (Deno.build.os !== "linux") {
+    return Promise.resolve(
+      `the sandbox needs Linux with bubblewrap; this is ${Deno.build.os}`,
+    );
+  }
+  const bwrap = findBwrap(path ?? defaultPath(), [realTemp()]);
+  if (!bwrap) return Promise.resolve('bwrap is not on PATH (Debian package "bubblewrap")');
+  let probe = probes.get(bwrap);
+  if (!probe) {
+    const args = [
+      "--ro-bind",
+      "/",
+      "/",
+      "--dev",
+      "/dev",
+      "--proc",
+      "/proc",
+      "--tmpfs",
+      realTemp(),
+      ...isolation(false),
+    ];
+    probe = probeBwrap(bwrap, args);
+    probes.set(bwrap, probe);
+  }
+  return probe;
+}
+
+async function probeBwrap(bwrap: string, args: string[]): Promise<string | undefined> {
+  try {
+    const out = await new Deno.Command(bwrap, {
+      args: [...args, "--", "true"],
+      stdin: "null",
+      stdout: "null",
+      stderr: "piped",
+    }).output();
+    if (out.success) return undefined;
+    const why = new TextDecoder().decode(out.stderr).trim().split("\n").at(-1);
+    return `bwrap cannot start (exit status ${out.code}${why ? `: ${why}` : ""})`;
+  } catch (error) {
+    return `bwrap cannot start: ${(error as Error).message}`;
+  }
+}
+
+/** The sandbox of the old `policy.sandbox` key, or undefined when it is off. */
+export interface Sandbox {
+  wrap: Wrap;
+  /** Why bwrap cannot start here, or undefined when it can. */
+  problem(): Promise<string | undefined>;
+}
+
+/**
+ * The sandbox for a policy with `policy.sandbox` on: workspace-write over the policy's roots,
+ * magi's config and state hidden, network as `policy.sandbox.network` says. Kept until the
+ * gate picks the mode per call from {@link sandboxSettings}.
+ *
+ * @param path the PATH to find bwrap on (magi's own)
+ * @param sockets the unix sockets the call's program must reach (see {@link sandboxSockets})
+ */
+export function sandboxFor(
+  policy: Policy,
+  path: string,
+  sockets: readonly string[] = [],
+): Sandbox | undefined {
+  if (!policy.sandbox) return undefined;
+  const config: SandboxConfig = typeof policy.sandbox === "object" ? policy.sandbox : {};
+  const env = policy.env;
+  const home = env.HOME ?? "/root";
+  const config_ = env.XDG_CONFIG_HOME || join(home, ".config");
+  const state = env.XDG_STATE_HOME || join(home, ".local", "state");
+  const settings: SandboxSettings = {
+    mode: "workspace-write",
+    network: config.network === true,
+    denyRead: [],
+  };
+  const scope: SandboxScope = {
+    roots: policy.roots,
+    home,
+    hidden: [join(config_, "magi", "config.jsonc"), join(state, "magi")],
+    sockets,
+    path,
+  };
+  const wrap = sandboxLauncher(settings, scope, "workspace-write");
+  return { wrap, problem: () => sandboxProblem(path) };
+}
+
+/** The unix sockets a call's environment names: the approvals socket and the permission broker. */
+export function sandboxSockets(env: Record<string, string>): string[] {
+  const names = ["MAGI_APPROVAL_SOCK", "MAGI_PRIV", "DENO_PERMISSION_BROKER_PATH"];
+  return [...new Set(names.map((n) => env[n]).filter((p) => p && isAbsolute(p)))];
+}
+
+function envPath(): string {
+  try {
+    return Deno.env.get("PATH") ?? "";
+  } catch {
+    return "";
+  }
+}
+
+function realOr(path: string): string {
+  try {
+    return Deno.realPathSync(path);
+  } catch {
+    return path;
+  }
+}
+
+function realTemp(): string {
+  const tmp = systemTempDir();
+  try {
+    return Deno.realPathSync(tmp);
+  } catch {
+    return tmp;
+  }
 }
 
 let scratch: string | undefined;
@@ -161,127 +373,4 @@ export function scratchDir(): string {
     }
   });
   return scratch = real;
-}
-
-const defaultProbes = new Map<string, Promise<string | undefined>>();
-
-/**
- * Whether a sandbox can start here (bwrap on `path`, user namespaces), probed once per PATH.
- *
- * @returns undefined when it can, or why not
- */
-export function sandboxProblem(path?: string): Promise<string | undefined> {
-  const p = path ?? Deno.env.get("PATH") ?? "";
-  let probe = defaultProbes.get(p);
-  if (!probe) {
-    probe = Deno.build.os !== "linux"
-      ? Promise.resolve(`no sandbox on ${Deno.build.os} (bwrap is Linux only)`)
-      : bwrapProblem(findBwrap(p), ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"]);
-    defaultProbes.set(p, probe);
-  }
-  return probe;
-}
-
-/** Finds `bwrap` on a PATH; undefined when it is not there. */
-export function findBwrap(path: string): string | undefined {
-  for (const dir of path.split(delimiter)) {
-    if (!isAbsolute(dir)) continue;
-    try {
-      const candidate = join(dir, "bwrap");
-      if (Deno.statSync(candidate).isFile) return candidate;
-    } catch {
-      // not here
-    }
-  }
-  return undefined;
-}
-
-/**
- * bwrap's arguments, before `--` and the command.
- *
- * @param writable real absolute folders that stay writable (the roots, the temp folder)
- */
-export function bwrapArgs(writable: readonly string[], network: boolean): string[] {
-  const args = ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"];
-  for (const dir of new Set(writable)) {
-    try {
-      if (!Deno.statSync(dir).isDirectory) continue;
-    } catch {
-      continue;
-    }
-    args.push("--bind", dir, dir);
-  }
-  if (!network) args.push("--unshare-net");
-  args.push("--die-with-parent");
-  return args;
-}
-
-const probes = new Map<string, Promise<string | undefined>>();
-
-/**
- * Whether bwrap starts here (checked once per bwrap path and argument list).
- *
- * @returns undefined when it does, or why not
- */
-export function bwrapProblem(
-  bwrap: string | undefined,
-  args: string[],
-): Promise<string | undefined> {
-  if (!bwrap) return Promise.resolve('bwrap is not on PATH (Debian package "bubblewrap")');
-  const key = [bwrap, ...args].join("\0");
-  let probe = probes.get(key);
-  if (!probe) {
-    probe = (async () => {
-      try {
-        const out = await new Deno.Command(bwrap, {
-          args: [...args, "--", "true"],
-          stdin: "null",
-          stdout: "null",
-          stderr: "piped",
-        }).output();
-        if (out.success) return undefined;
-        const why = new TextDecoder().decode(out.stderr).trim().split("\n").at(-1);
-        return `bwrap cannot start (exit status ${out.code}${why ? `: ${why}` : ""})`;
-      } catch (error) {
-        return `bwrap cannot start: ${(error as Error).message}`;
-      }
-    })();
-    probes.set(key, probe);
-  }
-  return probe;
-}
-
-/** The sandbox of a policy, or undefined when it is off. */
-export interface Sandbox {
-  wrap: Wrap;
-  /** Why bwrap cannot start here, or undefined when it can. */
-  problem(): Promise<string | undefined>;
-}
-
-/**
- * The sandbox for a policy with `sandbox` on.
- *
- * @param path the PATH to find bwrap on (magi's own)
- */
-export function sandboxFor(policy: Policy, path: string): Sandbox | undefined {
-  if (!policy.sandbox) return undefined;
-  const config: SandboxConfig = typeof policy.sandbox === "object" ? policy.sandbox : {};
-  const bwrap = findBwrap(path);
-  const args = bwrapArgs([...policy.roots, realTemp()], config.network === true);
-  return {
-    wrap: (program, rest) => ({
-      program: bwrap ?? "bwrap",
-      args: [...args, "--", program, ...rest],
-    }),
-    problem: () => bwrapProblem(bwrap, args),
-  };
-}
-
-function realTemp(): string {
-  const tmp = systemTempDir();
-  try {
-    return Deno.realPathSync(tmp);
-  } catch {
-    return tmp;
-  }
 }

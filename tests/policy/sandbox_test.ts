@@ -5,35 +5,21 @@
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { tmpdir } from "node:os";
 import { runTool } from "../../lib/pipeline/run_tool.ts";
-import { bwrapProblem, findBwrap } from "../../lib/policy/sandbox.ts";
+import { sandboxProblem } from "../../lib/policy/sandbox.ts";
 import { makeTool, tempDir, TESTDATA, testRuntime } from "../helpers.ts";
+import { outsideDir } from "./sandbox_world.ts";
 
 const TOOLS = join(TESTDATA, "policy", "sandbox-tools");
-const bwrap = findBwrap(Deno.env.get("PATH") ?? "");
-const why = await bwrapProblem(bwrap, [
-  "--ro-bind",
-  "/",
-  "/",
-  "--dev",
-  "/dev",
-  "--proc",
-  "/proc",
-]);
+const why = await sandboxProblem();
 if (why) console.log(`sandbox tests skipped: ${why}`);
 
 async function layout(dir: string) {
-  // Outside the roots and outside the temp folder: under the repository's testdata is no
-  // good (read-only is what we test), so use the home-like folder next to the temp dir.
   const root = join(dir, "project");
   await Deno.mkdir(root);
-  // The checkout may itself lie under the temp folder (CI clones anywhere), which the sandbox
-  // leaves writable: then use the home folder.
-  const tmp = await Deno.realPath(tmpdir());
-  const cwd = await Deno.realPath(Deno.cwd());
-  const base = cwd === tmp || cwd.startsWith(tmp + "/") ? Deno.env.get("HOME") ?? "/root" : cwd;
-  const outside = await Deno.makeTempDir({ dir: base, prefix: ".magi-sandbox-outside-" });
+  // Outside the roots and outside the temp folder (which the sandbox keeps writable), whether
+  // or not HOME or the checkout lie under it.
+  const outside = await outsideDir();
   return { root, outside };
 }
 

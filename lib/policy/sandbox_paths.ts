@@ -1,0 +1,309 @@
+/**
+ * What the sandbox hides and what it keeps read-only inside writable folders (SPEC S8.3):
+ * credential stores under HOME, and a repository's `.git/config`, `.git/hooks` and `.magi`
+ * that git or magi would run from outside the sandbox later.
+ *
+ * @module
+ */
+import { dirname, isAbsolute, join, resolve } from "node:path";
+
+/** Credential stores under HOME that every mode hides. */
+export const CREDENTIAL_STORES = [
+  ".ssh",
+  ".aws",
+  ".gnupg",
+  ".config/gcloud",
+  ".kube",
+  ".docker/config.json",
+  ".netrc",
+  ".npmrc",
+  ".git-credentials",
+  ".config/gh",
+  ".pypirc",
+  ".cargo/credentials.toml",
+  ".config/git/credentials",
+];
+
+/**
+ * HOME's start-up files: read-only when HOME lies inside a writable folder, so a sandboxed
+ * program cannot leave something the person's own shell or git runs later.
+ */
+export const HOME_STARTUP = [
+  ".bashrc",
+  ".bash_profile",
+  ".bash_login",
+  ".bash_logout",
+  ".profile",
+  ".zshrc",
+  ".zshenv",
+  ".zprofile",
+  ".gitconfig",
+  ".config/git",
+];
+
+/** Whether `path` is `dir` or inside it (both absolute, normalised). */
+export function within(path: string, dir: string): boolean {
+  return path === dir || path.startsWith(dir.endsWith("/") ? dir : dir + "/");
+}
+
+/** A path's kind, without following a final symlink ("link"), or undefined when missing. */
+export function kindOf(path: string): "dir" | "file" | "link" | undefined {
+  try {
+    const s = Deno.lstatSync(path);
+    return s.isSymlink ? "link" : s.isDirectory ? "dir" : "file";
+  } catch {
+    return undefined;
+  }
+}
+
+function real(path: string): string | undefined {
+  try {
+    return Deno.realPathSync(path);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The paths to hide, with symlinks resolved to what they name (both are hidden): the credential
+ * stores under `home`, `deny_read` entries ("~/" against `home`) and magi's own files.
+ */
+export function hiddenPaths(home: string, denyRead: readonly string[], own: readonly string[]) {
+  const out = new Set<string>();
+  const add = (p: string) => {
+    const abs = resolve(p);
+    out.add(abs);
+    const r = real(abs);
+    if (r) out.add(r);
+  };
+  for (const rel of CREDENTIAL_STORES) add(join(home, rel));
+  for (const p of denyRead) add(p.startsWith("~/") ? join(home, p.slice(2)) : p);
+  for (const p of own) if (isAbsolute(p)) add(p);
+  return [...out];
+}
+
+/** A folder's sub-folders and whether it holds a repository, as last read. */
+interface Listing {
+  mtime: number;
+  ino: number | null;
+  dirs: string[];
+  repo: boolean;
+  /** Unix sockets in the folder. */
+  sockets: string[];
+  /** Whether sockets are all the folder holds. */
+  onlySockets: boolean;
+}
+
+const listings = new Map<string, Listing>();
+
+/**
+ * A folder's listing, read again only when its modification time changed (so a call costs one
+ * `stat` per folder once the tree has been read); undefined when it cannot be read.
+ */
+function listing(dir: string): Listing | undefined {
+  let st: Deno.FileInfo;
+  try {
+    st = Deno.statSync(dir);
+  } catch {
+    return undefined;
+  }
+  const mtime = st.mtime?.getTime() ?? NaN;
+  const cached = listings.get(dir);
+  if (cached && cached.mtime === mtime && cached.ino === st.ino) return cached;
+  const names = new Set<string>();
+  const dirs: string[] = [];
+  const sockets: string[] = [];
+  try {
+    for (const e of Deno.readDirSync(dir)) {
+      names.add(e.name);
+      if (e.isDirectory && !SKIP.has(e.name)) dirs.push(join(dir, e.name));
+      else if (!e.isDirectory && !e.isFile && !e.isSymlink) {
+        try {
+          if (Deno.lstatSync(join(dir, e.name)).isSocket) sockets.push(join(dir, e.name));
+        } catch {
+          // gone
+        }
+      }
+    }
+  } catch {
+    return undefined;
+  }
+  const repo = names.has(".git") ||
+    ["HEAD", "objects", "refs", "config"].every((n) => names.has(n));
+  const onlySockets = sockets.length > 0 && sockets.length === names.size;
+  const out = { mtime, ino: st.ino, dirs, repo, sockets, onlySockets };
+  // A change in the same moment as this reading might keep the time: such a listing is not kept.
+  if (Number.isFinite(mtime) && Date.now() - mtime > 100) listings.set(dir, out);
+  return out;
+}
+
+/** One read-only re-mount inside a writable folder. */
+export interface Protect {
+  path: string;
+  /** "dir"/"file": bind it read-only; "missing-dir": an empty read-only folder there. */
+  kind: "dir" | "file" | "missing-dir";
+}
+
+/** At most this many folders are looked at below each writable folder for nested repositories. */
+const SCAN_BUDGET = 200;
+const SKIP = new Set([".git", "node_modules", ".cache", "target", "dist", "vendor"]);
+
+/**
+ * What stays read-only inside the writable folders: for every repository found at, above (as
+ * far as a writable folder reaches) or up to two levels below each folder, its `.git` file,
+ * `config`, `config.worktree`, `hooks` (made as an empty read-only folder when missing) and those
+ * of the common dir of a worktree; a bare repository's `config` and `hooks`; each repository's
+ * `.magi` and each writable folder's own (made empty and read-only when missing); HOME's
+ * start-up files when HOME is writable.
+ *
+ * @param writable real absolute folders the program may write
+ * @param shallow those of them searched one level down only (the temp folder: many entries)
+ */
+export function protectedPaths(
+  writable: readonly string[],
+  home: string,
+  shallow: readonly string[] = [],
+): Protect[] {
+  const isWritable = (p: string) => writable.some((w) => within(p, w));
+  const out = new Map<string, Protect>();
+  const add = (path: string, kind: Protect["kind"]) => {
+    if (isWritable(path) && !out.has(path)) out.set(path, { path, kind });
+  };
+  const gitDir = (g: string) => {
+    for (const name of ["config", "config.worktree"]) {
+      const k = kindOf(join(g, name));
+      if (k) add(join(g, name), k === "dir" ? "dir" : "file");
+    }
+    const hooks = join(g, "hooks");
+    const hk = kindOf(hooks);
+    add(hooks, hk === undefined ? "missing-dir" : hk === "dir" ? "dir" : "file");
+    try {
+      const common = Deno.readTextFileSync(join(g, "commondir")).trim();
+      if (common && common !== ".") {
+        const c = resolve(g, common);
+        if (kindOf(c) === "dir") gitDir(c);
+      }
+      add(join(g, "commondir"), "file");
+    } catch {
+      // not a worktree's git dir
+    }
+  };
+  const repoAt = (top: string) => {
+    const dotGit = join(top, ".git");
+    const k = kindOf(dotGit);
+    const target = k === "link" ? real(dotGit) : undefined;
+    if (k === "dir") gitDir(dotGit);
+    else if (target && kindOf(target) === "dir") gitDir(target);
+    else if (k === "file" || k === "link") {
+      add(dotGit, "file");
+      try {
+        const text = Deno.readTextFileSync(dotGit);
+        const m = /^gitdir:\s*(.+)$/m.exec(text);
+        if (m) {
+          const g = resolve(top, m[1].trim());
+          if (kindOf(g) === "dir") gitDir(g);
+        }
+      } catch {
+        // a link to nowhere: nothing of git's to protect
+      }
+    }
+    const bare = ["HEAD", "objects", "refs"].every((n) => kindOf(join(top, n)) !== undefined) &&
+      kindOf(join(top, "config")) === "file";
+    if (bare) gitDir(top);
+    const magi = join(top, ".magi");
+    const mk = kindOf(magi);
+    if ((k || bare) && mk) add(magi, mk === "dir" ? "dir" : "file");
+    return k !== undefined || bare;
+  };
+  for (const w of writable) {
+    // The folder itself and the repositories it lies in.
+    for (let dir = w;; dir = dirname(dir)) {
+      repoAt(dir);
+      if (dirname(dir) === dir) break;
+    }
+    const magi = join(w, ".magi");
+    const mk = kindOf(magi);
+    add(magi, mk === undefined ? "missing-dir" : mk === "dir" ? "dir" : "file");
+    // Nested repositories, two levels down (one in the temp folder), within a budget.
+    let budget = SCAN_BUDGET;
+    let level = [w];
+    const levels = shallow.includes(w) ? 1 : 2;
+    for (let depth = 0; depth < levels && budget > 0; depth++) {
+      const next: string[] = [];
+      for (const dir of level) {
+        for (const sub of listing(dir)?.dirs ?? []) {
+          if (budget-- <= 0) break;
+          if (listing(sub)?.repo) repoAt(sub);
+          next.push(sub);
+        }
+      }
+      level = next;
+    }
+  }
+  if (isWritable(home)) {
+    for (const rel of HOME_STARTUP) {
+      const p = join(home, rel);
+      const k = kindOf(p);
+      if (k === "dir" || k === "file") add(p, k);
+    }
+  }
+  return [...out.values()];
+}
+
+/**
+ * The folders between a writable folder and each protected path, to be bound onto themselves
+ * first: a mount point cannot be renamed or removed, so a program cannot move `.git` (or the
+ * repository, or a folder above it) aside and put its own `config` and hooks in its place.
+ *
+ * @returns folders, shallowest first
+ */
+export function pinsFor(protects: readonly Protect[], writable: readonly string[]): string[] {
+  const pins = new Set<string>();
+  for (const { path } of protects) {
+    const outer = writable.filter((w) => within(path, w) && w !== path)
+      .sort((a, b) => b.length - a.length)[0];
+    if (!outer) continue;
+    for (let dir = dirname(path); dir !== outer && within(dir, outer); dir = dirname(dir)) {
+      if (kindOf(dir) === "dir") pins.add(dir);
+    }
+  }
+  return [...pins].sort((a, b) => a.split("/").length - b.split("/").length);
+}
+
+/** At most this many sockets are hidden per call (the rest of a full folder stays). */
+const SOCKET_LIMIT = 2000;
+
+/**
+ * The unix sockets in folders, each down to its `depth` (1: the folder's own). A socket is a
+ * way out of the sandbox: a tmux or screen server, the Docker daemon, systemd, an agent,
+ * another magi session's approvals. Folder readings are cached as for repositories.
+ *
+ * @param keep sockets not to report, and whose folders are not to be emptied
+ * @returns folders that hold only sockets (cheaper to cover with one empty folder) and the
+ *   other sockets
+ */
+export function socketsIn(
+  dirs: readonly { dir: string; depth: number }[],
+  keep: ReadonlySet<string> = new Set(),
+): { folders: string[]; sockets: string[] } {
+  const folders: string[] = [];
+  const sockets: string[] = [];
+  let budget = SCAN_BUDGET * 4;
+  for (const { dir: top, depth } of dirs) {
+    let level = [top];
+    for (let d = 0; d < depth && level.length > 0; d++) {
+      const next: string[] = [];
+      for (const dir of level) {
+        if (budget-- <= 0) break;
+        const l = listing(dir);
+        if (!l) continue;
+        const mine = l.sockets.some((s) => keep.has(s));
+        if (l.onlySockets && !mine && d > 0) folders.push(dir);
+        else sockets.push(...l.sockets.filter((s) => !keep.has(s)));
+        next.push(...l.dirs);
+      }
+      level = next;
+    }
+  }
+  return { folders: folders.slice(0, SOCKET_LIMIT), sockets: sockets.slice(0, SOCKET_LIMIT) };
+}

@@ -1,0 +1,82 @@
+/**
+ * Folders for sandbox tests, each chosen explicitly: a temp HOME with fake credential stores,
+ * a root, and an "outside" folder that lies under no root and not under the system temp
+ * folder (which the workspace-write sandbox keeps writable) — whatever HOME or the checkout is.
+ */
+import { join } from "node:path";
+import { tmpdir } from "node:os";
+import type { Wrap } from "../../lib/policy/sandbox.ts";
+
+export const FAKE_KEY = "-----BEGIN OPENSSH PRIVATE KEY----- fake-key-for-magi-tests";
+
+/** A world for one test; `dispose` removes every folder it made. */
+export interface World extends AsyncDisposable {
+  base: string;
+  home: string;
+  root: string;
+  outside: string;
+}
+
+/** A folder outside the system temp folder, for what must stay out of reach. */
+export async function outsideDir(): Promise<string> {
+  const tmp = await Deno.realPath(tmpdir());
+  for (const dir of ["/var/tmp", "/dev/shm", Deno.env.get("HOME") ?? "/root", Deno.cwd()]) {
+    try {
+      const real = await Deno.realPath(dir);
+      if (real === tmp || real.startsWith(tmp + "/")) continue;
+      const probe = await Deno.makeTempDir({ dir: real, prefix: ".magi-sandbox-outside-" });
+      return probe;
+    } catch {
+      // not usable here
+    }
+  }
+  throw new Error("no writable folder outside the temp folder for the test");
+}
+
+/**
+ * Makes the folders: `base` under the temp folder holding `home` (with `.ssh/id_ed25519`,
+ * `.aws/credentials`, `.netrc`) and `root`; `outside` elsewhere.
+ *
+ * @param homeInRoot put HOME inside the root instead of beside it
+ */
+export async function world(opts: { homeInRoot?: boolean } = {}): Promise<World> {
+  const base = await Deno.realPath(await Deno.makeTempDir({ prefix: "magi-sandbox-" }));
+  const root = join(base, "root");
+  await Deno.mkdir(root);
+  const home = opts.homeInRoot ? join(root, "home") : join(base, "home");
+  await Deno.mkdir(join(home, ".ssh"), { recursive: true });
+  await Deno.writeTextFile(join(home, ".ssh", "id_ed25519"), FAKE_KEY + "\n");
+  await Deno.mkdir(join(home, ".aws"));
+  await Deno.writeTextFile(join(home, ".aws", "credentials"), FAKE_KEY + "\n");
+  await Deno.writeTextFile(join(home, ".netrc"), `machine x password ${FAKE_KEY}\n`);
+  const outside = await outsideDir();
+  return {
+    base,
+    home,
+    root,
+    outside,
+    async [Symbol.asyncDispose]() {
+      await Deno.remove(base, { recursive: true }).catch(() => {});
+      await Deno.remove(outside, { recursive: true }).catch(() => {});
+    },
+  };
+}
+
+/** What a shell line printed inside a launcher, and its exit status. */
+export async function inside(
+  wrap: Wrap,
+  line: string,
+  opts: { cwd?: string; env?: Record<string, string> } = {},
+): Promise<{ code: number; out: string; err: string }> {
+  const { program, args } = wrap("/bin/sh", ["-c", line]);
+  const out = await new Deno.Command(program, {
+    args,
+    cwd: opts.cwd,
+    env: opts.env,
+    stdin: "null",
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  const dec = new TextDecoder();
+  return { code: out.code, out: dec.decode(out.stdout), err: dec.decode(out.stderr) };
+}
