@@ -47,6 +47,11 @@ export interface BrokerOptions {
   sockets: string[];
   /** The folder a relative path resolves against when the process's is unknown. */
   cwd: string;
+  /**
+   * The tools run in the sandbox's own PID namespace: a request's pid names a process there,
+   * not here, so `/proc/PID` is not the asker's and relative paths resolve against `cwd`.
+   */
+  namespaced?: boolean;
 }
 
 const brokers = new WeakMap<Policy, { path: string; options: BrokerOptions }>();
@@ -66,6 +71,7 @@ function asProcess(path: string, pid: number, fallback: string): string {
 }
 
 function processCwd(pid: number, fallback: string): string {
+  if (pid <= 0) return fallback;
   try {
     return Deno.realPathSync(`/proc/${pid}/cwd`);
   } catch {
@@ -85,7 +91,10 @@ export function brokerAnswer(
   const allow: BrokerAnswer = { id, result: "allow" };
   const inRoots = (path: string, extra: string[]) => {
     // As the kernel resolves it: `link/..` is the parent of the link's target.
-    const real = physicalPath("/", asProcess(path, request.pid, options.cwd));
+    const real = physicalPath(
+      "/",
+      asProcess(path, options.namespaced ? 0 : request.pid, options.cwd),
+    );
     return [...policy.roots, ...extra].some((r) => isInside(real, realPathLenient(r)));
   };
   switch (permission) {

@@ -298,6 +298,7 @@ function brokerEnv(
     readable: [tool.origin.where],
     sockets,
     cwd: rt.session?.cwd ?? "/",
+    namespaced: sessionSettings(rt.policy).mode !== "off",
   });
   const reachable = sessionSettings(rt.policy).sockets;
   if (!reachable.includes(path)) reachable.push(path);
