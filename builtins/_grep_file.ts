@@ -11,6 +11,7 @@
  */
 import { Buffer } from "node:buffer";
 import { describeError, looksBinary, safeText } from "./_files.ts";
+import { NotRegularFile, openChecked } from "./_race_free.ts";
 
 /** Bytes read from a file at a time. */
 export const CHUNK_BYTES = 64 * 1024;
@@ -103,7 +104,16 @@ export class FileScan {
   #prevLine = 0;
   #matched = false;
 
-  constructor(readonly search: Search, readonly path: string, readonly shown: string) {}
+  /**
+   * @param path the file's real path (from the walk or the roots check)
+   * @param roots the allowed roots: the file is opened verified against them (_race_free.ts)
+   */
+  constructor(
+    readonly search: Search,
+    readonly path: string,
+    readonly shown: string,
+    readonly roots: readonly string[],
+  ) {}
 
   /** Reads and searches on; true when the file has more to read (after a turn). */
   step(): boolean {
@@ -131,7 +141,11 @@ export class FileScan {
   }
 
   #step(): boolean {
-    this.#file ??= Deno.openSync(this.path);
+    if (!this.#file) {
+      const { file, info } = openChecked(this.path, this.roots);
+      this.#file = file;
+      if (!info.isFile) throw new NotRegularFile();
+    }
     let read = 0;
     while (read < TURN_BYTES) {
       this.#reserve(CHUNK_BYTES);

@@ -84,6 +84,11 @@ export const KEYS: Record<string, KeySpec> = {
     expected: "a whole number of bytes from 1024 to 67108864 (64 MiB)",
     default: 65536,
   },
+  "limits.write_bytes": {
+    schema: { type: "integer", minimum: 1024, maximum: 268435456 },
+    expected: "a whole number of bytes from 1024 to 268435456 (256 MiB)",
+    default: 32 * 1024 * 1024,
+  },
   "limits.lua_memory_bytes": {
     schema: { type: "integer", minimum: 1048576 },
     expected: "a whole number of bytes, at least 1048576 (1 MiB)",

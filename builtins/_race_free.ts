@@ -1,0 +1,352 @@
+/**
+ * Opening, listing and writing files so that a folder or file swapped for a symlink between
+ * the roots check and the use cannot carry the operation outside the roots.
+ *
+ * Deno offers no `openat`, no `O_NOFOLLOW` and no way to ask for an open file's path, so each
+ * operation is bracketed by observations instead: before and after it, every component of the
+ * checked real path is `lstat`ed (each must be a real folder, never a symlink, with the same
+ * device and inode as before), the folders inside the roots must not have been modified in
+ * between (their mtime, which a rename, symlink or removal in them changes), and an opened or
+ * created file's `fstat` identity must equal what `lstat` finds at its path. A mismatch is
+ * retried a few times, then refused as {@link PathChanged}.
+ *
+ * What remains (see the README): Deno reports mtimes in milliseconds, so a swap and a swap
+ * back within the same millisecond as the last change leave no trace in the mtime; the
+ * identity checks still catch a file opened elsewhere. `rename` looks its two paths up one
+ * after the other inside the kernel; a swap between those two lookups can move the new
+ * content into the swapped-in folder (detected afterwards and reported, not undone).
+ *
+ * @module
+ */
+import { basename, dirname, join } from "node:path";
+import { isInside } from "../lib/policy/roots.ts";
+
+/** Attempts before an operation whose path keeps changing is refused. */
+const ATTEMPTS = 5;
+
+/** The path changed while it was being used (a component was swapped or moved). */
+export class PathChanged extends Error {
+  constructor(what = "opened") {
+    super(`the path changed while being ${what} (a folder or file was swapped); try again`);
+    this.name = "PathChanged";
+  }
+}
+
+/** A device, pipe or socket where a file was expected (refused without opening it). */
+export class NotRegularFile extends Error {
+  constructor() {
+    super("not a regular file");
+    this.name = "NotRegularFile";
+  }
+}
+
+/** What one component looked like: identity, kind and, for folders in the roots, mtime. */
+interface Seen {
+  dev: number;
+  ino: number;
+  kind: "dir" | "file" | "symlink" | "other";
+  /** Milliseconds; only for folders inside a root (the ones another process may change). */
+  mtime?: number;
+}
+
+function seen(info: Deno.FileInfo, pin: boolean): Seen {
+  const kind = info.isSymlink
+    ? "symlink"
+    : info.isDirectory
+    ? "dir"
+    : info.isFile
+    ? "file"
+    : "other";
+  return {
+    dev: info.dev,
+    ino: info.ino ?? 0,
+    kind,
+    mtime: pin && kind === "dir" ? info.mtime?.getTime() ?? 0 : undefined,
+  };
+}
+
+/** Whether two observations are of the same unchanged thing. */
+function same(a: Seen, b: Seen): boolean {
+  return a.dev === b.dev && a.ino === b.ino && a.kind === b.kind && a.mtime === b.mtime;
+}
+
+/** Whether an `fstat` result is the thing `lstat` saw. */
+function isIt(info: Deno.FileInfo, s: Seen): boolean {
+  return info.dev === s.dev && (info.ino ?? 0) === s.ino;
+}
+
+/**
+ * Every component of `real` from its outermost root down, `lstat`ed: all but the last must be
+ * real folders. Only these can be swapped by another process confined to the roots (changing
+ * a component takes writing in its parent), and only these are readable in a body Worker.
+ *
+ * @param real an absolute path with no `..` and no symlinks, inside a root (from the check)
+ * @param roots real paths; folders inside them get their mtime pinned
+ * @param unpinned a folder whose mtime is not pinned (the one being written into)
+ * @throws PathChanged when a folder in the path is a symlink, or the path is in no root;
+ *   Deno errors (NotFound, NotADirectory) when a component is missing or not a folder
+ */
+function chain(real: string, roots: readonly string[], unpinned?: string): Seen[] {
+  let top: string | undefined;
+  for (const root of roots) {
+    if (isInside(real, root) && (top === undefined || root.length < top.length)) top = root;
+  }
+  if (top === undefined) throw new PathChanged();
+  const rest = top === real ? [] : real.slice(top === "/" ? 1 : top.length + 1).split("/");
+  const out: Seen[] = [];
+  let at = top;
+  for (let i = 0; i <= rest.length; i++) {
+    if (i > 0) at = at === "/" ? "/" + rest[i - 1] : at + "/" + rest[i - 1];
+    let info: Deno.FileInfo;
+    try {
+      info = Deno.lstatSync(at);
+    } catch (error) {
+      // A folder the Worker may not read lies above the policy's roots (`roots` was wider):
+      // no confined process can swap it either.
+      if (i < rest.length && error instanceof Deno.errors.NotCapable) continue;
+      throw error;
+    }
+    const s = seen(info, at !== unpinned);
+    if (i < rest.length && s.kind === "symlink") throw new PathChanged();
+    if (i < rest.length && s.kind !== "dir") throw new Deno.errors.NotADirectory(at);
+    out.push(s);
+  }
+  return out;
+}
+
+function sameChain(a: Seen[], b: Seen[]): boolean {
+  return a.length === b.length && a.every((s, i) => same(s, b[i]));
+}
+
+/** Runs `attempt` until it returns a value; PathChanged and NotFound are retried. */
+function retrying<T>(what: string, attempt: () => T | undefined): T {
+  let last: unknown = new PathChanged(what);
+  for (let i = 0; i < ATTEMPTS; i++) {
+    try {
+      const value = attempt();
+      if (value !== undefined) return value;
+      last = new PathChanged(what);
+    } catch (error) {
+      // A swapped folder can make a path briefly missing or not a folder.
+      const transient = error instanceof PathChanged ||
+        error instanceof Deno.errors.NotFound || error instanceof Deno.errors.NotADirectory;
+      if (!transient) throw error;
+      last = error;
+    }
+  }
+  throw last;
+}
+
+/**
+ * Opens the file or folder at `real` for reading, verified to be the one the symlink-free
+ * path names (see the module doc). A FIFO, socket or device is refused without opening it.
+ *
+ * @param real the checked real path
+ * @returns the open file and its `fstat` info; the caller closes it
+ * @throws PathChanged; Deno errors (NotFound, PermissionDenied); NotRegularFile for a
+ *   device, pipe or socket
+ */
+export function openChecked(
+  real: string,
+  roots: readonly string[],
+): { file: Deno.FsFile; info: Deno.FileInfo } {
+  return retrying("opened", () => {
+    const before = chain(real, roots);
+    const last = before[before.length - 1];
+    if (last.kind === "symlink") throw new PathChanged();
+    if (last.kind === "other") throw new NotRegularFile();
+    const file = Deno.openSync(real);
+    let info: Deno.FileInfo;
+    try {
+      info = file.statSync();
+      const after = chain(real, roots);
+      if (sameChain(before, after) && isIt(info, last)) return { file, info };
+    } catch (error) {
+      file.close();
+      throw error;
+    }
+    file.close();
+    return undefined;
+  });
+}
+
+/**
+ * A file's whole content and mode, opened with {@link openChecked}; undefined for a folder.
+ */
+export function readChecked(
+  real: string,
+  roots: readonly string[],
+): { bytes: Uint8Array; mode: number } | undefined {
+  const { file, info } = openChecked(real, roots);
+  const mode = info.mode ?? 0o644;
+  try {
+    if (info.isDirectory) return undefined;
+    const out = new Uint8Array(info.size);
+    let at = 0;
+    while (at < out.length) {
+      const n = file.readSync(out.subarray(at));
+      if (n === null) break;
+      at += n;
+    }
+    // A file that grew since fstat: read the rest too.
+    const rest: Uint8Array[] = [];
+    const buf = new Uint8Array(64 * 1024);
+    for (let n = file.readSync(buf); n !== null; n = file.readSync(buf)) rest.push(buf.slice(0, n));
+    if (rest.length === 0) return { bytes: out.subarray(0, at), mode };
+    const all = new Uint8Array(at + rest.reduce((s, r) => s + r.length, 0));
+    all.set(out.subarray(0, at));
+    let pos = at;
+    for (const r of rest) {
+      all.set(r, pos);
+      pos += r.length;
+    }
+    return { bytes: all, mode };
+  } finally {
+    file.close();
+  }
+}
+
+/**
+ * A folder's entries, listed while its path stays the same symlink-free folder.
+ *
+ * @throws PathChanged; Deno errors
+ */
+export function listChecked(real: string, roots: readonly string[]): Deno.DirEntry[] {
+  return retrying("listed", () => {
+    const before = chain(real, roots);
+    if (before[before.length - 1].kind !== "dir") throw new Deno.errors.NotADirectory(real);
+    const entries = [...Deno.readDirSync(real)];
+    return sameChain(before, chain(real, roots)) ? entries : undefined;
+  });
+}
+
+/**
+ * Makes the missing folders of `dir` one at a time, each checked as made inside a verified
+ * folder.
+ *
+ * @param dir a real path inside the roots whose existing part has no symlinks
+ * @throws PathChanged; Deno errors
+ */
+export function mkdirChecked(dir: string, roots: readonly string[]): void {
+  const missing: string[] = [];
+  let at = dir;
+  for (;;) {
+    try {
+      Deno.lstatSync(at);
+      break;
+    } catch (error) {
+      if (!(error instanceof Deno.errors.NotFound) || dirname(at) === at) throw error;
+      missing.unshift(at);
+      at = dirname(at);
+    }
+  }
+  for (const path of missing) {
+    const parent = dirname(path);
+    retrying("made", () => {
+      const before = chain(parent, roots, parent);
+      try {
+        Deno.mkdirSync(path);
+      } catch (error) {
+        if (!(error instanceof Deno.errors.AlreadyExists)) throw error;
+      }
+      const after = chain(path, roots, parent);
+      return sameChain(before, after.slice(0, -1)) && after[after.length - 1].kind === "dir"
+        ? true
+        : undefined;
+    });
+  }
+}
+
+/**
+ * Writes a file atomically: a temp file (random name, created exclusively) in the verified
+ * folder gets the bytes, is flushed and renamed over the target, so a reader (or a crash)
+ * sees the old file or the new one, never a part. The folder's path is verified before the
+ * temp file is made, after it is made, before the rename and after it.
+ *
+ * @param real the target's checked real path (its folder exists)
+ * @param mode permission bits for the file, such as 0o644
+ * @throws PathChanged; Error when the folder changed during the rename (the content may have
+ *   landed elsewhere); Deno errors when the folder cannot be written
+ */
+export function writeChecked(
+  real: string,
+  roots: readonly string[],
+  bytes: Uint8Array,
+  mode: number,
+): void {
+  const dir = dirname(real);
+  // A name near the 255-byte limit leaves no room for a prefix and a suffix.
+  const name = new TextEncoder().encode(basename(real)).length > 200 ? "" : basename(real);
+  let tmp = "";
+  const { file, info, before } = retrying("written", () => {
+    tmp = join(dir, `.${name}.magi-${crypto.randomUUID().slice(0, 12)}.tmp`);
+    const before = chain(dir, roots, dir);
+    const file = Deno.openSync(tmp, { write: true, createNew: true, mode: 0o600 });
+    const info = file.statSync();
+    let ok = false;
+    try {
+      ok = sameChain(before, chain(dir, roots, dir)) &&
+        isIt(info, seen(Deno.lstatSync(tmp), false));
+    } catch {
+      // Not where it was meant to be: treated as a mismatch below.
+    }
+    if (ok) return { file, info, before };
+    file.close();
+    // Made where a swapped folder led: look for it there while the swapping goes on.
+    removeStray(tmp, info, STRAY_PATIENCE_MS);
+    return undefined;
+  });
+  try {
+    try {
+      let at = 0;
+      while (at < bytes.length) at += file.writeSync(bytes.subarray(at));
+      file.syncSync();
+    } finally {
+      file.close();
+    }
+    Deno.chmodSync(tmp, mode & 0o7777);
+    if (
+      !sameChain(before, chain(dir, roots, dir)) || !isIt(info, seen(Deno.lstatSync(tmp), false))
+    ) {
+      throw new PathChanged("written");
+    }
+    Deno.renameSync(tmp, real);
+  } catch (error) {
+    removeStray(tmp, info);
+    throw error;
+  }
+  let landed = false;
+  try {
+    landed = sameChain(before, chain(dir, roots, dir)) &&
+      isIt(info, seen(Deno.lstatSync(real), false));
+  } catch {
+    // Checked below.
+  }
+  if (!landed) {
+    throw new Error(
+      `the folder "${dir}" changed while the file was renamed into place; ` +
+        "it may have been replaced since, or written elsewhere",
+    );
+  }
+}
+
+/** How long a temp file made through a swapped folder is looked for, in milliseconds. */
+const STRAY_PATIENCE_MS = 200;
+
+/**
+ * Removes the temp file at `path` when it is the one created (never another file), looking
+ * again for up to `patienceMs` while it is not found there.
+ */
+function removeStray(path: string, info: Deno.FileInfo, patienceMs = 0): void {
+  const until = Date.now() + patienceMs;
+  do {
+    try {
+      if (isIt(info, seen(Deno.lstatSync(path), false))) {
+        Deno.removeSync(path);
+        return;
+      }
+    } catch {
+      // Not there (now).
+    }
+  } while (Date.now() < until);
+}
