@@ -21,6 +21,12 @@
 import { basename, dirname, join } from "node:path";
 import { isInside } from "../lib/policy/roots.ts";
 
+/**
+ * Whether read permission is limited (a body Worker): then Deno checks an open file's
+ * `fstat` against the path the kernel names for it (see {@link fstat}).
+ */
+const confined = Deno.permissions.querySync({ name: "read" }).state !== "granted";
+
 /** Attempts before an operation whose path keeps changing is refused. */
 const ATTEMPTS = 5;
 
@@ -70,6 +76,20 @@ function same(a: Seen, b: Seen): boolean {
   return a.dev === b.dev && a.ino === b.ino && a.kind === b.kind && a.mtime === b.mtime;
 }
 
+/**
+ * `fstat` of an open file. In a body Worker Deno checks its read permission against the
+ * path the kernel names for the open file (measured, Deno 2.9), so a file that a swapped
+ * folder led outside the roots is refused here: that is {@link PathChanged}.
+ */
+function fstat(file: Deno.FsFile): Deno.FileInfo {
+  try {
+    return file.statSync();
+  } catch (error) {
+    if (error instanceof Deno.errors.NotCapable) throw new PathChanged();
+    throw error;
+  }
+}
+
 /** Whether an `fstat` result is the thing `lstat` saw. */
 function isIt(info: Deno.FileInfo, s: Seen): boolean {
   return info.dev === s.dev && (info.ino ?? 0) === s.ino;
@@ -112,6 +132,11 @@ function chain(real: string, roots: readonly string[], unpinned?: string): Seen[
     out.push(s);
   }
   return out;
+}
+
+/** An observation without its mtime. */
+function bare(s: Seen): Seen {
+  return { ...s, mtime: undefined };
 }
 
 function sameChain(a: Seen[], b: Seen[]): boolean {
@@ -158,7 +183,7 @@ export function openChecked(
     const file = Deno.openSync(real);
     let info: Deno.FileInfo;
     try {
-      info = file.statSync();
+      info = fstat(file);
       const after = chain(real, roots);
       if (sameChain(before, after) && isIt(info, last)) return { file, info };
     } catch (error) {
@@ -244,15 +269,37 @@ export function mkdirChecked(dir: string, roots: readonly string[]): void {
     const parent = dirname(path);
     retrying("made", () => {
       const before = chain(parent, roots, parent);
+      let made = false;
       try {
         Deno.mkdirSync(path);
+        made = true;
       } catch (error) {
         if (!(error instanceof Deno.errors.AlreadyExists)) throw error;
       }
-      const after = chain(path, roots, parent);
-      return sameChain(before, after.slice(0, -1)) && after[after.length - 1].kind === "dir"
-        ? true
-        : undefined;
+      try {
+        // Where the kernel names the folder is checked by fstat in a body Worker.
+        using dirFile = Deno.openSync(path);
+        fstat(dirFile);
+        const after = chain(path, roots, parent);
+        if (sameChain(before, after.slice(0, -1)) && after[after.length - 1].kind === "dir") {
+          return true;
+        }
+      } catch (error) {
+        if (!(error instanceof PathChanged) || !made) throw error;
+        // Made where a swapped folder led: remove it (only ever an empty folder).
+        const until = Date.now() + STRAY_PATIENCE_MS;
+        while (Date.now() < until) {
+          try {
+            Deno.removeSync(path);
+            break;
+          } catch {
+            // Not reachable now.
+          }
+          pause();
+        }
+        throw error;
+      }
+      return undefined;
     });
   }
 }
@@ -279,20 +326,22 @@ export function writeChecked(
   const name = new TextEncoder().encode(basename(real)).length > 200 ? "" : basename(real);
   let tmp = "";
   const { file, info, before } = retrying("written", () => {
-    tmp = join(dir, `.${name}.magi-${crypto.randomUUID().slice(0, 12)}.tmp`);
+    tmp = join(dir, `.${name}.magi-${crypto.randomUUID().slice(0, 13)}.tmp`);
     const before = chain(dir, roots, dir);
     const file = Deno.openSync(tmp, { write: true, createNew: true, mode: 0o600 });
-    const info = file.statSync();
-    let ok = false;
+    let info: Deno.FileInfo | undefined;
     try {
-      ok = sameChain(before, chain(dir, roots, dir)) &&
+      info = fstat(file);
+      const here = sameChain(before, chain(dir, roots, dir)) &&
         isIt(info, seen(Deno.lstatSync(tmp), false));
+      if (here) return { file, info, before };
     } catch {
-      // Not where it was meant to be: treated as a mismatch below.
+      // Not where it was meant to be: below.
     }
-    if (ok) return { file, info, before };
     file.close();
-    // Made where a swapped folder led: look for it there while the swapping goes on.
+    // Made where a swapped folder led (empty: nothing was written to it yet). Its name is
+    // random and new, so a file of that name is this one: look for it while the swapping
+    // goes on.
     removeStray(tmp, info, STRAY_PATIENCE_MS);
     return undefined;
   });
@@ -301,52 +350,79 @@ export function writeChecked(
       let at = 0;
       while (at < bytes.length) at += file.writeSync(bytes.subarray(at));
       file.syncSync();
-    } finally {
-      file.close();
+      Deno.chmodSync(tmp, mode & 0o7777);
+      const still = sameChain(before, chain(dir, roots, dir)) &&
+        isIt(fstat(file), seen(Deno.lstatSync(tmp), false));
+      if (!still) throw new PathChanged("written");
+      Deno.renameSync(tmp, real);
+    } catch (error) {
+      removeStray(tmp, info);
+      throw error;
     }
-    Deno.chmodSync(tmp, mode & 0o7777);
-    if (
-      !sameChain(before, chain(dir, roots, dir)) || !isIt(info, seen(Deno.lstatSync(tmp), false))
-    ) {
-      throw new PathChanged("written");
+    // The temp file is still open: where the kernel now names it is checked by fstat (in a
+    // body Worker). A swap between rename's two path lookups can have moved it outside.
+    let landed: boolean;
+    try {
+      landed = isIt(fstat(file), seen(info, false));
+    } catch {
+      landed = false;
     }
-    Deno.renameSync(tmp, real);
-  } catch (error) {
-    removeStray(tmp, info);
-    throw error;
-  }
-  let landed = false;
-  try {
-    landed = sameChain(before, chain(dir, roots, dir)) &&
-      isIt(info, seen(Deno.lstatSync(real), false));
-  } catch {
-    // Checked below.
-  }
-  if (!landed) {
-    throw new Error(
-      `the folder "${dir}" changed while the file was renamed into place; ` +
-        "it may have been replaced since, or written elsewhere",
-    );
+    if (!landed) {
+      throw new Error(
+        `a folder in the path was swapped during the rename: the new content may have been ` +
+          `moved outside the roots, under the name "${basename(real)}"`,
+      );
+    }
+    // In a body Worker the fstat above is the proof; with full read permission (no Worker)
+    // the path is looked at again.
+    let checked = confined;
+    if (!checked) {
+      try {
+        // Folders in the roots may have changed meanwhile (their mtimes): identities count.
+        checked = sameChain(before.map(bare), chain(dir, roots, dir).map(bare)) &&
+          isIt(info, seen(Deno.lstatSync(real), false));
+      } catch {
+        // Below.
+      }
+    }
+    if (!checked) {
+      throw new Error(
+        `the folder "${dir}" changed while the file was renamed into place; ` +
+          "it may have been replaced since, or written elsewhere",
+      );
+    }
+  } finally {
+    file.close();
   }
 }
 
 /** How long a temp file made through a swapped folder is looked for, in milliseconds. */
 const STRAY_PATIENCE_MS = 200;
 
+const nap = new Int32Array(new SharedArrayBuffer(4));
+
+/** Blocks this thread for a tenth of a millisecond (a swapping process gets a turn). */
+function pause(): void {
+  Atomics.wait(nap, 0, 0, 0.1);
+}
+
 /**
- * Removes the temp file at `path` when it is the one created (never another file), looking
- * again for up to `patienceMs` while it is not found there.
+ * Removes the temp file at `path`: the one created (same identity) or, when its identity is
+ * unknown (made outside, where fstat was refused), any file of that random name. Looks again
+ * for up to `patienceMs` while it is not found there.
  */
-function removeStray(path: string, info: Deno.FileInfo, patienceMs = 0): void {
+function removeStray(path: string, info: Deno.FileInfo | undefined, patienceMs = 0): void {
   const until = Date.now() + patienceMs;
   do {
     try {
-      if (isIt(info, seen(Deno.lstatSync(path), false))) {
+      const found = Deno.lstatSync(path);
+      if (found.isFile && (info === undefined || isIt(info, seen(found, false)))) {
         Deno.removeSync(path);
         return;
       }
     } catch {
       // Not there (now).
     }
+    if (patienceMs > 0) pause();
   } while (Date.now() < until);
 }
