@@ -238,10 +238,11 @@ export function readChecked(
  */
 export function listChecked(real: string, roots: readonly string[]): Deno.DirEntry[] {
   return retrying("listed", () => {
-    const before = chain(real, roots);
+    // The folder's own entries may change while it is listed (its mtime is not pinned).
+    const before = chain(real, roots, real);
     if (before[before.length - 1].kind !== "dir") throw new Deno.errors.NotADirectory(real);
     const entries = [...Deno.readDirSync(real)];
-    return sameChain(before, chain(real, roots)) ? entries : undefined;
+    return sameChain(before, chain(real, roots, real)) ? entries : undefined;
   });
 }
 
@@ -351,7 +352,9 @@ export function writeChecked(
       while (at < bytes.length) at += file.writeSync(bytes.subarray(at));
       file.syncSync();
       Deno.chmodSync(tmp, mode & 0o7777);
-      const still = sameChain(before, chain(dir, roots, dir)) &&
+      // The write took a while: folders in the roots (/tmp, say) may have changed meanwhile
+      // for other reasons, so identities count here.
+      const still = sameChain(before.map(bare), chain(dir, roots, dir).map(bare)) &&
         isIt(fstat(file), seen(Deno.lstatSync(tmp), false));
       if (!still) throw new PathChanged("written");
       Deno.renameSync(tmp, real);
