@@ -3,32 +3,33 @@
  * the roots check and the use cannot carry the operation outside the roots.
  *
  * Deno offers no `openat`, no `O_NOFOLLOW` and no way to ask for an open file's path, so each
- * operation is bracketed by observations instead: before and after it, every component of the
- * checked real path is `lstat`ed (each must be a real folder, never a symlink, with the same
- * device and inode as before), the folders inside the roots must not have been modified in
- * between (their mtime, which a rename, symlink or removal in them changes), and an opened or
- * created file's `fstat` identity must equal what `lstat` finds at its path. A mismatch is
- * retried a few times, then refused as {@link PathChanged}.
+ * operation is bracketed by looks instead: before it and several times after it, every
+ * component of the checked real path inside the roots is `lstat`ed (each must be a real
+ * folder, never a symlink, with the same device and inode, and the folders unmodified: same
+ * mtime), and an opened or created file's `fstat` identity must equal what `lstat` finds at
+ * its path. A mismatch is retried a few times, then refused as {@link PathChanged}.
  *
- * What remains (see the README): Deno reports mtimes in milliseconds, so a swap and a swap
- * back within the same millisecond as the last change leave no trace in the mtime; the
- * identity checks still catch a file opened elsewhere. `rename` looks its two paths up one
- * after the other inside the kernel; a swap between those two lookups can move the new
- * content into the swapped-in folder (detected afterwards and reported, not undone).
+ * This narrows the window; it does not close it. Each look is a separate path lookup, so a
+ * process swapping a folder as fast as system calls go (renameat2 RENAME_EXCHANGE, every
+ * ~16 µs) can win every look by chance now and then: scripts/bench_symlink_swap.ts measures
+ * how often (see the README). Deno's mtimes are milliseconds, too coarse against it. `rename`
+ * looks its two paths up one after the other inside the kernel; a swap between them can move
+ * the new content into the swapped-in folder (detected afterwards and reported, not undone).
+ * Closing it takes `openat2(RESOLVE_BENEATH)` or a mount namespace holding only the roots,
+ * neither of which Deno's API reaches.
  *
  * @module
  */
 import { basename, dirname, join } from "node:path";
 import { isInside } from "../lib/policy/roots.ts";
 
-/**
- * Whether read permission is limited (a body Worker): then Deno checks an open file's
- * `fstat` against the path the kernel names for it (see {@link fstat}).
- */
-const confined = Deno.permissions.querySync({ name: "read" }).state !== "granted";
-
 /** Attempts before an operation whose path keeps changing is refused. */
-const ATTEMPTS = 5;
+const ATTEMPTS = 3;
+/**
+ * Looks at the whole path after an open. Each look is another chance to catch a swap; a
+ * swapper must win every one (measured in scripts/bench_symlink_swap.ts).
+ */
+const AFTER_LOOKS = 3;
 
 /** The path changed while it was being used (a component was swapped or moved). */
 export class PathChanged extends Error {
@@ -77,9 +78,10 @@ function same(a: Seen, b: Seen): boolean {
 }
 
 /**
- * `fstat` of an open file. In a body Worker Deno checks its read permission against the
- * path the kernel names for the open file (measured, Deno 2.9), so a file that a swapped
- * folder led outside the roots is refused here: that is {@link PathChanged}.
+ * `fstat` of an open file. In a body Worker Deno also checks read permission for it, against
+ * the path it resolved when the file was opened (a file opened while a folder was a symlink
+ * to outside the roots is refused). That resolution is Deno's own, not the open's, so it is
+ * one more look, not a proof: a refusal is {@link PathChanged}.
  */
 function fstat(file: Deno.FsFile): Deno.FileInfo {
   try {
@@ -181,11 +183,9 @@ export function openChecked(
     if (last.kind === "symlink") throw new PathChanged();
     if (last.kind === "other") throw new NotRegularFile();
     const file = Deno.openSync(real);
-    let info: Deno.FileInfo;
     try {
-      info = fstat(file);
-      const after = chain(real, roots);
-      if (sameChain(before, after) && isIt(info, last)) return { file, info };
+      const info = fstat(file);
+      if (isIt(info, last) && looksSame(real, roots, before)) return { file, info };
     } catch (error) {
       file.close();
       throw error;
@@ -193,6 +193,46 @@ export function openChecked(
     file.close();
     return undefined;
   });
+}
+
+/** Whether {@link AFTER_LOOKS} fresh looks at the path all match `before`. */
+function looksSame(real: string, roots: readonly string[], before: Seen[]): boolean {
+  for (let i = 0; i < AFTER_LOOKS; i++) if (!sameChain(before, chain(real, roots))) return false;
+  return true;
+}
+
+/**
+ * A file opened for a search whose checks wait until its content first matters (grep: most
+ * files never match, and in a body Worker the looks cost several times the open).
+ * `prove()` must be called before anything read from the file affects a result.
+ *
+ * @returns the open file (the caller closes it) and its proof, which throws PathChanged
+ *   when the file is not the checked one (outside the roots), NotRegularFile when it is no
+ *   regular file
+ * @throws as {@link openChecked}
+ */
+export function openDeferred(
+  real: string,
+  roots: readonly string[],
+): { file: Deno.FsFile; prove: () => void } {
+  // The caller saw a regular file here (a folder listing); one swapped for a pipe since
+  // would hold the open until the call's time limit.
+  const file = Deno.openSync(real);
+  let proved = false;
+  return {
+    file,
+    prove: () => {
+      if (proved) return;
+      const info = fstat(file);
+      if (!info.isFile) throw new NotRegularFile();
+      // No look before the open: every look after it must find the open file there.
+      const first = chain(real, roots);
+      if (!isIt(info, first[first.length - 1]) || !looksSame(real, roots, first)) {
+        throw new PathChanged();
+      }
+      proved = true;
+    },
+  };
 }
 
 /**
@@ -278,7 +318,7 @@ export function mkdirChecked(dir: string, roots: readonly string[]): void {
         if (!(error instanceof Deno.errors.AlreadyExists)) throw error;
       }
       try {
-        // Where the kernel names the folder is checked by fstat in a body Worker.
+        // Deno's own look at where the folder is (in a body Worker), then the path's.
         using dirFile = Deno.openSync(path);
         fstat(dirFile);
         const after = chain(path, roots, parent);
@@ -362,8 +402,8 @@ export function writeChecked(
       removeStray(tmp, info);
       throw error;
     }
-    // The temp file is still open: where the kernel now names it is checked by fstat (in a
-    // body Worker). A swap between rename's two path lookups can have moved it outside.
+    // The temp file is still open: fstat and the path are looked at again. A swap between
+    // rename's two path lookups can have moved it outside.
     let landed: boolean;
     try {
       landed = isIt(fstat(file), seen(info, false));
@@ -376,10 +416,8 @@ export function writeChecked(
           `moved outside the roots, under the name "${basename(real)}"`,
       );
     }
-    // In a body Worker the fstat above is the proof; with full read permission (no Worker)
-    // the path is looked at again.
-    let checked = confined;
-    if (!checked) {
+    let checked = false;
+    {
       try {
         // Folders in the roots may have changed meanwhile (their mtimes): identities count.
         checked = sameChain(before.map(bare), chain(dir, roots, dir).map(bare)) &&

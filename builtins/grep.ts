@@ -14,7 +14,7 @@ import type picomatchFn from "picomatch";
 import type { Builtin, BuiltinContext, BuiltinResult } from "../lib/registry/builtins.ts";
 import { checkPath, isInside } from "../lib/policy/roots.ts";
 import { describeError } from "./_files.ts";
-import { listChecked, readChecked } from "./_race_free.ts";
+import { readChecked } from "./_race_free.ts";
 import { FileScan, MAX_LINE_BYTES, Search } from "./_grep_file.ts";
 
 // Loaded on the first search, not at start-up — by `import()`, not `require`: a body Worker
@@ -268,9 +268,10 @@ function* walk(
   function* visit(dir: string, shownDir: string, levels: IgnoreLevel[]): Generator<Candidate> {
     let entries: Deno.DirEntry[];
     try {
-      // Listed while the folder's path stays symlink-free (a folder swapped for a symlink
-      // during the walk is not followed); each file is opened verified too (FileScan).
-      entries = listChecked(dir, roots);
+      // A folder swapped for a symlink during the walk can list another folder's names:
+      // harmless, as each file is proved inside the roots before it shows (FileScan), and
+      // a name alone is never shown.
+      entries = [...Deno.readDirSync(dir)];
     } catch (error) {
       search.problems.push(`Cannot search "${shownDir || "."}": ${describeError(error)}`);
       return;

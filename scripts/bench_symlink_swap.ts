@@ -26,7 +26,10 @@ for (let round = 0; round < rounds; round++) {
       `round ${round + 1} (${swapper}, ${race.swaps} swaps): ${rows.join("; ")}; ` +
         `outside changed: ${race.outsideChanged.length ? race.outsideChanged.join(", ") : "none"}`,
     );
-    for (const e of race.escapes) console.log("ESCAPE", e.slice(0, 200));
+    for (const e of race.escapes) {
+      const lines = e.split("\n").filter((l) => l.includes("OUTSIDE"));
+      console.log("ESCAPE", e.split(":")[0], lines.join(" | ").slice(0, 300));
+    }
   } finally {
     await Deno.remove(base, { recursive: true });
   }
