@@ -43,7 +43,7 @@ while :; do
   rm -rf d; mv -T d.real d
   [ $n -eq 0 ] && echo started
   n=$((n+1))
-  [ $((n % 100)) -eq 0 ] && echo "$n" > ../swaps
+  [ $((n % 10)) -eq 0 ] && echo "$n" > ../swaps
   mv -T d d.real; ln -s "$2" d; rm -f d
 done`;
 
