@@ -227,12 +227,11 @@ export function openDeferred(
       const info = fstat(file);
       if (!info.isFile) throw new NotRegularFile();
       // No look before the open: every look after it must find the open file there.
-      // Identities only: the file was read meanwhile, and folders may have changed for
-      // other reasons since.
-      const first = chain(real, roots).map(bare);
+      // No look came before the open, so more come after it (paid only by files that match).
+      const first = chain(real, roots);
       let same = isIt(info, first[first.length - 1]);
-      for (let i = 0; same && i < AFTER_LOOKS; i++) {
-        same = sameChain(first, chain(real, roots).map(bare));
+      for (let i = 0; same && i < 2 * AFTER_LOOKS; i++) {
+        same = sameChain(first, chain(real, roots));
       }
       if (!same) throw new PathChanged();
       proved = true;
@@ -378,8 +377,11 @@ export function writeChecked(
     let info: Deno.FileInfo | undefined;
     try {
       info = fstat(file);
-      const here = sameChain(before, chain(dir, roots, dir)) &&
-        isIt(info, seen(Deno.lstatSync(tmp), false));
+      let here = isIt(info, seen(Deno.lstatSync(tmp), false));
+      for (let i = 0; here && i < AFTER_LOOKS; i++) {
+        here = sameChain(before, chain(dir, roots, dir)) &&
+          isIt(info, seen(Deno.lstatSync(tmp), false));
+      }
       if (here) return { file, info, before };
     } catch {
       // Not where it was meant to be: below.
@@ -404,7 +406,8 @@ export function writeChecked(
       if (!still) throw new PathChanged("written");
       Deno.renameSync(tmp, real);
     } catch (error) {
-      removeStray(tmp, info);
+      // Where a swap may have led: the same identity is looked for while the swapping goes on.
+      removeStray(tmp, info, STRAY_PATIENCE_MS);
       throw error;
     }
     // The temp file is still open: fstat and the path are looked at again. A swap between
