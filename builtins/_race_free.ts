@@ -78,10 +78,11 @@ function same(a: Seen, b: Seen): boolean {
 }
 
 /**
- * `fstat` of an open file. In a body Worker Deno also checks read permission for it, against
- * the path it resolved when the file was opened (a file opened while a folder was a symlink
- * to outside the roots is refused). That resolution is Deno's own, not the open's, so it is
- * one more look, not a proof: a refusal is {@link PathChanged}.
+ * `fstat` of an open file. In a body Worker Deno also checks read permission for it: a file
+ * opened while a folder was a symlink to outside the roots is refused, even after the swap
+ * back. Measured under a fast swapper it is not a proof (reads escaped with it as the only
+ * check; it seems to use a path Deno resolved itself around the open), so it is one more
+ * look: a refusal is {@link PathChanged}.
  */
 function fstat(file: Deno.FsFile): Deno.FileInfo {
   try {
