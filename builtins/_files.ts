@@ -1,10 +1,9 @@
 /**
  * What the file builtins share: the roots check as a result, error wording, binary
- * detection, safe display of text, atomic writes and the diff shown to the person.
+ * detection, safe display of text, the write cap and the diff shown to the person.
  *
  * @module
  */
-import { basename, dirname, join } from "node:path";
 import type * as Diff from "diff";
 import { checkPath } from "../lib/policy/roots.ts";
 import type { BuiltinContext, BuiltinResult } from "../lib/registry/builtins.ts";
@@ -92,46 +91,42 @@ export function countLines(text: string): number {
   return text.endsWith("\n") ? n : n + 1;
 }
 
-/**
- * Writes a file atomically: the bytes go to a temp file beside it, are flushed to disk,
- * and the temp file is renamed over the target, so a reader (or a crash) sees the old
- * file or the new one, never a part. Keeps `mode` when given.
- *
- * @param real the target's real path (symlinks already resolved)
- * @param mode permission bits for the file, such as 0o644
- * @throws Deno errors when the folder cannot be written
- */
-export async function atomicWrite(real: string, bytes: Uint8Array, mode: number): Promise<void> {
-  const dir = dirname(real);
-  // A name near the 255-byte limit leaves no room for a prefix and a suffix.
-  const name = new TextEncoder().encode(basename(real)).length > 200 ? "" : basename(real);
-  const tmp = join(dir, `.${name}.magi-${crypto.randomUUID().slice(0, 8)}.tmp`);
-  // The folder was checked against the roots by its real path; a symlink put in its place
-  // since then (a race with another process) must not carry the write elsewhere.
-  sameFolder(dir);
-  try {
-    const file = await Deno.open(tmp, { write: true, createNew: true, mode: 0o600 });
-    try {
-      let at = 0;
-      while (at < bytes.length) at += await file.write(bytes.subarray(at));
-      await Deno.chmod(tmp, mode & 0o7777);
-      await file.sync();
-    } finally {
-      file.close();
-    }
-    sameFolder(dir);
-    await Deno.rename(tmp, real);
-  } catch (error) {
-    await Deno.remove(tmp).catch(() => {});
-    throw error;
+/** The default cap on the bytes `write` and `edit` may put in a file (config `limits.write_bytes`). */
+export const DEFAULT_WRITE_BYTES = 32 * 1024 * 1024;
+
+/** The UTF-8 length of `text` in bytes, counted without encoding it. */
+export function utf8Length(text: string): number {
+  let n = text.length;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c >= 0x800) n += c >= 0xd800 && c < 0xdc00 ? 1 : 2; // a surrogate pair: 4 bytes
+    else if (c >= 0x80) n += 1;
   }
+  return n;
 }
 
-/** Throws when `dir` no longer is the real folder it was (a symlink took its place). */
-function sameFolder(dir: string): void {
-  if (Deno.realPathSync(dir) !== dir) {
-    throw new Deno.errors.PermissionDenied(`the folder "${dir}" changed while writing`);
-  }
+/**
+ * An error result when `text` is over the write cap, naming the limit; undefined otherwise.
+ * Cheap for a huge text: its length alone decides when it is clearly over or under.
+ *
+ * @param ctx its `writeBytes` (bytes), or {@link DEFAULT_WRITE_BYTES}
+ */
+export function overCap(
+  action: string,
+  path: string,
+  text: string,
+  ctx: { writeBytes?: number },
+): BuiltinResult | undefined {
+  const cap = ctx.writeBytes ?? DEFAULT_WRITE_BYTES;
+  if (text.length * 3 <= cap) return undefined;
+  const bytes = text.length > cap ? text.length : utf8Length(text);
+  if (bytes <= cap) return undefined;
+  const size = text.length > cap ? `more than ${cap}` : `${bytes}`;
+  return {
+    said: `Cannot ${action} "${path}": the content is ${size} bytes, over the limit of ${cap} ` +
+      "bytes (config key `limits.write_bytes`)\n",
+    isError: true,
+  };
 }
 
 /**

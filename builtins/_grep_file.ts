@@ -11,6 +11,7 @@
  */
 import { Buffer } from "node:buffer";
 import { describeError, looksBinary, safeText } from "./_files.ts";
+import { openDeferred } from "./_race_free.ts";
 
 /** Bytes read from a file at a time. */
 export const CHUNK_BYTES = 64 * 1024;
@@ -78,6 +79,7 @@ const NON_ASCII = /[\x80-\xff]/;
  */
 export class FileScan {
   #file: Deno.FsFile | undefined;
+  #prove: () => void = () => {};
   #buf: Uint8Array = pool.pop() ?? new Uint8Array(POOLED_BYTES);
   /** Bytes held: carried context lines, then lines not yet searched, then a partial line. */
   #len = 0;
@@ -103,7 +105,16 @@ export class FileScan {
   #prevLine = 0;
   #matched = false;
 
-  constructor(readonly search: Search, readonly path: string, readonly shown: string) {}
+  /**
+   * @param path the file's real path (from the walk or the roots check)
+   * @param roots the allowed roots: the file is opened verified against them (_race_free.ts)
+   */
+  constructor(
+    readonly search: Search,
+    readonly path: string,
+    readonly shown: string,
+    readonly roots: readonly string[],
+  ) {}
 
   /** Reads and searches on; true when the file has more to read (after a turn). */
   step(): boolean {
@@ -131,7 +142,13 @@ export class FileScan {
   }
 
   #step(): boolean {
-    this.#file ??= Deno.openSync(this.path);
+    if (!this.#file) {
+      // Opened verified (_race_free.ts); the proof is taken before the file first shows in
+      // the result (a match or a cut line), so files that never match cost no proof.
+      const { file, prove } = openDeferred(this.path, this.roots);
+      this.#file = file;
+      this.#prove = prove;
+    }
     let read = 0;
     while (read < TURN_BYTES) {
       this.#reserve(CHUNK_BYTES);
@@ -196,6 +213,7 @@ export class FileScan {
   }
 
   #endCut(): void {
+    this.#prove();
     this.#skipping = false;
     this.#cut.set(this.#partialLine, this.#kept + this.#skipped);
     this.search.cutLines++;
@@ -291,6 +309,7 @@ export class FileScan {
       // An empty match after the final newline is no line of this text (`^$`, `x*`).
       if (m.index === text.length && text.endsWith("\n")) break;
       if (!this.#matched) {
+        this.#prove();
         this.#matched = true;
         search.files++;
       }

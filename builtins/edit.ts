@@ -10,13 +10,16 @@
 import type { Builtin, BuiltinContext, BuiltinResult } from "../lib/registry/builtins.ts";
 import {
   allowed,
-  atomicWrite,
   countLines,
+  DEFAULT_WRITE_BYTES,
   diffPackage,
   failure,
   looksBinary,
+  overCap,
   refused,
+  utf8Length,
 } from "./_files.ts";
+import { NotRegularFile, readChecked, writeChecked } from "./_race_free.ts";
 
 /** Lines of context around each change in shown. */
 const CONTEXT = 3;
@@ -61,16 +64,20 @@ async function editBuiltin(
   ctx: BuiltinContext,
 ): Promise<BuiltinResult> {
   const path = String(args.path);
+  const tooBig = overCap("edit", path, String(args.new_string ?? ""), ctx) ??
+    overCap("edit", path, String(args.old_string ?? ""), ctx);
+  if (tooBig) return tooBig;
   const checked = allowed(path, ctx, "edit");
   if (refused(checked)) return checked;
   let bytes: Uint8Array;
   let mode: number;
   try {
-    const info = await Deno.stat(checked.real);
-    if (!info.isFile) return error(`Cannot edit "${path}": not a regular file`);
-    mode = info.mode ?? 0o644;
-    bytes = await Deno.readFile(checked.real);
+    // Opened verified (a folder swapped for a symlink meanwhile is caught): _race_free.ts.
+    const read = readChecked(checked.real, ctx.roots);
+    if (!read) return error(`Cannot edit "${path}": not a regular file`);
+    ({ bytes, mode } = read);
   } catch (e) {
+    if (e instanceof NotRegularFile) return error(`Cannot edit "${path}": not a regular file`);
     if (e instanceof Deno.errors.NotFound) {
       return error(`Cannot edit "${path}": no such file; use write to create it`);
     }
@@ -126,8 +133,18 @@ async function editBuiltin(
   pieces.push(work.slice(from));
   const changed = pieces.join("");
   const out = bom + (crlf ? changed.replaceAll("\n", "\r\n") : changed);
+  // replace_all can bring more than the cap from a short new_string; a file already larger
+  // than the cap may still be edited.
+  const cap = ctx.writeBytes ?? DEFAULT_WRITE_BYTES;
+  const added = utf8Length(newString) * matches.length;
+  if (added > cap) {
+    return error(
+      `Cannot edit "${path}": the replacements add ${added} bytes, over the limit of ${cap} ` +
+        "bytes (config key `limits.write_bytes`)",
+    );
+  }
   try {
-    await atomicWrite(checked.real, new TextEncoder().encode(out), mode);
+    writeChecked(checked.real, ctx.roots, new TextEncoder().encode(out), mode);
   } catch (e) {
     return failure("edit", path, e);
   }

@@ -12,8 +12,9 @@ import type ignoreFactory from "ignore";
 import type { Ignore } from "ignore";
 import type picomatchFn from "picomatch";
 import type { Builtin, BuiltinContext, BuiltinResult } from "../lib/registry/builtins.ts";
-import { checkPath } from "../lib/policy/roots.ts";
+import { checkPath, isInside } from "../lib/policy/roots.ts";
 import { describeError } from "./_files.ts";
+import { readChecked } from "./_race_free.ts";
 import { FileScan, MAX_LINE_BYTES, Search } from "./_grep_file.ts";
 
 // Loaded on the first search, not at start-up — by `import()`, not `require`: a body Worker
@@ -148,9 +149,9 @@ async function grepBuiltin(
     }
     const shownBase = displayBase(path, checked.real, ctx.cwd);
     const candidates = info.isDirectory
-      ? walk(search, checked.real, shownBase, ancestorsIgnores(checked.real))
+      ? walk(search, checked.real, shownBase, ancestorsIgnores(checked.real, ctx.roots), ctx.roots)
       : [{ path: checked.real, shown: shownBase }];
-    if (!(await searchAll(search, candidates, stop))) {
+    if (!(await searchAll(search, candidates, stop, ctx.roots))) {
       search.stopped = ctx.signal.aborted ? "cancelled" : "past the time limit";
       break;
     }
@@ -193,7 +194,7 @@ function result(search: Search, pathCount: number): BuiltinResult {
 }
 
 /** The `.gitignore` files above a search root, from the repository's root down. */
-function ancestorsIgnores(root: string): IgnoreLevel[] {
+function ancestorsIgnores(root: string, roots: readonly string[]): IgnoreLevel[] {
   const dirs: string[] = [];
   for (let dir = dirname(root);; dir = dirname(dir)) {
     dirs.unshift(dir);
@@ -202,7 +203,7 @@ function ancestorsIgnores(root: string): IgnoreLevel[] {
   // Only a repository's folders lend their rules; outside one, only the root's own count.
   if (!exists(join(dirs[0], ".git"))) return [];
   const levels = dirs.flatMap((dir) => {
-    const rules = loadIgnore(dir);
+    const rules = loadIgnore(dir, roots);
     return rules ? [{ dir, rules }] : [];
   });
   // A root that is itself ignored (`grep x node_modules`) was asked for by name: search it.
@@ -222,11 +223,15 @@ function exists(path: string): boolean {
  * A folder's ignore rules: its `.gitignore`, and at a repository's top also
  * `.git/info/exclude` (read first, so `.gitignore` overrides it, as in git).
  */
-function loadIgnore(dir: string): Ignore | undefined {
+function loadIgnore(dir: string, roots: readonly string[]): Ignore | undefined {
   const texts: string[] = [];
   for (const file of [join(dir, ".git", "info", "exclude"), join(dir, ".gitignore")]) {
     try {
-      texts.push(Deno.readTextFileSync(file));
+      // Above the search root (outside the roots, even) the plain read is what it was;
+      // inside the roots a swapped folder must not lend another folder's rules.
+      const inside = roots.some((root) => isInside(file, root));
+      const bytes = inside ? readChecked(file, roots)?.bytes : Deno.readFileSync(file);
+      if (bytes) texts.push(new TextDecoder().decode(bytes));
     } catch {
       // No such file here.
     }
@@ -258,17 +263,21 @@ function* walk(
   root: string,
   shownRoot: string,
   levels: IgnoreLevel[],
+  roots: readonly string[],
 ): Generator<Candidate> {
   function* visit(dir: string, shownDir: string, levels: IgnoreLevel[]): Generator<Candidate> {
     let entries: Deno.DirEntry[];
     try {
+      // A folder swapped for a symlink during the walk can list another folder's names:
+      // harmless, as each file is proved inside the roots before it shows (FileScan), and
+      // a name alone is never shown.
       entries = [...Deno.readDirSync(dir)];
     } catch (error) {
       search.problems.push(`Cannot search "${shownDir || "."}": ${describeError(error)}`);
       return;
     }
     const own = entries.some((e) => e.name === ".gitignore" || e.name === ".git")
-      ? loadIgnore(dir)
+      ? loadIgnore(dir, roots)
       : undefined;
     const here = own ? [...levels, { dir, rules: own }] : levels;
     entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
@@ -303,6 +312,7 @@ async function searchAll(
   search: Search,
   candidates: Iterable<Candidate>,
   stop: () => boolean,
+  roots: readonly string[],
 ): Promise<boolean> {
   const turn = async () => {
     await new Promise((resolve) => setTimeout(resolve, 0));
@@ -311,7 +321,7 @@ async function searchAll(
   let n = 0;
   for (const { path, shown } of candidates) {
     if (++n % BATCH === 0 && !(await turn())) return false;
-    const scan = new FileScan(search, path, shown);
+    const scan = new FileScan(search, path, shown, roots);
     try {
       while (scan.step()) if (!(await turn())) return false;
     } finally {

@@ -9,6 +9,7 @@
  */
 import type { Builtin, BuiltinContext, BuiltinResult } from "../lib/registry/builtins.ts";
 import { allowed, binaryKind, failure, looksBinary, refused, safeText } from "./_files.ts";
+import { listChecked, openChecked } from "./_race_free.ts";
 
 /** Lines returned when the call gives no limit. */
 const DEFAULT_LIMIT = 2000;
@@ -47,33 +48,41 @@ export const read: Builtin = {
   run: (args, ctx) => readBuiltin(args, ctx),
 };
 
-async function readBuiltin(
+function readBuiltin(
   args: Record<string, unknown>,
   ctx: BuiltinContext,
 ): Promise<BuiltinResult> {
+  return Promise.resolve(readSync(args, ctx));
+}
+
+function readSync(args: Record<string, unknown>, ctx: BuiltinContext): BuiltinResult {
   const path = String(args.path);
   const checked = allowed(path, ctx, "read");
   if (refused(checked)) return checked;
-  let info: Deno.FileInfo;
+  let opened: { file: Deno.FsFile; info: Deno.FileInfo };
   try {
-    info = await Deno.stat(checked.real);
+    // The file opened is verified to be the one the checked path names (a folder swapped
+    // for a symlink meanwhile is caught): see _race_free.ts.
+    opened = openChecked(checked.real, ctx.roots);
   } catch (error) {
     return failure("read", path, error);
   }
-  if (info.isDirectory) return await listDirectory(checked.real);
-  if (!info.isFile) return { said: `Cannot read "${path}": not a regular file\n`, isError: true };
-  const offset = typeof args.offset === "number" ? args.offset : 1;
-  const limit = typeof args.limit === "number" ? args.limit : DEFAULT_LIMIT;
+  using file = opened.file;
+  const info = opened.info;
   try {
-    return await readLines(checked.real, path, info.size, offset, limit, ctx.signal);
+    if (info.isDirectory) return listDirectory(checked.real, ctx.roots);
+    if (!info.isFile) return { said: `Cannot read "${path}": not a regular file\n`, isError: true };
+    const offset = typeof args.offset === "number" ? args.offset : 1;
+    const limit = typeof args.limit === "number" ? args.limit : DEFAULT_LIMIT;
+    return readLines(file, path, info.size, offset, limit, ctx.signal);
   } catch (error) {
     return failure("read", path, error);
   }
 }
 
-async function listDirectory(real: string): Promise<BuiltinResult> {
+function listDirectory(real: string, roots: readonly string[]): BuiltinResult {
   const names: string[] = [];
-  for await (const entry of Deno.readDir(real)) {
+  for (const entry of listChecked(real, roots)) {
     names.push(
       entry.isDirectory ? entry.name + "/" : entry.isSymlink ? entry.name + "@" : entry.name,
     );
@@ -130,15 +139,14 @@ function finish(lines: Lines, offset: number, more: boolean, total?: number): Bu
   return { said: lines.out.join("\n") + "\n" + tail };
 }
 
-async function readLines(
-  real: string,
+function readLines(
+  file: Deno.FsFile,
   path: string,
   size: number,
   offset: number,
   limit: number,
   signal: AbortSignal,
-): Promise<BuiltinResult> {
-  using file = await Deno.open(real);
+): BuiltinResult {
   const buf = new Uint8Array(CHUNK);
   let n = readFull(file, buf);
   let chunk = buf.subarray(0, n);
@@ -147,7 +155,7 @@ async function readLines(
     : chunk[0] === 0xfe && chunk[1] === 0xff
     ? "utf-16be"
     : undefined;
-  if (utf16) return await readUtf16(real, path, size, utf16, offset, limit);
+  if (utf16) return readUtf16(file, chunk, path, size, utf16, offset, limit);
   if (looksBinary(chunk)) {
     const kind = binaryKind(chunk);
     return {
@@ -230,21 +238,31 @@ function readFull(file: Deno.FsFile, buf: Uint8Array): number {
   return at;
 }
 
-async function readUtf16(
-  real: string,
+function readUtf16(
+  file: Deno.FsFile,
+  first: Uint8Array,
   path: string,
   size: number,
   encoding: string,
   offset: number,
   limit: number,
-): Promise<BuiltinResult> {
+): BuiltinResult {
   if (size > MAX_UTF16_BYTES) {
     return {
       said: `Cannot read "${path}": a UTF-16 file of ${size} bytes (at most ${MAX_UTF16_BYTES})\n`,
       isError: true,
     };
   }
-  const text = new TextDecoder(encoding).decode(await Deno.readFile(real));
+  // The rest of the open file after the first chunk already read.
+  const all8 = new Uint8Array(Math.max(size, first.length));
+  all8.set(first);
+  let at = first.length;
+  while (at < all8.length) {
+    const n = file.readSync(all8.subarray(at));
+    if (n === null) break;
+    at += n;
+  }
+  const text = new TextDecoder(encoding).decode(all8.subarray(0, at));
   const all = text.split("\n");
   if (all.at(-1) === "") all.pop();
   const lines = new Lines();

@@ -7,7 +7,8 @@
  */
 import { dirname } from "node:path";
 import type { Builtin, BuiltinContext, BuiltinResult } from "../lib/registry/builtins.ts";
-import { allowed, atomicWrite, countLines, failure, refused, unifiedDiff } from "./_files.ts";
+import { allowed, countLines, failure, overCap, refused, unifiedDiff } from "./_files.ts";
+import { mkdirChecked, NotRegularFile, openChecked, writeChecked } from "./_race_free.ts";
 
 /** Old content larger than this (bytes) is not diffed for shown. */
 const MAX_DIFF_BYTES = 4 * 1024 * 1024;
@@ -35,6 +36,8 @@ async function writeBuiltin(
   content: string,
   ctx: BuiltinContext,
 ): Promise<BuiltinResult> {
+  const tooBig = overCap("write", path, content, ctx);
+  if (tooBig) return tooBig;
   const checked = allowed(path, ctx, "write");
   if (refused(checked)) return checked;
   const real = checked.real;
@@ -42,7 +45,8 @@ async function writeBuiltin(
   let before: string | undefined;
   let existed = false;
   try {
-    const info = await Deno.stat(real);
+    using opened = openExisting(real, ctx.roots);
+    const info = opened.info;
     if (info.isDirectory) {
       return { said: `Cannot write "${path}": it is a directory\n`, isError: true };
     }
@@ -56,13 +60,21 @@ async function writeBuiltin(
     }
     existed = true;
     mode = info.mode ?? mode;
-    if (info.size <= MAX_DIFF_BYTES) before = await Deno.readTextFile(real);
+    if (info.size <= MAX_DIFF_BYTES) before = readAll(opened.file, info.size);
   } catch (error) {
+    if (error instanceof NotRegularFile) {
+      // openChecked refuses a device, pipe or socket without opening it: renaming a temp
+      // file over one would replace it (/dev/null becoming a plain file breaks every program).
+      return {
+        said: `Cannot write "${path}": not a regular file (a device, pipe or socket)\n`,
+        isError: true,
+      };
+    }
     if (!(error instanceof Deno.errors.NotFound)) return failure("write", path, error);
   }
   try {
-    await Deno.mkdir(dirname(real), { recursive: true });
-    await atomicWrite(real, new TextEncoder().encode(content), mode);
+    mkdirChecked(dirname(real), ctx.roots);
+    writeChecked(real, ctx.roots, new TextEncoder().encode(content), mode);
   } catch (error) {
     return failure("write", path, error);
   }
@@ -74,4 +86,22 @@ async function writeBuiltin(
   if (before === content) return { said, shown: said.replace(/\n$/, " (unchanged)\n") };
   const diff = await unifiedDiff(path, before ?? "", content, !existed);
   return { said, shown: said + diff.text };
+}
+
+/** The existing file, opened verified (see _race_free.ts); disposing closes it. */
+function openExisting(real: string, roots: readonly string[]) {
+  const opened = openChecked(real, roots);
+  return { ...opened, [Symbol.dispose]: () => opened.file.close() };
+}
+
+/** Up to `size` bytes of an open file, as UTF-8 text. */
+function readAll(file: Deno.FsFile, size: number): string {
+  const bytes = new Uint8Array(size);
+  let at = 0;
+  while (at < size) {
+    const n = file.readSync(bytes.subarray(at));
+    if (n === null) break;
+    at += n;
+  }
+  return new TextDecoder().decode(bytes.subarray(0, at));
 }

@@ -188,7 +188,10 @@ export async function createRuntime(opts: RuntimeOptions): Promise<Runtime> {
   });
   // The file builtins' bodies run in Workers with Deno permissions from the policy (below).
   const builtinTools = BUILTINS.map((b) =>
-    builtinTool(b, { roots, body: (b) => confinedBody(() => policy, b) })
+    builtinTool(b, {
+      roots,
+      body: (b) => confinedBody(() => policy, b, { writeBytes: v["limits.write_bytes"] as number }),
+    })
   );
   const innerOf = new Map(builtinTools.map((t) => [t, gatedInner(() => policy, t)]));
   const declaredLoading = declaredTools({

@@ -114,6 +114,11 @@ export const KEYS: Record<string, KeySpec> = {
     expected: "a whole number of bytes, at least 4096 (a spill file keeps its head and tail)",
     default: 256 * 1024 * 1024,
   },
+  "limits.write_bytes": {
+    schema: { type: "integer", minimum: 1024, maximum: 268435456 },
+    expected: "a whole number of bytes from 1024 to 268435456 (256 MiB)",
+    default: 32 * 1024 * 1024,
+  },
   "limits.lua_memory_bytes": {
     schema: { type: "integer", minimum: 1048576 },
     expected: "a whole number of bytes, at least 1048576 (1 MiB)",

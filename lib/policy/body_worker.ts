@@ -13,6 +13,7 @@
 import type { BuiltinContext, BuiltinResult } from "../registry/builtins.ts";
 import { allowedPrograms, type Policy } from "./decide.ts";
 import type { BodyJob } from "./worker_entry.ts";
+import { overCap } from "../../builtins/_files.ts";
 
 /** The Deno permissions of one body Worker. */
 export interface BodyPermissions {
@@ -185,23 +186,58 @@ export const CONFINED_BUILTINS: Record<string, { write: boolean }> = {
  * which Deno's permissions cannot confine (the sandbox can).
  *
  * @param policy called when the body runs (the policy is built after the builtins)
+ * @param opts.writeBytes the cap on what `write` and `edit` put in a file (bytes,
+ *   `limits.write_bytes`): content over it is an error result before it is copied to the
+ *   Worker
  */
 export function confinedBody(
   policy: () => Policy,
   builtin: { name: string },
+  opts: { writeBytes?: number } = {},
 ): ((args: Record<string, unknown>, ctx: BuiltinContext) => Promise<BuiltinResult>) | undefined {
   const confined = CONFINED_BUILTINS[builtin.name];
   if (!confined) return undefined;
-  return (args, ctx) =>
-    runBody({
+  const writeBytes = opts.writeBytes;
+  return (args, ctx) => {
+    const big = tooBig(builtin.name, args, writeBytes);
+    if (big) return Promise.resolve(big);
+    return runBody({
       kind: "builtin",
       export: builtin.name,
       args,
-      ctx: { cwd: ctx.cwd, env: ctx.env, timeoutMs: ctx.timeoutMs, roots: [...ctx.roots] },
+      ctx: {
+        cwd: ctx.cwd,
+        env: ctx.env,
+        timeoutMs: ctx.timeoutMs,
+        roots: [...ctx.roots],
+        writeBytes,
+      },
     }, {
       permissions: bodyPermissions(policy(), { write: confined.write }),
       timeoutMs: ctx.timeoutMs,
       signal: ctx.signal,
       said: (chunk) => ctx.said(chunk),
     });
+  };
+}
+
+/** The write cap's error result for a `write` or `edit` call whose text is over it. */
+function tooBig(
+  name: string,
+  args: Record<string, unknown>,
+  writeBytes: number | undefined,
+): BuiltinResult | undefined {
+  const path = String(args.path);
+  const fields = name === "write"
+    ? ["content"]
+    : name === "edit"
+    ? ["new_string", "old_string"]
+    : [];
+  for (const field of fields) {
+    const value = args[field];
+    if (typeof value !== "string") continue;
+    const result = overCap(name, path, value, { writeBytes });
+    if (result) return result;
+  }
+  return undefined;
 }

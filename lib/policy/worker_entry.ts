@@ -19,7 +19,13 @@ export type BodyJob = {
   /** The export's name, or the builtin's name. */
   export: string;
   args: Record<string, unknown>;
-  ctx: { cwd: string; env: Record<string, string>; timeoutMs: number; roots: string[] };
+  ctx: {
+    cwd: string;
+    env: Record<string, string>;
+    timeoutMs: number;
+    roots: string[];
+    writeBytes?: number;
+  };
 };
 
 // deno-lint-ignore no-explicit-any

@@ -20,6 +20,8 @@ export interface BuiltinContext {
   signal: AbortSignal;
   /** The allowed roots (real absolute paths) that file builtins check paths against. */
   roots: readonly string[];
+  /** The most bytes `write` and `edit` may put in a file (`limits.write_bytes`). */
+  writeBytes?: number;
   /** Set when the policy's sandbox is on: wraps a program and its arguments (SPEC S8). */
   sandbox?: Invocation["sandbox"];
   /** For builtins that stream (such as `run`): output for the model as it comes. */

@@ -61,3 +61,54 @@ Deno.test("write takes a file name close to the 255-byte limit", async () => {
   assert.equal(r.is_error, false, r.said);
   assert.equal(await Deno.readTextFile(join(dir.path, name)), "x\n");
 });
+
+Deno.test("write and edit over limits.write_bytes are error results naming the limit; the file stays", async () => {
+  await using dir = await tempDir();
+  const path = join(dir.path, "a.txt");
+  await Deno.writeTextFile(path, "old\n");
+  await using t = await builtinRuntime(dir.path, { limits: { write_bytes: 1024 } });
+  const big = await call(t.rt, "write", { path: "a.txt", content: "x".repeat(1025) });
+  assert.equal(big.is_error, true);
+  assert.equal(
+    big.said,
+    'Cannot write "a.txt": the content is more than 1024 bytes, over the limit of 1024 bytes ' +
+      "(config key `limits.write_bytes`)\n",
+  );
+  // Counted in UTF-8 bytes: 400 three-byte characters are 1200 bytes.
+  const wide = await call(t.rt, "write", { path: "a.txt", content: "\u20ac".repeat(400) });
+  assert.match(wide.said, /^Cannot write "a.txt": the content is 1200 bytes, over the limit/);
+  const edit = await call(t.rt, "edit", {
+    path: "a.txt",
+    old_string: "old",
+    new_string: "y".repeat(2000),
+  });
+  assert.match(edit.said, /^Cannot edit "a.txt": .*over the limit of 1024 bytes/);
+  // replace_all: a short new_string times many matches.
+  await Deno.writeTextFile(path, "o\n".repeat(600));
+  const all = await call(t.rt, "edit", {
+    path: "a.txt",
+    old_string: "o",
+    new_string: "ooo",
+    replace_all: true,
+  });
+  assert.equal(
+    all.said,
+    'Cannot edit "a.txt": the replacements add 1800 bytes, over the limit of 1024 bytes ' +
+      "(config key `limits.write_bytes`)\n",
+  );
+  assert.equal(await Deno.readTextFile(path), "o\n".repeat(600));
+  // magi goes on: a write under the limit works.
+  const ok = await call(t.rt, "write", { path: "a.txt", content: "new\n" });
+  assert.equal(ok.is_error, false, ok.said);
+  assert.equal(await Deno.readTextFile(path), "new\n");
+});
+
+Deno.test("the default write cap refuses 64 MiB + 1 without running out of memory", async () => {
+  await using dir = await tempDir();
+  await Deno.writeTextFile(join(dir.path, "a.txt"), "old\n");
+  await using t = await builtinRuntime(dir.path);
+  const r = await call(t.rt, "write", { path: "a.txt", content: "x".repeat(64 * 1024 * 1024 + 1) });
+  assert.equal(r.is_error, true);
+  assert.match(r.said, /over the limit of 33554432 bytes \(config key `limits.write_bytes`\)/);
+  assert.equal(await Deno.readTextFile(join(dir.path, "a.txt")), "old\n");
+});
