@@ -1,4 +1,4 @@
-import { alive } from "../process/helpers.ts";
+import { alive, pidsWith } from "../process/helpers.ts";
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { magi, REPO, tempDir } from "../helpers.ts";
@@ -232,18 +232,3 @@ Deno.test("magi chat: always for a run line offers its prefix rule, for the sess
   assert.match(saved, /"command": \[\s*"touch \*"\s*\]/);
   assert.equal((await Deno.stat(own)).mode! & 0o777, 0o600);
 });
-
-/** The pids of this machine's processes whose command line holds `text`. */
-function pidsWith(text: string): number[] {
-  const pids: number[] = [];
-  for (const entry of Deno.readDirSync("/proc")) {
-    if (!/^\d+$/.test(entry.name)) continue;
-    try {
-      const cmdline = Deno.readTextFileSync(`/proc/${entry.name}/cmdline`);
-      if (cmdline.includes(text)) pids.push(Number(entry.name));
-    } catch {
-      // gone meanwhile
-    }
-  }
-  return pids;
-}

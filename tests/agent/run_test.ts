@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { magi, magiCommand, tempDir } from "../helpers.ts";
+import { pidsWith } from "../process/helpers.ts";
 import { reply, scriptedServer, toolResultsIn } from "./fake_provider.ts";
 import { agentConfig, makeTools, onlySession } from "./setup.ts";
 
@@ -200,9 +201,11 @@ async function napThenKill(
   assert.ok(napPid > 0, "the tool never started");
   child.kill("SIGKILL");
   await child.status;
-  try {
-    Deno.kill(-napPid, "SIGKILL");
-  } catch { /* already gone */ }
+  for (const pid of pidsWith(marker)) {
+    try {
+      Deno.kill(pid, "SIGKILL");
+    } catch { /* already gone */ }
+  }
   return home;
 }
 

@@ -9,6 +9,25 @@ export function alive(pid: number): boolean {
   }
 }
 
+/**
+ * The pids, here, of the processes whose command line holds `text`. A sandboxed tool runs in a
+ * PID namespace of its own, so a pid it writes (`$$`) is not its pid outside: find it by a word
+ * of its command line (a marker file's path) instead.
+ */
+export function pidsWith(text: string): number[] {
+  const pids: number[] = [];
+  for (const entry of Deno.readDirSync("/proc")) {
+    if (!/^\d+$/.test(entry.name)) continue;
+    try {
+      const cmdline = Deno.readTextFileSync(`/proc/${entry.name}/cmdline`);
+      if (cmdline.includes(text) && alive(Number(entry.name))) pids.push(Number(entry.name));
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return pids;
+}
+
 /** The pid a process wrote to `file`, waiting up to 4 s for it to appear. */
 export async function pidIn(file: string): Promise<number> {
   for (let i = 0; i < 200; i++) {
