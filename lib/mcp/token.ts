@@ -9,7 +9,7 @@
  */
 import { Buffer } from "node:buffer";
 import { createHash, timingSafeEqual } from "node:crypto";
-import { createPrivateFileSync } from "../private_file.ts";
+import { createPrivateFile } from "../output/private.ts";
 
 /** The name the token is masked as in magi's output (`$MAGI_MCP_TOKEN`). */
 export const TOKEN_SECRET_NAME = "MAGI_MCP_TOKEN";
@@ -67,7 +67,7 @@ export function loadOrCreateToken(path: string, ownFolder = true): McpToken {
   }
   const token = newToken();
   try {
-    createPrivateFileSync(path, token + "\n", ownFolder);
+    createPrivateFile(path, token + "\n", ownFolder);
   } catch (error) {
     // Another magi made it first: use its token.
     if (error instanceof Deno.errors.AlreadyExists) {

@@ -75,3 +75,29 @@ export function writePrivateFile(path: string, data: string | Uint8Array): void 
     throw error;
   }
 }
+
+/**
+ * Creates `path` with `data` only when it does not exist yet, atomically (a hard link of a
+ * complete 0600 temp file): of two processes racing, one creates it and the other gets
+ * `Deno.errors.AlreadyExists` and reads the winner's.
+ *
+ * @param ownFolder whether the folder is magi's own, to be made and set to 0700; false for a
+ *   folder the person named (it must exist and keeps its mode)
+ * @throws Deno.errors.AlreadyExists when `path` exists; Deno.errors.* when it cannot be written
+ */
+export function createPrivateFile(
+  path: string,
+  data: string | Uint8Array,
+  ownFolder = true,
+): void {
+  if (ownFolder) privateDir(dirname(path));
+  const tmp = `${path}.${Deno.pid}.${crypto.randomUUID().slice(0, 8)}.tmp`;
+  const bytes = typeof data === "string" ? new TextEncoder().encode(data) : data;
+  Deno.writeFileSync(tmp, bytes, { createNew: true, mode: FILE_MODE });
+  try {
+    Deno.chmodSync(tmp, FILE_MODE);
+    Deno.linkSync(tmp, path);
+  } finally {
+    Deno.removeSync(tmp);
+  }
+}

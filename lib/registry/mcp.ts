@@ -38,7 +38,7 @@ import { emitContent } from "./mcp_content.ts";
 import { answerForm, type Ask, type FormSchema } from "./mcp_elicit.ts";
 import type { ChildStdioTransport } from "./mcp_stdio.ts";
 import { lateImport } from "../lazy_require.ts";
-import { writePrivateFileSync } from "../private_file.ts";
+import { writePrivateFile } from "../output/private.ts";
 import { schemaProblem, stripExtensions } from "./schema.ts";
 import type { Invocation, JsonSchema, Outcome, Tool, Warn } from "./types.ts";
 
@@ -357,7 +357,7 @@ function writeCache(path: string, key: string, tools: McpTool[], masker: Masker)
   try {
     const cache = readCache(path);
     cache[key] = maskedDeep(tools, masker) as McpTool[];
-    writePrivateFileSync(path, JSON.stringify(cache));
+    writePrivateFile(path, JSON.stringify(cache));
   } catch {
     // A cache that cannot be written only costs a start next time.
   }

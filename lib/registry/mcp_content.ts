@@ -13,7 +13,7 @@ import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { fromByteString, toByteString } from "../pipeline/bytes.ts";
 import type { Masker } from "../pipeline/mask.ts";
 import { SPILL_KEEP_MS } from "../pipeline/spill.ts";
-import { privateDirSync } from "../private_file.ts";
+import { privateDir } from "../output/private.ts";
 import type { Emit } from "./types.ts";
 
 /** Where binary content goes. */
@@ -93,7 +93,7 @@ export async function spillBytes(
   mimeType: string | undefined,
 ): Promise<string | null> {
   try {
-    privateDirSync(files.spillDir);
+    privateDir(files.spillDir);
     const stamp = new Date().toISOString().replace(/[:.]/g, "-");
     const random = crypto.randomUUID().slice(0, 8);
     const safe = files.label.replace(/[^A-Za-z0-9_-]/g, "_");
