@@ -8,6 +8,7 @@
  * @module
  */
 import { scratchDir } from "../lib/policy/sandbox.ts";
+import { readSettled } from "../lib/process/settled_file.ts";
 import { isAbsolute, resolve } from "node:path";
 import { processOutcome } from "../lib/process/outcome.ts";
 import { spawnProcess } from "../lib/process/spawn.ts";
@@ -88,8 +89,9 @@ async function runBuiltin(
       onStderr: said,
     });
     const outcome = processOutcome(spawned, timeoutMs);
-    const final = (await Deno.readTextFile(pwdFile).catch(() => "")).replace(/\n$/, "");
-    const moved = final !== "" && final !== cwd && isAbsolute(final);
+    // Only the regular file magi made: a symlink planted there could name any file.
+    const final = ((await readSettled(pwdFile, 64 * 1024)) ?? "").replace(/\n$/, "");
+    const moved = final !== "" && final !== cwd && isAbsolute(final) && isDirectory(final);
     return {
       said: bytes === 0 && !outcome.isError ? "(no output)\n" : "",
       isError: outcome.isError,
@@ -98,5 +100,13 @@ async function runBuiltin(
     };
   } finally {
     await Deno.remove(pwdFile).catch(() => {});
+  }
+}
+
+function isDirectory(path: string): boolean {
+  try {
+    return Deno.statSync(path).isDirectory;
+  } catch {
+    return false;
   }
 }

@@ -2,8 +2,9 @@
  * The OS sandbox (SPEC S8.3): every program started on a model's behalf runs inside
  * bubblewrap (`bwrap`). Deno's permissions stop at a child process; this is what stops it.
  *
- * - `read-only`: the whole filesystem read-only; a private, empty temp folder (a tmpfs at the
- *   system temp path, TMPDIR pointing at it, gone when the call ends) is all it may write.
+ * - `read-only`: the whole filesystem read-only, the system temp folder included; a private,
+ *   empty temp folder of the call's own (TMPDIR points at it) is all it may write, besides
+ *   magi's scratch files for the call (see `scratchDir`).
  * - `workspace-write`: the roots and the temp folder writable, except `.git` (its `config`,
  *   `hooks`, a worktree's `.git` file and common dir) and `.magi` of the repositories there,
  *   and HOME's start-up files when HOME is writable (see `protectedPaths`).
@@ -133,9 +134,10 @@ export function bwrapArgs(
   const args = ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"];
   const roots = [...new Set(scope.roots)].filter((r) => kindOf(r) === "dir");
   if (mode === "read-only") {
-    args.push("--tmpfs", temp, "--setenv", "TMPDIR", temp);
-    // A root under the temp folder was covered by the private one: show it again, read-only.
-    for (const r of roots) if (within(r, temp)) args.push("--ro-bind", r, r);
+    // The temp folder stays readable like the rest of the system (a checkout, a tools folder
+    // or a root may lie in it); what the command may write is a private folder of its own.
+    const own = Deno.makeTempDirSync({ dir: privateTemp(), prefix: "call-" });
+    args.push("--bind", own, own, "--setenv", "TMPDIR", own);
   } else {
     const writable = [...new Set([temp, ...roots])];
     // A folder inside another writable one is writable already: one mount fewer.
@@ -165,7 +167,7 @@ export function bwrapArgs(
   const scanned = new Map<string, number>();
   for (const d of RUN_DIRS) scanned.set(realOr(d), 4);
   if (!scanned.has(realOr(scope.home))) scanned.set(realOr(scope.home), 3);
-  if (mode === "workspace-write" && !scanned.has(temp)) scanned.set(temp, 2);
+  if (!scanned.has(temp)) scanned.set(temp, 2);
   const ways = socketsIn([...scanned].map(([dir, depth]) => ({ dir, depth })), own);
   // An empty folder over one that holds only sockets costs far less than a mount per socket.
   for (const dir of ways.folders) args.push("--tmpfs", dir);
@@ -373,4 +375,23 @@ export function scratchDir(): string {
     }
   });
   return scratch = real;
+}
+
+let ownTemp: string | undefined;
+
+/**
+ * The folder of the read-only sandbox's private temp folders (each call's TMPDIR is a new one
+ * inside): made once per process, 0700, removed with them at exit.
+ */
+export function privateTemp(): string {
+  if (ownTemp) return ownTemp;
+  const real = Deno.realPathSync(Deno.makeTempDirSync({ prefix: "magi-tmp-" }));
+  globalThis.addEventListener("unload", () => {
+    try {
+      Deno.removeSync(real, { recursive: true });
+    } catch {
+      // gone already
+    }
+  });
+  return ownTemp = real;
 }

@@ -8,6 +8,7 @@
  * @module
  */
 import { scratchDir } from "../policy/sandbox.ts";
+import { openSettled, readSettled } from "../process/settled_file.ts";
 import { processOutcome } from "../process/outcome.ts";
 import { removeOnSignal, spawnProcess } from "../process/spawn.ts";
 import type { ProgramInput } from "./argv.ts";
@@ -46,7 +47,7 @@ export async function runProgramCall(
     });
     const outcome = processOutcome(spawned, call.timeoutMs);
     if (!spawned.timedOut && !spawned.cancelled && !spawned.startError) {
-      const question = readQuestion(askFile);
+      const question = await readQuestion(askFile);
       if (question) return { isError: false, ask: question };
     }
     await forwardShown(shownFile, call);
@@ -67,16 +68,11 @@ function answerEnv(args: Record<string, unknown>): Record<string, string> {
  * Reads a question file: JSON `{"ask": "…", "choices": ["…"]}`, or plain text that is the
  * question itself. An empty or unreadable file is no question.
  */
-export function readQuestion(path: string): Question | undefined {
-  let text: string;
-  try {
-    const info = Deno.statSync(path);
-    if (info.size === 0 || info.size > ASK_MAX_BYTES) return undefined;
-    text = Deno.readTextFileSync(path).trim();
-  } catch {
-    return undefined;
-  }
-  if (text === "") return undefined;
+export async function readQuestion(path: string): Promise<Question | undefined> {
+  // Only the regular file magi made: the tool could have swapped it for a symlink to a file
+  // its sandbox hides.
+  const text = (await readSettled(path, ASK_MAX_BYTES))?.trim();
+  if (!text) return undefined;
   return parseQuestion(text) ?? { question: text };
 }
 
@@ -104,13 +100,9 @@ export function parseQuestion(text: string): Question | undefined {
 
 /** Streams the `$MAGI_SHOWN` file, when the tool wrote one, into shown. */
 async function forwardShown(path: string, call: Invocation): Promise<void> {
-  let file: Deno.FsFile;
-  try {
-    if (Deno.statSync(path).size === 0) return;
-    file = await Deno.open(path);
-  } catch {
-    return;
-  }
+  // Only the regular file magi made (see readQuestion).
+  const file = await openSettled(path);
+  if (!file) return;
   try {
     for await (const chunk of file.readable) await call.emit.shown(chunk);
   } catch {

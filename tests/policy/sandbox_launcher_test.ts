@@ -81,7 +81,7 @@ Deno.test({
     assert.match(r.out, /^private$/m);
     await assert.rejects(Deno.stat(join(w.root, "made")));
     await assert.rejects(Deno.stat(join(w.outside, "made")));
-    // The root under the system temp folder is still visible, read-only.
+    // The root (under the system temp folder, which stays readable) is visible, read-only.
     await Deno.writeTextFile(join(w.root, "seen"), "");
     const again = await inside(launcher(w, "read-only"), `ls "${w.root}"; ls "$TMPDIR"`);
     assert.match(again.out, /^seen$/m);
