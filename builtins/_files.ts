@@ -6,6 +6,7 @@
  */
 import type * as Diff from "diff";
 import { checkPath } from "../lib/policy/roots.ts";
+import { protectedWrite } from "../lib/policy/protected.ts";
 import type { BuiltinContext, BuiltinResult } from "../lib/registry/builtins.ts";
 
 let diff: typeof Diff | undefined;
@@ -25,7 +26,18 @@ export function allowed(
   action: string,
 ): { real: string } | BuiltinResult {
   const checked = checkPath(path, ctx.cwd, ctx.roots, action);
-  return typeof checked === "string" ? { said: checked + "\n", isError: true } : checked;
+  if (typeof checked === "string") return { said: checked + "\n", isError: true };
+  if (action === "write" || action === "edit") {
+    // What the person's own git, shell or magi would run later, outside any sandbox.
+    const why = protectedWrite(checked.real, ctx.env);
+    if (why) {
+      return {
+        said: `Cannot ${action} "${path}": ${why} is protected (edit it yourself, outside magi)\n`,
+        isError: true,
+      };
+    }
+  }
+  return checked;
 }
 
 /** Whether {@link allowed} refused the path. */

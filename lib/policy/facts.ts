@@ -9,6 +9,7 @@
 import { type CallFacts, decide, type Policy, type Verdict } from "./decide.ts";
 import type { DoorSettings } from "./door.ts";
 import { join } from "node:path";
+import { magiOwnDirs } from "./protected.ts";
 import {
   sandboxLauncher,
   type SandboxSettings,
@@ -79,6 +80,7 @@ export function launcherFor(
     roots: policy.roots,
     home,
     hidden: [...magiOwnFiles(policy.env), ...settings.hidden ?? []],
+    ownDirs: magiOwnDirs(policy.env),
     visible: settings.visible,
     sockets: settings.sockets,
     scratch: [scratchDir(), ...settings.writable ?? []],

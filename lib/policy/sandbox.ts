@@ -50,6 +50,8 @@ export interface SandboxScope {
   sockets?: readonly string[];
   /** The PATH to find bwrap on (default: the system folders, then magi's PATH). */
   path?: string;
+  /** magi's own config, state and cache folders: read-only wherever a root holds them. */
+  ownDirs?: readonly string[];
   /** magi's own scratch folders (see {@link scratchDir}): writable in every mode. */
   scratch?: readonly string[];
 }
@@ -143,7 +145,7 @@ export function bwrapArgs(
     // A folder inside another writable one is writable already: one mount fewer.
     const outer = writable.filter((d) => !writable.some((o) => o !== d && within(d, o)));
     for (const dir of outer) args.push("--bind", dir, dir);
-    const protects = protectedPaths(writable, scope.home, [temp]);
+    const protects = protectedPaths(writable, scope.home, [temp], scope.ownDirs ?? []);
     // "-try": a folder another process removes meanwhile is skipped, not a failed call.
     for (const dir of pinsFor(protects, outer)) args.push("--bind-try", dir, dir);
     for (const p of protects) {

@@ -154,7 +154,7 @@ const SKIP = new Set([".git", "node_modules", ".cache", "target", "dist", "vendo
  * `config`, `config.worktree`, `hooks` (made as an empty read-only folder when missing) and those
  * of the common dir of a worktree; a bare repository's `config` and `hooks`; each repository's
  * `.magi` and each writable folder's own (made empty and read-only when missing); HOME's
- * start-up files when HOME is writable.
+ * start-up files when HOME is writable; magi's own folders (`own`) wherever they are writable.
  *
  * @param writable real absolute folders the program may write
  * @param shallow those of them searched one level down only (the temp folder: many entries)
@@ -163,6 +163,7 @@ export function protectedPaths(
   writable: readonly string[],
   home: string,
   shallow: readonly string[] = [],
+  own: readonly string[] = [],
 ): Protect[] {
   const isWritable = (p: string) => writable.some((w) => within(p, w));
   const out = new Map<string, Protect>();
@@ -239,6 +240,12 @@ export function protectedPaths(
       }
       level = next;
     }
+  }
+  // magi's own folders (config, state, cache) where they lie in a writable folder: made empty
+  // and read-only when missing, so no call can plant a config or a tool link for a later one.
+  for (const d of own) {
+    const k = kindOf(d);
+    add(d, k === undefined ? "missing-dir" : k === "dir" ? "dir" : "file");
   }
   if (isWritable(home)) {
     for (const rel of HOME_STARTUP) {

@@ -1,0 +1,56 @@
+/**
+ * What no call writes, whatever the policy allows: what the person's own git, shell or magi
+ * would later run outside any sandbox. The sandbox mounts these read-only (`sandbox_paths.ts`);
+ * the file builtins, which write outside the sandbox, refuse them by the same list.
+ *
+ * - in any repository: `.git/config`, `.git/config.worktree`, `.git/hooks/…`, `.git/commondir`
+ *   and a worktree's `.git` file;
+ * - a project's `.magi/` (its config and its Lua tools);
+ * - magi's own config, state and cache folders (`$XDG_CONFIG_HOME/magi`, …);
+ * - HOME's start-up files (`.bashrc`, `.profile`, `.gitconfig`, …).
+ *
+ * @module
+ */
+import { join } from "node:path";
+import { HOME_STARTUP, within } from "./sandbox_paths.ts";
+
+/**
+ * magi's own folders: config, state (sessions, spills, the MCP token) and cache (the tool
+ * links, discovery), from the environment's XDG variables or HOME.
+ */
+export function magiOwnDirs(env: Record<string, string | undefined>): string[] {
+  const home = env.HOME;
+  const base = (xdg: string | undefined, rel: string[]) =>
+    xdg || (home ? join(home, ...rel) : undefined);
+  return [
+    base(env.XDG_CONFIG_HOME, [".config"]),
+    base(env.XDG_STATE_HOME, [".local", "state"]),
+    base(env.XDG_CACHE_HOME, [".cache"]),
+  ].filter((d): d is string => d !== undefined).map((d) => join(d, "magi"));
+}
+
+/** Why a write to `real` (a real absolute path) is refused, or undefined when it is not. */
+export function protectedWrite(
+  real: string,
+  env: Record<string, string | undefined>,
+): string | undefined {
+  const parts = real.split("/");
+  for (let i = 0; i < parts.length; i++) {
+    const next = parts[i + 1];
+    if (parts[i] === ".git") {
+      if (next === undefined) return "a repository's .git";
+      if (["config", "config.worktree", "commondir"].includes(next) && i + 2 === parts.length) {
+        return `a repository's .git/${next}`;
+      }
+      if (next === "hooks") return "a repository's .git/hooks";
+    }
+    if (parts[i] === ".magi") return "a project's .magi folder";
+  }
+  const own = magiOwnDirs(env).find((d) => within(real, d));
+  if (own) return `magi's own folder ${own}`;
+  const home = env.HOME;
+  if (home && HOME_STARTUP.some((rel) => within(real, join(home, rel)))) {
+    return "a start-up file in HOME";
+  }
+  return undefined;
+}
