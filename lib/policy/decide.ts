@@ -47,6 +47,12 @@ export interface Verdict {
   rule: { id: string; origin: string; decision: Decision } | null;
   /** Why, in a few words, naming the command or path concerned. */
   reason: string;
+  /**
+   * Set when the judge cannot read what the line runs (words only bash knows, code handed to
+   * an interpreter, a git alias or option that starts programs): a deny rule cannot be held
+   * against it, so `--auto` does not approve it while a deny rule covers the tool.
+   */
+  unread?: string;
 }
 
 /** What is decided: a call after its arguments were checked. */
@@ -648,7 +654,52 @@ export function decide(policy: Policy, facts: CallFacts): Verdict {
   for (const f of floors.filter((f) => f.index === -1)) {
     consider({ decision: "ask", rule: null, reason: f.reason });
   }
-  return best ?? { decision: "allow", rule: null, reason: "the line runs nothing" };
+  const verdict: Verdict = best ??
+    { decision: "allow", rule: null, reason: "the line runs nothing" };
+  const unread = unreadReason(subjects, floors);
+  return unread && verdict.decision === "ask" ? { ...verdict, unread } : verdict;
+}
+
+/** Programs that run code given in their words (`python3 -c`, `eval`, `awk '…'`). */
+const CODE_RUNNERS = new Set([
+  "eval",
+  "source",
+  ".",
+  "python",
+  "python2",
+  "python3",
+  "perl",
+  "ruby",
+  "node",
+  "deno",
+  "bun",
+  "php",
+  "lua",
+  "luajit",
+  "tclsh",
+  "awk",
+  "gawk",
+  "mawk",
+  "nawk",
+  "busybox",
+  "expect",
+  "osascript",
+]);
+
+/** Why the judge cannot read what a line runs, or undefined (see {@link Verdict.unread}). */
+function unreadReason(
+  subjects: Subject[],
+  floors: { index: number; reason: string }[],
+): string | undefined {
+  for (const s of subjects) {
+    const c = s.command;
+    if (!c) continue;
+    const name = basename(c.program);
+    if (c.program === "" || c.dynamic) return `\`${c.text}\`: words only known when bash runs it`;
+    if (CODE_RUNNERS.has(name)) return `\`${c.text}\` runs code the judge does not read`;
+    if (name === "git" && c.optionProblem) return c.optionProblem;
+  }
+  return floors.find((f) => f.index === -1 && /parse|function/.test(f.reason))?.reason;
 }
 
 /** Why a tool of these sources is asked about, and how to allow it. */

@@ -71,7 +71,22 @@ export async function pass(
     project: opts.project,
     args: facts.args,
   };
-  const ruling = door(call);
+  let ruling = door(call);
+  // --auto approves what is asked, but not a line the judge cannot read while a deny rule of
+  // the person's covers the tool: what it runs could be what the rule forbids.
+  if (
+    call.settings.approval === "never" && ruling.decision === "ask" && verdict.unread &&
+    ctx.policy.rules.some((r) =>
+      r.decision === "deny" && r.origin !== "default" && r.matchTool(name)
+    )
+  ) {
+    ruling = {
+      ...ruling,
+      decision: "deny",
+      why: `${verdict.unread}; --auto refuses what the judge cannot read while a deny rule ` +
+        `covers "${name}" (a person in magi chat can approve it)`,
+    };
+  }
   const settled = await settle(ctx, call, ruling, key);
   if (!settled.run) return { refused: settled.refusal };
   return { wrap: launcherFor(ctx.policy, settled.sandbox), byPerson: settled.byPerson, ruling };
