@@ -10,6 +10,7 @@ import { type CallFacts, decide, type Policy, type Verdict } from "./decide.ts";
 import type { DoorSettings } from "./door.ts";
 import { join } from "node:path";
 import { magiOwnDirs } from "./protected.ts";
+import { privateDir } from "../output/private.ts";
 import {
   sandboxLauncher,
   type SandboxSettings,
@@ -80,7 +81,7 @@ export function launcherFor(
     roots: policy.roots,
     home,
     hidden: [...magiOwnFiles(policy.env), ...settings.hidden ?? []],
-    ownDirs: magiOwnDirs(policy.env),
+    ownDirs: ownDirsMade(policy.env),
     visible: settings.visible,
     sockets: settings.sockets,
     scratch: [scratchDir(), ...settings.writable ?? []],
@@ -101,4 +102,20 @@ function magiOwnFiles(env: Record<string, string>): string[] {
   if (state) out.push(join(state, "magi"));
   if (env.MAGI_CONFIG) out.push(env.MAGI_CONFIG);
   return out;
+}
+
+/**
+ * magi's own folders, made (0700) where missing: the sandbox mounts them read-only where a
+ * root holds them, and would otherwise make them itself with the umask's mode.
+ */
+function ownDirsMade(env: Record<string, string>): string[] {
+  const dirs = magiOwnDirs(env);
+  for (const dir of dirs) {
+    try {
+      privateDir(dir);
+    } catch {
+      // Not ours to make (a read-only HOME): the sandbox leaves a missing folder missing.
+    }
+  }
+  return dirs;
 }
