@@ -9,6 +9,7 @@ import { BUILTINS } from "../builtins/mod.ts";
 import { apiKeyEnvNames } from "./agent/provider_config.ts";
 import { type Config, ConfigError, loadConfig, readConfigFile, stringList } from "./config/load.ts";
 import { collectSecrets, Masker, type Secret } from "./pipeline/mask.ts";
+import { ruleSetCredentials } from "./pipeline/rule_set.ts";
 import { useMasker } from "./output/out.ts";
 import { type CallContext, childEnv } from "./process/env.ts";
 import { type LinkEntry, prepareLinks } from "./process/links.ts";
@@ -104,6 +105,7 @@ export function maskerFor(
   env: Record<string, string>,
   warn: Warn,
   extra: readonly Secret[] = [],
+  flagged: readonly string[] = [],
 ): Masker {
   const v = config.values;
   const raw = v.mcp_servers;
@@ -117,7 +119,7 @@ export function maskerFor(
   const serverEnv = servers.map((server) => collectSecrets(server.env ?? {}));
   const collected = collectSecrets(
     env,
-    [...stringList(v["secrets.env"]), ...apiKeyEnvNames(v.providers)],
+    [...stringList(v["secrets.env"]), ...apiKeyEnvNames(v.providers), ...flagged],
     [...stringList(v["secrets.values"]), ...headerValues],
     stringList(v["secrets.ignore"]),
   );
@@ -126,6 +128,22 @@ export function maskerFor(
     warn(`secret $${name} is shorter than 6 bytes and is not masked`);
   }
   return new Masker([...collected.secrets, ...serverEnv.flatMap((c) => c.secrets), ...extra]);
+}
+
+/**
+ * The variables secretlint's rule set flags (`pipeline/rule_set.ts`) among those neither a
+ * name marker, `token_formats.json` nor `secrets.ignore` settles.
+ */
+async function ruleSetFlagged(config: Config, env: Record<string, string>): Promise<string[]> {
+  const v = config.values;
+  const ignored = new Set(stringList(v["secrets.ignore"]));
+  const named = new Set(
+    collectSecrets(env, stringList(v["secrets.env"])).secrets.map((s) => s.name),
+  );
+  const open = Object.fromEntries(
+    Object.entries(env).filter(([name]) => !ignored.has(name) && !named.has(name)),
+  );
+  return await ruleSetCredentials(open, join(cacheDir(env), "secret-rules.json"));
 }
 
 /** An MCP server entry with only its string-valued `env` and `headers` entries kept. */
@@ -147,7 +165,13 @@ function strings(spec: McpServerSpec): McpServerSpec {
 export async function createRuntime(opts: RuntimeOptions): Promise<Runtime> {
   const config = loadConfig({ cwd: opts.cwd, env: opts.env, configFlag: opts.configFlag });
   const v = config.values;
-  const masker = maskerFor(config, opts.env, opts.warn, opts.secrets);
+  const masker = maskerFor(
+    config,
+    opts.env,
+    opts.warn,
+    opts.secrets,
+    await ruleSetFlagged(config, opts.env),
+  );
   // Every later write to stdout and stderr — Lua `print` while declarations load included —
   // is masked with this runtime's secrets (lib/output/out.ts).
   useMasker(masker);

@@ -137,7 +137,7 @@ Deno.test("every everyday form of a secret is masked in said, shown and the spil
       name: "show",
       args: { args: [command], ...(stdin ? { stdin } : {}) },
     });
-    assert.ok(r.spill, `${what}: spilled`);
+    assert.ok(r.spill, `${what}: spilled (said: ${JSON.stringify(r.said.slice(0, 300))})`);
     const spilled = Buffer.from(await Deno.readFile(r.spill)).toString("latin1");
     const head = spilled.slice(0, 400);
     if (!head.includes("$")) {
