@@ -4,7 +4,8 @@
  *
  * @module
  */
-import { join, resolve } from "node:path";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
 import { BUILTINS } from "../builtins/mod.ts";
 import { apiKeyEnvNames } from "./agent/provider_config.ts";
 import { type Config, ConfigError, loadConfig, readConfigFile, stringList } from "./config/load.ts";
@@ -282,6 +283,19 @@ export async function createRuntime(opts: RuntimeOptions): Promise<Runtime> {
       }; tools cannot call each other by name`,
     );
   }
+  // What a read-only sandbox shows again, read-only, when it lies in the system temp folder:
+  // the tools' folders, the tool links, magi's own code and the Deno running it.
+  (door.needed ??= []).push(
+    ...new Set([
+      ...registry.list()
+        .filter((t) => t.origin.source === "tools_dir" || t.origin.source === "shipped")
+        .map((t) => t.origin.where),
+      ...(linksDir ? [linksDir] : []),
+      fileURLToPath(new URL("..", import.meta.url)),
+      dirname(Deno.execPath()),
+      ...(opts.env.DENO_DIR ? [opts.env.DENO_DIR] : []),
+    ]),
+  );
 
   return {
     config,

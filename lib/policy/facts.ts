@@ -31,6 +31,8 @@ export interface SessionSettings extends DoorSettings {
    * config). Filled in when the session starts.
    */
   visible?: string[];
+  /** What the call's programs need that may lie in the system temp folder (see `SandboxScope`). */
+  needed?: string[];
   writable?: string[];
   hidden?: string[];
   /** Tells the person (stderr) what a model's call was refused and what would allow it. */
@@ -83,6 +85,7 @@ export function launcherFor(
     hidden: [...magiOwnFiles(policy.env), ...settings.hidden ?? []],
     ownDirs: ownDirsMade(policy.env),
     visible: settings.visible,
+    needed: settings.needed,
     sockets: settings.sockets,
     scratch: [scratchDir(), ...settings.writable ?? []],
   }, mode);

@@ -2,9 +2,10 @@
  * The OS sandbox (SPEC S8.3): every program started on a model's behalf runs inside
  * bubblewrap (`bwrap`). Deno's permissions stop at a child process; this is what stops it.
  *
- * - `read-only`: the whole filesystem read-only, the system temp folder included; a private,
- *   empty temp folder of the call's own (TMPDIR points at it) is all it may write, besides
- *   magi's scratch files for the call (see `scratchDir`).
+ * - `read-only`: the whole filesystem read-only; a private, empty temp folder (a tmpfs at the
+ *   system temp path, TMPDIR pointing at it, gone when the call ends) is all it may write,
+ *   besides magi's scratch files for the call (see `scratchDir`); what lies in the system temp
+ *   folder comes back read-only where the call needs it (the roots, `SandboxScope.needed`).
  * - `workspace-write`: the roots and the temp folder writable, except `.git` (its `config`,
  *   `hooks`, a worktree's `.git` file and common dir) and `.magi` of the repositories there,
  *   and HOME's start-up files when HOME is writable (see `protectedPaths`).
@@ -50,6 +51,11 @@ export interface SandboxScope {
   sockets?: readonly string[];
   /** The PATH to find bwrap on (default: the system folders, then magi's PATH). */
   path?: string;
+  /**
+   * Folders the call's programs need — tools folders, the tool links, magi's own code, Deno —
+   * shown again read-only by the read-only sandbox when they lie in the system temp folder.
+   */
+  needed?: readonly string[];
   /** magi's own config, state and cache folders: read-only wherever a root holds them. */
   ownDirs?: readonly string[];
   /** magi's own scratch folders (see {@link scratchDir}): writable in every mode. */
@@ -136,10 +142,14 @@ export function bwrapArgs(
   const args = ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"];
   const roots = [...new Set(scope.roots)].filter((r) => kindOf(r) === "dir");
   if (mode === "read-only") {
-    // The temp folder stays readable like the rest of the system (a checkout, a tools folder
-    // or a root may lie in it); what the command may write is a private folder of its own.
-    const own = Deno.makeTempDirSync({ dir: privateTemp(), prefix: "call-" });
-    args.push("--bind", own, own, "--setenv", "TMPDIR", own);
+    // A private, empty temp folder in place of the system's (another session's files and
+    // sockets are there); the roots under it come back read-only, and so do the folders the
+    // call's program needs (`scope.needed`: tools folders, the tool links, magi's own code).
+    args.push("--tmpfs", temp, "--setenv", "TMPDIR", temp);
+    for (const n of scope.needed ?? []) {
+      if (within(n, temp) && kindOf(n) === "dir") args.push("--ro-bind-try", n, n);
+    }
+    for (const r of roots) if (within(r, temp)) args.push("--ro-bind", r, r);
   } else {
     const writable = [...new Set([temp, ...roots])];
     // A folder inside another writable one is writable already: one mount fewer.
@@ -169,7 +179,7 @@ export function bwrapArgs(
   const scanned = new Map<string, number>();
   for (const d of RUN_DIRS) scanned.set(realOr(d), 4);
   if (!scanned.has(realOr(scope.home))) scanned.set(realOr(scope.home), 3);
-  if (!scanned.has(temp)) scanned.set(temp, 2);
+  if (mode === "workspace-write" && !scanned.has(temp)) scanned.set(temp, 2);
   const ways = socketsIn([...scanned].map(([dir, depth]) => ({ dir, depth })), own);
   // An empty folder over one that holds only sockets costs far less than a mount per socket.
   for (const dir of ways.folders) args.push("--tmpfs", dir);
@@ -377,23 +387,4 @@ export function scratchDir(): string {
     }
   });
   return scratch = real;
-}
-
-let ownTemp: string | undefined;
-
-/**
- * The folder of the read-only sandbox's private temp folders (each call's TMPDIR is a new one
- * inside): made once per process, 0700, removed with them at exit.
- */
-export function privateTemp(): string {
-  if (ownTemp) return ownTemp;
-  const real = Deno.realPathSync(Deno.makeTempDirSync({ prefix: "magi-tmp-" }));
-  globalThis.addEventListener("unload", () => {
-    try {
-      Deno.removeSync(real, { recursive: true });
-    } catch {
-      // gone already
-    }
-  });
-  return ownTemp = real;
 }
