@@ -18,7 +18,7 @@
  *
  * @module
  */
-import { basename, delimiter, isAbsolute, join } from "node:path";
+import { basename, delimiter, dirname, isAbsolute, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { domainProxy } from "./sandbox_proxy.ts";
 import type { Policy } from "./decide.ts";
@@ -214,7 +214,16 @@ export function sandboxLauncher(
   const bridge = bridgeCommand();
   const proxy = domainProxy(settings.network);
   const closed = { ...settings, network: false };
-  const withSocket = { ...scope, sockets: [...(scope.sockets ?? []), proxy.socket] };
+  // The bridge's script and the Deno that runs it must be there in the read-only sandbox too.
+  const bridgeDirs = [
+    dirname(fileURLToPath(new URL("./sandbox_bridge.js", import.meta.url))),
+    dirname(Deno.execPath()),
+  ];
+  const withSocket = {
+    ...scope,
+    sockets: [...(scope.sockets ?? []), proxy.socket],
+    needed: [...(scope.needed ?? []), ...bridgeDirs],
+  };
   return (program, rest) => ({
     program: bwrap,
     args: [
