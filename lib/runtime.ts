@@ -79,6 +79,11 @@ export interface RuntimeOptions {
   secrets?: readonly Secret[];
   /** `--sandbox MODE`: read-only, workspace-write or off. */
   sandboxFlag?: string;
+  /**
+   * Whether to find out if a sandbox can start here (default true). False for commands that
+   * make no calls; a call made anyway runs sandboxed, and fails if bwrap cannot start.
+   */
+  probeSandbox?: boolean;
   /** `--auto`: approval "never". */
   auto?: boolean;
 }
@@ -340,7 +345,10 @@ async function doorSettings(
   } catch (error) {
     throw error instanceof ConfigError ? error : new ConfigError((error as Error).message);
   }
-  const problem = sandbox.mode === "off" ? undefined : await sandboxProblem(opts.env.PATH ?? "");
+  // Probed (about 50 ms: bwrap starts once) only where calls are made: `magi tools` needs none.
+  const problem = sandbox.mode === "off" || opts.probeSandbox === false
+    ? undefined
+    : await sandboxProblem(opts.env.PATH ?? "");
   return {
     mode: sandbox.mode,
     // Set by the person (flag, config `sandbox.mode`, legacy `policy.sandbox`): their own

@@ -19,7 +19,7 @@ export async function checkCommand(args: string[]): Promise<number> {
   if (positionals.length > 0) {
     throw new UsageError(`magi check takes no words; got "${positionals[0]}"`);
   }
-  const rt = await runtimeFor(values);
+  const rt = await runtimeFor(values, { calls: true });
   let failed = 0;
   let ran = 0;
   for (const tool of rt.found) {

@@ -84,6 +84,7 @@ export async function runtimeFor(
     configFlag: values.config,
     toolsDirs: values["tools-dir"],
     sandboxFlag: values.sandbox,
+    probeSandbox: opts.calls === true,
     auto: values.auto,
     warn,
     secrets: opts.secrets,

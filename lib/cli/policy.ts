@@ -36,7 +36,7 @@ export async function policyCommand(args: string[]): Promise<number> {
       throw new UsageError("the arguments must be a JSON object");
     }
   }
-  const rt = await runtimeFor(values);
+  const rt = await runtimeFor(values, { calls: true });
   // `approval` is the pseudo-tool of the approvals socket's requests.
   const tool = rt.registry.get(name);
   // The same source the gate judges by: "project" for a project's own declarations.
