@@ -15,6 +15,7 @@
  * @module
  */
 import { join } from "node:path";
+import { benchEnv } from "./bench_env.ts";
 import { fileURLToPath } from "node:url";
 import { grep } from "../builtins/grep.ts";
 import { runTool } from "../lib/pipeline/run_tool.ts";
@@ -207,17 +208,7 @@ async function peakGrowth(fn: () => Promise<unknown>): Promise<number> {
 }
 
 async function main(): Promise<void> {
-  const home = await Deno.makeTempDir({ prefix: "magi-bench-" });
-  const own = Deno.env.toObject();
-  const env = {
-    ...own,
-    // Deno's cache stays where it is (it would follow XDG_CACHE_HOME: a cold start each run).
-    DENO_DIR: own.DENO_DIR ??
-      join(own.XDG_CACHE_HOME || join(own.HOME ?? "/root", ".cache"), "deno"),
-    XDG_CONFIG_HOME: join(home, "config"),
-    XDG_CACHE_HOME: join(home, "cache"),
-    XDG_STATE_HOME: join(home, "state"),
-  };
+  const { home, env } = await benchEnv("magi-bench-");
   const rt = await createRuntime({ cwd: home, env, warn: () => {} });
   const figures: Figure[] = [];
   const volume = (quick ? 64 : 1024) * MIB;

@@ -8,6 +8,7 @@
  * @module
  */
 import { join } from "node:path";
+import { benchEnv } from "./bench_env.ts";
 import { runTool } from "../lib/pipeline/run_tool.ts";
 import { createRuntime } from "../lib/runtime.ts";
 
@@ -47,16 +48,7 @@ export async function sandboxAddedMs(
 
 if (import.meta.main) {
   const quick = Deno.args.includes("--quick");
-  const home = await Deno.makeTempDir({ prefix: "magi-bench-sandbox-" });
-  const own = Deno.env.toObject();
-  const env = {
-    ...own,
-    DENO_DIR: own.DENO_DIR ??
-      join(own.XDG_CACHE_HOME || join(own.HOME ?? "/root", ".cache"), "deno"),
-    XDG_CONFIG_HOME: join(home, "config"),
-    XDG_CACHE_HOME: join(home, "cache"),
-    XDG_STATE_HOME: join(home, "state"),
-  };
+  const { home, env } = await benchEnv("magi-bench-sandbox-");
   try {
     const added = await sandboxAddedMs(home, env, { runs: quick ? 3 : 5, reps: quick ? 10 : 30 });
     const sorted = [...added].sort((a, b) => a - b);
