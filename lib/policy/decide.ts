@@ -686,6 +686,34 @@ const CODE_RUNNERS = new Set([
   "osascript",
 ]);
 
+/** Shells: left after unwrapping `-c`, they read commands from stdin or a script file. */
+const SHELL_NAMES = new Set([
+  "sh",
+  "bash",
+  "dash",
+  "zsh",
+  "ksh",
+  "mksh",
+  "ash",
+  "fish",
+  "csh",
+  "tcsh",
+]);
+
+/** git options whose value is a command git runs (`fetch --upload-pack`, `rebase --exec`). */
+const GIT_RUNS_OPTION =
+  /^(--upload-pack|--receive-pack|--exec|-x|--extcmd|--tool|--exec-path)(=|$)/;
+
+/** git subcommands that run a command they are given. */
+const GIT_RUNS_SUBCOMMAND = [
+  ["submodule", "foreach"],
+  ["bisect", "run"],
+  ["filter-branch"],
+  ["send-pack"],
+  ["difftool"],
+  ["mergetool"],
+];
+
 /** Why the judge cannot read what a line runs, or undefined (see {@link Verdict.unread}). */
 function unreadReason(
   subjects: Subject[],
@@ -697,7 +725,19 @@ function unreadReason(
     const name = basename(c.program);
     if (c.program === "" || c.dynamic) return `\`${c.text}\`: words only known when bash runs it`;
     if (CODE_RUNNERS.has(name)) return `\`${c.text}\` runs code the judge does not read`;
-    if (name === "git" && c.optionProblem) return c.optionProblem;
+    // A shell left after unwrapping `-c` with no script file reads its commands from stdin
+    // (`sh <<<'…'`, `echo … | bash`). A script file it is given is the project's code, as
+    // `make` or `npm test` are: the sandbox holds it, not the judge.
+    if (SHELL_NAMES.has(name) && (c.words.length === 0 || c.flags.includes("-s"))) {
+      return `\`${c.text}\` runs commands it reads from stdin`;
+    }
+    if (name === "git") {
+      if (c.optionProblem) return c.optionProblem;
+      const words = [...c.flags, ...c.words];
+      const runs = words.find((w) => GIT_RUNS_OPTION.test(w)) ??
+        GIT_RUNS_SUBCOMMAND.find((sub) => sub.every((w) => c.words.includes(w)))?.join(" ");
+      if (runs) return `\`${c.text}\`: git's \`${runs}\` runs a command the judge does not read`;
+    }
   }
   return floors.find((f) => f.index === -1 && /parse|function/.test(f.reason))?.reason;
 }

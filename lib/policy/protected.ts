@@ -4,7 +4,9 @@
  * the file builtins, which write outside the sandbox, refuse them by the same list.
  *
  * - in any repository: `.git/config`, `.git/config.worktree`, `.git/hooks/…`, `.git/commondir`
- *   and a worktree's `.git` file;
+ *   and a worktree's `.git` file; and the same in every folder git takes for a git dir (a
+ *   bare repository, `.git/worktrees/X`, `.git/modules/X`): `config`, `config.worktree`,
+ *   `commondir`, `gitdir` (and their `.lock`), `hooks/…`;
  * - a project's `.magi/` (its config and its Lua tools);
  * - magi's own config, state and cache folders (`$XDG_CONFIG_HOME/magi`, …);
  * - HOME's start-up files (`.bashrc`, `.profile`, `.gitconfig`, …).
@@ -39,12 +41,24 @@ export function protectedWrite(
     const next = parts[i + 1];
     if (parts[i] === ".git") {
       if (next === undefined) return "a repository's .git";
-      if (["config", "config.worktree", "commondir"].includes(next) && i + 2 === parts.length) {
+      if (/^(config|config\.worktree|commondir)(\.lock)?$/.test(next) && i + 2 === parts.length) {
         return `a repository's .git/${next}`;
       }
       if (next === "hooks") return "a repository's .git/hooks";
     }
     if (parts[i] === ".magi") return "a project's .magi folder";
+  }
+  // Any folder git treats as a git dir — a bare repository, a worktree's or a submodule's
+  // (`.git/worktrees/X`, `.git/modules/X`), a separate git dir — whatever its name.
+  for (let i = parts.length - 1; i > 0; i--) {
+    const dir = parts.slice(0, i).join("/") || "/";
+    if (!isGitDir(dir)) continue;
+    const rest = parts.slice(i);
+    if (rest.includes("hooks")) return `the hooks of the git dir ${dir}`;
+    const last = rest[rest.length - 1];
+    if (/^(config|config\.worktree|commondir|gitdir)(\.lock)?$/.test(last)) {
+      return `the git dir ${dir}'s ${last}`;
+    }
   }
   const own = magiOwnDirs(env).find((d) => within(real, d));
   if (own) return `magi's own folder ${own}`;
@@ -53,4 +67,22 @@ export function protectedWrite(
     return "a start-up file in HOME";
   }
   return undefined;
+}
+
+/** Whether git would take `dir` for a git dir: a `HEAD` and `objects/`, or a `commondir`. */
+function isGitDir(dir: string): boolean {
+  try {
+    if (!Deno.statSync(join(dir, "HEAD")).isFile) return false;
+  } catch {
+    return false;
+  }
+  for (const mark of ["objects", "commondir"]) {
+    try {
+      Deno.statSync(join(dir, mark));
+      return true;
+    } catch {
+      // not this one
+    }
+  }
+  return false;
 }

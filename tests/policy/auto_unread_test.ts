@@ -31,7 +31,12 @@ Deno.test("--auto refuses an unreadable line while a deny rule covers run, and r
     assert.match(r.said, /--auto refuses what the judge cannot read/, line);
   }
   assert.match((await call(strict.rt, "git push origin main")).said, /no pushing/);
-  // What the judge reads runs under --auto.
+  // What the judge reads runs under --auto, and so does a script of the project's own: like
+  // `make` or `npm test`, it is the project's code, held by the sandbox.
+  await Deno.writeTextFile(join(root, "check.sh"), "echo checked\n");
+  const script = await call(strict.rt, "sh check.sh");
+  assert.equal(script.is_error, false, script.said);
+  assert.match(script.said, /checked/);
   const plain = await call(strict.rt, "echo plain > made.txt && cat made.txt");
   assert.equal(plain.is_error, false, plain.said);
   assert.match(plain.said, /plain/);

@@ -16,6 +16,11 @@ Deno.test("write and edit refuse .git/config, .git/hooks, .magi and magi's own f
   const root = await Deno.realPath(dir.path);
   await Deno.mkdir(join(root, ".git", "hooks"), { recursive: true });
   await Deno.writeTextFile(join(root, ".git", "config"), "[core]\n");
+  // Git dirs by another name: a bare repository, a worktree's and a submodule's.
+  for (const gitDir of ["remote.git", ".git/worktrees/wt1", ".git/modules/sm"]) {
+    await Deno.mkdir(join(root, gitDir, "objects"), { recursive: true });
+    await Deno.writeTextFile(join(root, gitDir, "HEAD"), "ref: refs/heads/main\n");
+  }
   const home = join(root, "home");
   await using t = await testRuntime({
     cwd: root,
@@ -29,6 +34,11 @@ Deno.test("write and edit refuse .git/config, .git/hooks, .magi and magi's own f
     "sub/.magi/config.jsonc",
     "home/.config/magi/config.jsonc",
     "home/.bashrc",
+    "remote.git/config",
+    "remote.git/hooks/pre-receive",
+    ".git/worktrees/wt1/commondir",
+    ".git/modules/sm/config",
+    ".git/config.lock",
   ];
   for (const path of targets) {
     const r = await runTool(t.rt, {
