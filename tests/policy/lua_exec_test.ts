@@ -3,6 +3,7 @@
  * come from the policy, and each `magi.exec` is judged as a `run` of the same command.
  */
 import assert from "node:assert/strict";
+import { pidsWith } from "../process/helpers.ts";
 import { join } from "node:path";
 import { allowedPrograms } from "../../lib/policy/decide.ts";
 import { luaConfinement, shellWord } from "../../lib/policy/lua_exec.ts";
@@ -336,6 +337,8 @@ Deno.test("a body stuck in C ends its Worker, the programs it started and the ot
   const other = await following;
   assert.equal(other.is_error, true);
   assert.match(other.said, /its Lua Worker was ended: another call in it did not stop/);
+  // Ended: its sandbox goes down with it (TERM, then KILL after a grace), so wait for that.
+  for (let i = 0; i < 100 && running(marker); i++) await new Promise((r) => setTimeout(r, 50));
   assert.equal(running(marker), false);
   // The next call gets a fresh Worker.
   const next = await runTool(t.rt, {
@@ -346,7 +349,7 @@ Deno.test("a body stuck in C ends its Worker, the programs it started and the ot
 });
 
 /** Whether a process with `word` in its command line runs. */
+/** Whether a live process (not a zombie) has `word` in its command line. */
 function running(word: string): boolean {
-  const ps = new Deno.Command("ps", { args: ["-eo", "args"], stdout: "piped" }).outputSync();
-  return new TextDecoder().decode(ps.stdout).split("\n").some((l) => l.includes(word));
+  return pidsWith(word).length > 0;
 }
