@@ -4,25 +4,18 @@
  * `server-filesystem`, pinned in deno.json and run with `deno run npm:…`, so they work
  * offline after `deno install`) and a fixture server, all reached through `runTool`.
  */
+import { denoServer, FIXTURE } from "./servers.ts";
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { runTool } from "../../lib/pipeline/run_tool.ts";
 import { closeMcpServers } from "../../lib/registry/mcp.ts";
-import { magi, REPO, tempDir, TESTDATA, testRuntime, writeConfig } from "../helpers.ts";
+import { magi, REPO, tempDir, testRuntime, writeConfig } from "../helpers.ts";
 import { startHttp, tokenFile } from "./_serve.ts";
 
 const imports = JSON.parse(Deno.readTextFileSync(join(REPO, "deno.json"))).imports;
 
 /** A server run by Deno from this repository's pinned packages. */
-function denoServer(...args: string[]) {
-  return {
-    command: Deno.execPath(),
-    args: ["run", "-A", "--quiet", "--config", join(REPO, "deno.json"), ...args],
-  };
-}
-
 const EVERYTHING = denoServer(imports["@modelcontextprotocol/server-everything"], "stdio");
-const FIXTURE = denoServer(join(TESTDATA, "mcp", "fixture_server.ts"));
 const SECRET = "tok-9f8e7d6c5b4a3f2e";
 
 function alive(pid: number): boolean {

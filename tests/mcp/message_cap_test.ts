@@ -2,25 +2,13 @@
  * An MCP message over the cap (config `limits.mcp_message_bytes`) is an error for that call
  * and the session lives on — magi as a client of a real stdio server, framing unit-tested.
  */
+import { FIXTURE } from "./servers.ts";
 import assert from "node:assert/strict";
-import { join } from "node:path";
 import { runTool } from "../../lib/pipeline/run_tool.ts";
 import { CappedLines, readEnds, readHead, readTailId } from "../../lib/registry/capped_lines.ts";
 import { closeMcpServers } from "../../lib/registry/mcp.ts";
-import { REPO, TESTDATA, testRuntime } from "../helpers.ts";
+import { testRuntime } from "../helpers.ts";
 import { alive } from "../process/helpers.ts";
-
-const FIXTURE = {
-  command: Deno.execPath(),
-  args: [
-    "run",
-    "-A",
-    "--quiet",
-    "--config",
-    join(REPO, "deno.json"),
-    join(TESTDATA, "mcp", "fixture_server.ts"),
-  ],
-};
 
 Deno.test("CappedLines passes lines whole and drops one over the cap, however cut", () => {
   const enc = new TextEncoder();

@@ -3,6 +3,7 @@
  * folder, written atomically, masked, keyed by a hash) and binary content spilled from
  * results (0600, pruned after a week); a credential in a server's config `env` is masked.
  */
+import { FIXTURE } from "./servers.ts";
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { Masker } from "../../lib/pipeline/mask.ts";
@@ -10,19 +11,8 @@ import { SPILL_KEEP_MS } from "../../lib/pipeline/spill.ts";
 import { runTool } from "../../lib/pipeline/run_tool.ts";
 import { closeMcpServers } from "../../lib/registry/mcp.ts";
 import { spillBytes } from "../../lib/registry/mcp_content.ts";
-import { REPO, tempDir, TESTDATA, testRuntime } from "../helpers.ts";
+import { tempDir, testRuntime } from "../helpers.ts";
 
-const FIXTURE = {
-  command: Deno.execPath(),
-  args: [
-    "run",
-    "-A",
-    "--quiet",
-    "--config",
-    join(REPO, "deno.json"),
-    join(TESTDATA, "mcp", "fixture_server.ts"),
-  ],
-};
 const LITERAL = "literal-api-key-0123456789";
 
 Deno.test("the MCP tool-list cache is masked, private, and keeps no config values", async () => {
