@@ -31,6 +31,8 @@ import { Registry } from "./registry/registry.ts";
 import { discover, type FoundTool, toolsDirTool } from "./registry/tools_dir.ts";
 import type { Tool, Warn } from "./registry/types.ts";
 import { shippedToolsDir } from "./shipped.ts";
+import { discoverSkills, type Skill } from "./skills/discover.ts";
+import { skillTool } from "./skills/tool.ts";
 
 /** The session a call belongs to. `cwd` changes when `run` does `cd`. */
 export interface Session {
@@ -62,6 +64,8 @@ export interface Runtime {
    * `--sandbox`), whether a sandbox can start here, and `approval` (config, `--auto`).
    */
   door: SessionSettings;
+  /** The skills found for the working folder (`lib/skills/discover.ts`), sorted by name. */
+  skills: Skill[];
   warn: Warn;
 }
 
@@ -245,8 +249,11 @@ export async function createRuntime(opts: RuntimeOptions): Promise<Runtime> {
   const fromMcp = await mcpLoading;
   const declared = await declaredLoading;
 
+  const skills = discoverSkills(opts.cwd, opts.env, opts.warn);
   const tools: Tool[] = [
     ...builtinTools,
+    // `skill` only when there are skills to load; its scripts pass the door one by one.
+    ...(skills.length > 0 ? [skillTool(skills, () => policy)] : []),
     ...fromDirs.map((f) => toolsDirTool(f, "tools_dir")),
     ...fromShipped.map((f) => toolsDirTool(f, "shipped")),
     ...fromMcp,
@@ -321,6 +328,7 @@ export async function createRuntime(opts: RuntimeOptions): Promise<Runtime> {
     roots,
     policy,
     door,
+    skills,
     warn: opts.warn,
   };
 }

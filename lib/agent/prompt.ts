@@ -1,73 +1,193 @@
 /**
- * The system prompt: who the model works for, where it stands (working directory, date),
- * and the project's `AGENTS.md` — the convention Codex, opencode and others share — cut to
- * a bounded size.
+ * The system prompt: who the model works for, where it stands (working directory, date), the
+ * context files — the person's `$XDG_CONFIG_HOME/magi/AGENTS.md`, then each `AGENTS.md` from
+ * the git root down to the working folder, nearest last (a folder with none gives its
+ * `CLAUDE.md`) — and the catalogue of skills. Built once per agent: the same inputs give the
+ * same bytes (no clock finer than the day), so a provider's prompt cache keeps the prefix.
  *
  * @module
  */
 import { dirname, join } from "node:path";
+import { userMagiDir } from "../agents/user_dir.ts";
+import type { Runtime } from "../runtime.ts";
 
-/** The most of `AGENTS.md` the prompt carries, in bytes. */
+/** The most of all context files together the prompt carries, in bytes. */
 export const AGENTS_MD_MAX_BYTES = 32 * 1024;
+
+/** One skill as the catalogue lists it (name and description only). */
+export interface CatalogueEntry {
+  name: string;
+  description: string;
+}
 
 /** Where the prompt is built for. */
 export interface PromptContext {
   cwd: string;
   env: Record<string, string>;
   now: Date;
+  /** Replaces magi's opening lines (config `system_prompt` or `system_prompt_file`'s text). */
+  base?: string;
+  /** The skills catalogue (sorted by name by the caller). */
+  skills?: readonly CatalogueEntry[];
+  /** Extra text at the end (a sub-agent's profile and role). */
+  extra?: string;
 }
 
-/**
- * Finds the `AGENTS.md` nearest to `cwd`: in `cwd` or a folder above it, stopping at the
- * repository root (the folder holding `.git`). Returns its path, or undefined.
- */
-export function findAgentsMd(cwd: string): string | undefined {
-  for (let dir = cwd;; dir = dirname(dir)) {
-    const candidate = join(dir, "AGENTS.md");
-    try {
-      if (Deno.statSync(candidate).isFile) return candidate;
-    } catch { /* not here */ }
-    let atRoot = false;
-    try {
-      atRoot = Deno.statSync(join(dir, ".git")) !== undefined;
-    } catch { /* no .git */ }
-    if (atRoot || dirname(dir) === dir) return undefined;
+/** A context file the prompt carries: where, how many bytes it has, how many were kept. */
+export interface ContextFile {
+  path: string;
+  /** Size of the file, in bytes. */
+  bytes: number;
+  /** Bytes of it in the prompt (less than `bytes` when cut, 0 when the budget was spent). */
+  kept: number;
+}
+
+/** The prompt and what went into it (`magi context`). */
+export interface Prompt {
+  text: string;
+  files: ContextFile[];
+}
+
+function isFile(path: string): boolean {
+  try {
+    return Deno.statSync(path).isFile;
+  } catch {
+    return false;
   }
 }
 
+function exists(path: string): boolean {
+  try {
+    Deno.lstatSync(path);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * The context files for `cwd`, in prompt order: the person's own AGENTS.md, then from the git
+ * root (the nearest folder above holding `.git`; without one, `cwd` alone) down to `cwd`, one
+ * per folder: its `AGENTS.md`, else its `CLAUDE.md`.
+ */
+export function contextFiles(cwd: string, env: Record<string, string>): string[] {
+  const folders: string[] = [];
+  let root: string | undefined;
+  for (let dir = cwd;; dir = dirname(dir)) {
+    folders.unshift(dir);
+    if (exists(join(dir, ".git"))) {
+      root = dir;
+      break;
+    }
+    if (dirname(dir) === dir) break;
+  }
+  const chain = root ? folders : [cwd];
+  const files: string[] = [];
+  const home = userMagiDir(env);
+  if (home && isFile(join(home, "AGENTS.md"))) files.push(join(home, "AGENTS.md"));
+  for (const dir of chain) {
+    const agents = join(dir, "AGENTS.md");
+    const claude = join(dir, "CLAUDE.md");
+    if (isFile(agents)) files.push(agents);
+    else if (isFile(claude)) files.push(claude);
+  }
+  return [...new Set(files)];
+}
+
 /** Reads at most `maxBytes` bytes of a text file, cut at a character boundary, with a note. */
-function readBounded(path: string, maxBytes: number): string {
+function readBounded(
+  path: string,
+  maxBytes: number,
+): { text: string; bytes: number; kept: number } {
   const bytes = Deno.readFileSync(path);
-  if (bytes.length <= maxBytes) return new TextDecoder().decode(bytes);
+  if (bytes.length <= maxBytes) {
+    return { text: new TextDecoder().decode(bytes), bytes: bytes.length, kept: bytes.length };
+  }
   let end = maxBytes;
   while (end > 0 && (bytes[end] & 0xc0) === 0x80) end--;
   const kept = new TextDecoder().decode(bytes.subarray(0, end));
-  return `${kept}\n[magi: AGENTS.md cut at ${end} of ${bytes.length} bytes]`;
+  return {
+    text: `${kept}\n[magi: ${path} cut at ${end} of ${bytes.length} bytes]`,
+    bytes: bytes.length,
+    kept: end,
+  };
 }
 
-/** Builds the system prompt. */
-export function systemPrompt(ctx: PromptContext): string {
-  const who = ctx.env.USER || ctx.env.LOGNAME || "the person who started you";
-  const lines = [
+/** magi's own opening lines. */
+function defaultBase(env: Record<string, string>): string {
+  const who = env.USER || env.LOGNAME || "the person who started you";
+  return [
     `You are magi, an agent running in a terminal, working for ${who}.`,
     "You act through the tools you are given; prefer using a tool over guessing. " +
     "Tool results are bounded: when output was cut, a note names the file that holds all of it.",
     "When the task is done, answer briefly with what you did and what you found.",
+  ].join("\n");
+}
+
+/** Builds the system prompt and lists the context files it carries. */
+export function buildPrompt(ctx: PromptContext): Prompt {
+  const lines = [
+    (ctx.base ?? defaultBase(ctx.env)).trimEnd(),
     "",
     `Working directory: ${ctx.cwd}`,
     `Date: ${ctx.now.toISOString().slice(0, 10)}`,
   ];
-  const agents = findAgentsMd(ctx.cwd);
-  if (agents) {
-    let text: string;
+  const files: ContextFile[] = [];
+  let budget = AGENTS_MD_MAX_BYTES;
+  for (const path of contextFiles(ctx.cwd, ctx.env)) {
+    let read;
     try {
-      text = readBounded(agents, AGENTS_MD_MAX_BYTES);
+      read = readBounded(path, budget);
     } catch {
-      text = "";
+      continue;
     }
-    if (text.trim() !== "") {
-      lines.push("", `The project's instructions (${agents}):`, "", text.trimEnd());
+    files.push({ path, bytes: read.bytes, kept: read.kept });
+    budget -= read.kept;
+    if (read.text.trim() === "") continue;
+    lines.push("", `Instructions from ${path}:`, "", read.text.trimEnd());
+  }
+  if (ctx.skills && ctx.skills.length > 0) {
+    lines.push(
+      "",
+      "Skills (load one with the `skill` tool when its description fits the task):",
+      ...ctx.skills.map((s) => `- ${s.name}: ${s.description.replace(/\s+/g, " ").trim()}`),
+    );
+  }
+  if (ctx.extra) lines.push("", ctx.extra.trimEnd());
+  return { text: lines.join("\n") + "\n", files };
+}
+
+/** Builds the system prompt. */
+export function systemPrompt(ctx: PromptContext): string {
+  return buildPrompt(ctx).text;
+}
+
+/**
+ * The prompt for an agent of this runtime: config `system_prompt` (or `system_prompt_file`'s
+ * text; a file that cannot be read is one line through `rt.warn`, and magi's own lines serve),
+ * the context files for the working folder and the catalogue of `rt.skills`. Masked.
+ */
+export function promptFor(rt: Runtime, now: Date, extra?: string): Prompt {
+  const v = rt.config.values;
+  let base = typeof v.system_prompt === "string" ? v.system_prompt : undefined;
+  if (typeof v.system_prompt_file === "string") {
+    try {
+      base = Deno.readTextFileSync(v.system_prompt_file);
+    } catch (error) {
+      rt.warn(
+        `Cannot read system_prompt_file "${v.system_prompt_file}": ${
+          (error as Error).message
+        }; using ${base === undefined ? "magi's own opening lines" : "system_prompt"}`,
+      );
     }
   }
-  return lines.join("\n") + "\n";
+  const prompt = buildPrompt({
+    cwd: rt.session.cwd,
+    env: rt.env,
+    now,
+    base,
+    skills: rt.skills,
+    extra,
+  });
+  return { ...prompt, text: rt.masker.maskText(prompt.text) };
 }

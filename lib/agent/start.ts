@@ -8,7 +8,7 @@
 import { sessionSettings } from "../policy/facts.ts";
 import { join } from "node:path";
 import type { Runtime } from "../runtime.ts";
-import { systemPrompt } from "./prompt.ts";
+import { promptFor } from "./prompt.ts";
 import type { Provider } from "./provider.ts";
 import { chooseProvider } from "./providers.ts";
 import { defaultSessionsDir, Session } from "./session.ts";
@@ -73,6 +73,6 @@ export function startAgent(rt: Runtime, flags: AgentFlags, now = new Date()): Ag
   (reach.visible ??= []).push(session.dir);
   (reach.writable ??= []).push(attach);
   onApproval(rt.policy, (r) => session.append({ type: "approval", ...r }));
-  const system = rt.masker.maskText(systemPrompt({ cwd: rt.session.cwd, env: rt.env, now }));
+  const system = promptFor(rt, now).text;
   return { provider, maxRetries, session, system };
 }

@@ -56,6 +56,14 @@ const COMMANDS: Record<string, [() => Promise<Command>, string]> = {
     async () => (await late<typeof import("./chat.ts")>("./chat.ts")).chatCommand,
     "chat [options]                 a conversation: --provider P --model M --resume ID",
   ],
+  skills: [
+    async () => (await late<typeof import("./skills.ts")>("./skills.ts")).skillsCommand,
+    "skills [--json]                list the skills the model can load",
+  ],
+  context: [
+    async () => (await late<typeof import("./context.ts")>("./context.ts")).contextCommand,
+    "context [--json]               print the system prompt and tools the model is given, in bytes",
+  ],
   sessions: [
     async () => (await late<typeof import("./sessions.ts")>("./sessions.ts")).sessionsCommand,
     "sessions [--json]              list the sessions",

@@ -51,6 +51,9 @@ export const PROJECT_TRUSTED_ONLY = [
   "trusted_projects",
   // "never" runs a model's asks without asking.
   "approval",
+  // Hooks are programs; a prompt file could name any file to send to the provider.
+  "hooks",
+  "system_prompt_file",
 ];
 
 /**
@@ -60,7 +63,21 @@ export const PROJECT_TRUSTED_ONLY = [
 export const PROJECT_NEVER = ["secrets.ignore"];
 
 /** Keys whose value is an object of further keys. */
-export const GROUPS = ["limits", "secrets", "sandbox"] as const;
+export const GROUPS = ["limits", "secrets", "sandbox", "agents"] as const;
+
+const hookList = {
+  type: "array",
+  items: {
+    type: "object",
+    required: ["command"],
+    properties: {
+      command: { type: "string", minLength: 1 },
+      matcher: { type: "string", minLength: 1 },
+      timeout_seconds: { type: "number", exclusiveMinimum: 0, maximum: 600 },
+    },
+    additionalProperties: false,
+  },
+};
 
 /** Leaf keys, dotted for those inside a group. */
 export const KEYS: Record<string, KeySpec> = {
@@ -222,6 +239,40 @@ export const KEYS: Record<string, KeySpec> = {
     expected: 'an object {rules?: [{tool, decision: "allow" | "ask" | "deny", id?, source?, ' +
       "command?, fields?, where?, reason?, examples?}], disable?: [default rule ids], " +
       'sandbox?: true | false | {"network": true}}',
+  },
+  system_prompt: {
+    schema: { type: "string", minLength: 1 },
+    expected: "the text that replaces magi's opening lines of the system prompt",
+  },
+  system_prompt_file: {
+    schema: { type: "string", minLength: 1 },
+    expected: "a file whose text replaces magi's opening lines of the system prompt",
+    paths: true,
+  },
+  hooks: {
+    schema: {
+      type: "object",
+      properties: {
+        before_tool: hookList,
+        after_tool: hookList,
+        session_start: hookList,
+        user_prompt: hookList,
+      },
+      additionalProperties: false,
+    },
+    expected: "an object {before_tool?, after_tool?, session_start?, user_prompt?}, each a list " +
+      "of {command, matcher?, timeout_seconds?} (matcher: a regular expression over tool names)",
+    default: {},
+  },
+  "agents.max_depth": {
+    schema: { type: "integer", minimum: 0, maximum: 8 },
+    expected: "a whole number from 0 (no sub-agents) to 8",
+    default: 2,
+  },
+  "agents.summary_bytes": {
+    schema: { type: "integer", minimum: 256, maximum: 65536 },
+    expected: "a whole number of bytes from 256 to 65536",
+    default: 4096,
   },
   mcp_servers: {
     schema: {

@@ -133,6 +133,14 @@ export const DEFAULT_RULES: RuleConfig[] = [
     reason: "an option that writes files, starts programs or follows symlinks",
   },
   {
+    // What they start passes the door call by call: a skill's script, a sub-agent's tools.
+    id: "skills-and-agents",
+    tool: "{skill,agent,mail}",
+    source: "builtin",
+    decision: "allow",
+    reason: "loading a skill, starting a sub-agent or leaving mail (what they run is judged alone)",
+  },
+  {
     id: "installed-tools",
     tool: "*",
     source: ["tools_dir", "shipped", "lua"],

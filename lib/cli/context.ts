@@ -1,0 +1,44 @@
+/**
+ * `magi context [--json]`: what the model will be given before the first message — the
+ * system prompt (context files and skills catalogue included) and the tool declarations —
+ * and the size of each in bytes. With `--json`: `{system, system_bytes, files: [{path, bytes,
+ * kept}], tools, tools_bytes}`.
+ *
+ * @module
+ */
+import { promptFor } from "../agent/prompt.ts";
+import { parseCommand, runtimeFor, UsageError, write, writeJson } from "./common.ts";
+
+/** Runs `magi context`. */
+export async function contextCommand(args: string[]): Promise<number> {
+  const { values, positionals } = parseCommand(args, { json: { type: "boolean" } });
+  if (positionals.length > 0) {
+    throw new UsageError(`magi context takes no words; got "${positionals[0]}"`);
+  }
+  const rt = await runtimeFor(values);
+  const prompt = promptFor(rt, new Date());
+  const bytes = (text: string) => new TextEncoder().encode(text).length;
+  const tools = rt.registry.declarations();
+  const toolsJson = JSON.stringify(tools);
+  if (values.json) {
+    await writeJson({
+      system: prompt.text,
+      system_bytes: bytes(prompt.text),
+      files: prompt.files,
+      tools: tools.map((t) => t.name),
+      tools_bytes: bytes(toolsJson),
+    }, 2);
+    return 0;
+  }
+  const files = prompt.files.map((f) =>
+    `  ${f.path} (${f.bytes} bytes${f.kept < f.bytes ? `, ${f.kept} kept` : ""})`
+  );
+  await write(
+    prompt.text +
+      "\n---\n" +
+      `system prompt: ${bytes(prompt.text)} bytes\n` +
+      (files.length ? `context files:\n${files.join("\n")}\n` : "context files: none\n") +
+      `tool declarations: ${tools.length}, ${bytes(toolsJson)} bytes as JSON\n`,
+  );
+  return 0;
+}
