@@ -33,6 +33,7 @@ import type { Tool, Warn } from "./registry/types.ts";
 import { shippedToolsDir } from "./shipped.ts";
 import { discoverSkills, type Skill } from "./skills/discover.ts";
 import { skillTool } from "./skills/tool.ts";
+import { Hooks } from "./hooks/hooks.ts";
 
 /** The session a call belongs to. `cwd` changes when `run` does `cd`. */
 export interface Session {
@@ -66,6 +67,8 @@ export interface Runtime {
   door: SessionSettings;
   /** The skills found for the working folder (`lib/skills/discover.ts`), sorted by name. */
   skills: Skill[];
+  /** The person's hooks (config `hooks`; a project's only when trusted). */
+  hooks?: Hooks;
   warn: Warn;
 }
 
@@ -329,6 +332,7 @@ export async function createRuntime(opts: RuntimeOptions): Promise<Runtime> {
     policy,
     door,
     skills,
+    hooks: new Hooks((v.hooks ?? {}) as ConstructorParameters<typeof Hooks>[0], opts.warn),
     warn: opts.warn,
   };
 }

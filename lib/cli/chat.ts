@@ -19,6 +19,7 @@ import { TerminalView } from "../agent/view.ts";
 import { stdout } from "../output/out.ts";
 import { EXIT, parseCommand, UsageError } from "./common.ts";
 import { maxTurnsOf, startFromFlags } from "./run.ts";
+import { userPromptHook } from "../hooks/session_hooks.ts";
 import { claimInterrupts } from "../process/spawn.ts";
 
 /** Lines from stdin, one at a time, with a prompt when stdin is a terminal. */
@@ -153,6 +154,11 @@ export async function chatCommand(args: string[]): Promise<number> {
       if (text === "") continue;
       if (text === "/exit" || text === "/quit") break;
       closeUnfinished(session);
+      const held = await userPromptHook(rt, line);
+      if (held) {
+        view.note(held);
+        continue;
+      }
       session.append({ type: "user", text: line });
       controller = new AbortController();
       try {

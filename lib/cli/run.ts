@@ -17,6 +17,7 @@ import { TerminalView } from "../agent/view.ts";
 import { stderr, stdout } from "../output/out.ts";
 import { EXIT, parseCommand, runtimeFor, UsageError, warn } from "./common.ts";
 import { claimInterrupts } from "../process/spawn.ts";
+import { sessionStartHook, userPromptHook } from "../hooks/session_hooks.ts";
 
 /**
  * Builds the runtime and starts (or resumes) the agent for `magi run` and `magi chat`. A
@@ -36,7 +37,9 @@ export async function startFromFlags(
     return EXIT.usage;
   }
   try {
-    return { rt, agent: startAgent(rt, values) };
+    const agent = startAgent(rt, values);
+    await sessionStartHook(rt, values.resume ? "resume" : "startup");
+    return { rt, agent };
   } catch (error) {
     if (error instanceof ProviderConfigError) throw new UsageError(error.message);
     warn((error as Error).message);
@@ -121,6 +124,13 @@ export async function runCommand(args: string[]): Promise<number> {
   });
   const { session } = agent;
   // A resumed session killed mid-turn: its calls' results must come before the new text.
+  const held = task.trim() === "" ? undefined : await userPromptHook(rt, task);
+  if (held) {
+    view.note(held);
+    session.close();
+    view.close();
+    return EXIT.usage;
+  }
   if (task.trim() !== "") {
     closeUnfinished(session);
     session.append({ type: "user", text: task });

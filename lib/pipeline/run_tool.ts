@@ -13,6 +13,7 @@ import { childEnv } from "../process/env.ts";
 import { type Approver, type Caller, guardedFor } from "../policy/gate.ts";
 import type { Runtime } from "../runtime.ts";
 import { Channel } from "./channel.ts";
+import { afterTool, beforeTool } from "../hooks/tool_hooks.ts";
 
 /**
  * The longest time limit, in milliseconds: what a timer can hold (2^31 − 1 ms, about 24.8
@@ -84,7 +85,10 @@ function appendNote(text: string, note: string | undefined, limit: number): stri
  * arguments do: an unknown tool, bad JSON, a schema violation, a crash, a time-out and a
  * transport that throws all come back as a result with `is_error: true` (SPEC S2.6).
  */
-export async function runTool(rt: Runtime, call: ToolCall): Promise<ToolResult> {
+export async function runTool(rt: Runtime, given: ToolCall): Promise<ToolResult> {
+  // Hooks (config `hooks`): before_tool may refuse the call or approve an ask (lib/hooks/).
+  const hooked = await beforeTool(rt, given);
+  const call = { ...given, approve: hooked.approve };
   const limits = rt.limits;
   const said = new Channel(
     rt.masker,
@@ -98,7 +102,7 @@ export async function runTool(rt: Runtime, call: ToolCall): Promise<ToolResult> 
   );
   let shown: Channel | undefined;
   let outcome: Outcome;
-  const prepared = prepare(rt, call);
+  const prepared = hooked.refused ?? prepare(rt, call);
   if (typeof prepared === "string") {
     outcome = { isError: true, note: prepared };
   } else {
@@ -155,13 +159,15 @@ export async function runTool(rt: Runtime, call: ToolCall): Promise<ToolResult> 
   const saidDone = await said.finish();
   const shownDone = shown ? await shown.finish() : undefined;
   const note = outcome.note ? rt.masker.maskText(outcome.note) : undefined;
-  return {
+  const result = {
     name: call.name,
     said: appendNote(saidDone.texts[0], note, limits.saidBytes),
     shown: appendNote(shownDone ? shownDone.texts[0] : saidDone.texts[1], note, limits.shownBytes),
     is_error: outcome.isError,
     spill: saidDone.spill ?? shownDone?.spill ?? null,
   };
+  if (!hooked.refused) await afterTool(rt, call, result);
+  return result;
 }
 
 interface Prepared {
