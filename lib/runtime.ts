@@ -67,6 +67,11 @@ export interface Runtime {
   door: SessionSettings;
   /** The skills found for the working folder (`lib/skills/discover.ts`), sorted by name. */
   skills: Skill[];
+  /**
+   * Takes the mail left for the agent's session (`lib/agents/mailbox.ts`), as texts the model
+   * reads, each with its sender; set by `startAgent` and for each sub-agent.
+   */
+  inbox?: () => { from: string; text: string }[];
   /** The person's hooks (config `hooks`; a project's only when trusted). */
   hooks?: Hooks;
   warn: Warn;

@@ -90,6 +90,10 @@ export async function runAgent(opts: AgentOptions): Promise<EndReason> {
   const tools = rt.registry.declarations();
   for (let turns = 0;; turns++) {
     if (signal?.aborted) return "cancelled";
+    // Mail left for this session (lib/agents/mailbox.ts) is recorded and read at this turn.
+    for (const m of rt.inbox?.() ?? []) {
+      session.append({ type: "user", text: m.text, from: m.from });
+    }
     if (turns >= opts.maxTurns) return "max_turns";
     let result;
     // A retried stream's text is not printed again (only what goes beyond it); only the

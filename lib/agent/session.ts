@@ -15,8 +15,30 @@ import type { Message, ToolCallRequest } from "./provider.ts";
 
 /** One line of a transcript. `at` is an ISO 8601 time. */
 export type SessionEvent =
-  | { type: "session"; v: 1; id: string; at: string; cwd: string; provider: string; model: string }
-  | { type: "user"; at: string; text: string }
+  | {
+    type: "session";
+    v: 1;
+    id: string;
+    at: string;
+    cwd: string;
+    provider: string;
+    model: string;
+    /** A sub-agent's: the parent session's id (MAGI_PARENT). */
+    parent?: string;
+  }
+  // `from`: mail delivered at a turn (lib/agents/mailbox.ts), from a sub-agent or a tool.
+  | { type: "user"; at: string; text: string; from?: string }
+  // A sub-agent this session started (lib/agents/): its session, how it ended, its tokens.
+  | {
+    type: "sub_agent";
+    at: string;
+    id: string;
+    /** The task it was given (its first 200 characters). */
+    task: string;
+    reason: string;
+    input_tokens: number;
+    output_tokens: number;
+  }
   | { type: "assistant"; at: string; text: string; tool_calls: ToolCallRequest[] }
   | { type: "tool_result"; at: string; id: string; name: string; said: string; is_error: boolean }
   | { type: "usage"; at: string; input_tokens: number; output_tokens: number }
@@ -89,7 +111,7 @@ export class Session {
   static create(
     sessionsDir: string,
     masker: Masker,
-    meta: { cwd: string; provider: string; model: string },
+    meta: { cwd: string; provider: string; model: string; parent?: string },
   ): Session {
     const id = newId();
     const dir = join(sessionsDir, id);

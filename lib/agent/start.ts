@@ -14,6 +14,7 @@ import { chooseProvider } from "./providers.ts";
 import { defaultSessionsDir, Session } from "./session.ts";
 import { onApproval } from "../policy/approvals.ts";
 import { privateDir } from "../output/private.ts";
+import { installAgentTools } from "../agents/host.ts";
 
 /** A provider, a session and the system prompt, ready for {@link runAgent}. */
 export interface Agent {
@@ -73,6 +74,11 @@ export function startAgent(rt: Runtime, flags: AgentFlags, now = new Date()): Ag
   (reach.visible ??= []).push(session.dir);
   (reach.writable ??= []).push(attach);
   onApproval(rt.policy, (r) => session.append({ type: "approval", ...r }));
+  // Sub-agents (lib/agents/): `agent` in the registry, the mailbox the tree shares (writable
+  // for tools: MAGI_MAIL_DIR) and this session's inbox, read at each turn.
+  const mailDir = privateDir(join(session.dir, "mail"));
+  reach.writable.push(mailDir);
+  installAgentTools(rt, { provider, maxRetries, session, sessionsDir, mailDir, depth: 0 });
   const system = promptFor(rt, now).text;
   return { provider, maxRetries, session, system };
 }

@@ -1,0 +1,120 @@
+/**
+ * Sub-agent profiles, written as Claude Code writes its sub-agents: a Markdown file
+ * `<name>.md` whose YAML front matter gives `name`, `description`, optionally `tools` (a list,
+ * or names separated by commas; absent: every tool of the parent) and `model` (absent or
+ * "inherit": the parent's), and whose body is the sub-agent's instructions. Found in the
+ * person's `$XDG_CONFIG_HOME/magi/agents/`, then in `.magi/agents/` of each folder from the
+ * working folder up to the git root; the first of a name wins.
+ *
+ * @module
+ */
+import { dirname, join } from "node:path";
+import { parseFrontMatter } from "../skills/front_matter.ts";
+import { userMagiDir } from "./user_dir.ts";
+
+/** One profile. */
+export interface Profile {
+  name: string;
+  description: string;
+  /** The tools it may use; undefined: all of the parent's. */
+  tools?: string[];
+  /** The model; undefined: the parent's. */
+  model?: string;
+  /** Its instructions (the Markdown body). */
+  prompt: string;
+  file: string;
+  project: boolean;
+}
+
+const NAME = /^[A-Za-z0-9_-]{1,64}$/;
+
+/** The folders that may hold profiles for `cwd`, in order. */
+export function profileDirs(
+  cwd: string,
+  env: Record<string, string>,
+): { dir: string; project: boolean }[] {
+  const dirs: { dir: string; project: boolean }[] = [];
+  const home = userMagiDir(env);
+  if (home) dirs.push({ dir: join(home, "agents"), project: false });
+  for (let dir = cwd;; dir = dirname(dir)) {
+    dirs.push({ dir: join(dir, ".magi", "agents"), project: true });
+    let atRoot = false;
+    try {
+      Deno.lstatSync(join(dir, ".git"));
+      atRoot = true;
+    } catch { /* not the git root */ }
+    if (atRoot || dirname(dir) === dir) break;
+  }
+  return dirs;
+}
+
+/**
+ * Reads one profile file.
+ *
+ * @throws SyntaxError naming what is wrong with it
+ */
+export function readProfile(file: string, project: boolean): Profile {
+  const { data, body } = parseFrontMatter(Deno.readTextFileSync(file));
+  const { name, description, tools, model } = data;
+  if (typeof name !== "string" || !NAME.test(name)) {
+    throw new SyntaxError('"name" must be letters, digits, "_" and "-", at most 64');
+  }
+  if (typeof description !== "string" || description.trim() === "") {
+    throw new SyntaxError('"description" must be a non-empty string');
+  }
+  let list: string[] | undefined;
+  if (typeof tools === "string") list = tools.split(",").map((t) => t.trim()).filter(Boolean);
+  else if (Array.isArray(tools) && tools.every((t) => typeof t === "string")) list = tools;
+  else if (tools !== undefined && tools !== null) {
+    throw new SyntaxError('"tools" must be a list of tool names or one string of names and commas');
+  }
+  if (model !== undefined && model !== null && typeof model !== "string") {
+    throw new SyntaxError('"model" must be a string');
+  }
+  return {
+    name,
+    description: description.trim(),
+    tools: list,
+    model: typeof model === "string" && model !== "inherit" ? model : undefined,
+    prompt: body.trim(),
+    file,
+    project,
+  };
+}
+
+/**
+ * Finds the profile called `name` for `cwd`.
+ *
+ * @throws Error when there is none, or its file is not a valid profile (the message says where)
+ */
+export function findProfile(name: string, cwd: string, env: Record<string, string>): Profile {
+  const looked: string[] = [];
+  for (const { dir, project } of profileDirs(cwd, env)) {
+    let entries: string[];
+    try {
+      entries = [...Deno.readDirSync(dir)].filter((e) => e.name.endsWith(".md")).map((e) => e.name)
+        .sort();
+    } catch {
+      continue;
+    }
+    looked.push(dir);
+    for (const entry of entries) {
+      const file = join(dir, entry);
+      let profile: Profile;
+      try {
+        profile = readProfile(file, project);
+      } catch (error) {
+        if (entry === `${name}.md`) {
+          throw new Error(`profile ${file}: ${(error as Error).message}`);
+        }
+        continue;
+      }
+      if (profile.name === name) return profile;
+    }
+  }
+  throw new Error(
+    `no sub-agent profile "${name}" (looked in ${
+      looked.length ? looked.join(", ") : "~/.config/magi/agents and .magi/agents"
+    })`,
+  );
+}

@@ -1,0 +1,116 @@
+/**
+ * The `agent` builtin (start a sub-agent on a task, optionally with a named profile, and get
+ * back its summary) and the `mail` builtin (a sub-agent leaves its parent a message in the
+ * mailbox, read at the parent's next turn).
+ *
+ * @module
+ */
+import { NONE } from "../policy/effects.ts";
+import type { Outcome, Tool } from "../registry/types.ts";
+import type { Runtime } from "../runtime.ts";
+import type { AgentHost } from "./host.ts";
+import { sendMail } from "./mailbox.ts";
+import { findProfile, type Profile } from "./profiles.ts";
+import { runChild } from "./run_child.ts";
+
+function fail(message: string): Outcome {
+  return { isError: true, note: `[magi: ${message}]` };
+}
+
+/** Cuts text to `max` bytes at a character boundary; says so when it cut. */
+function bounded(text: string, max: number, session: string): string {
+  const bytes = new TextEncoder().encode(text);
+  if (bytes.length <= max) return text;
+  let end = max;
+  while (end > 0 && (bytes[end] & 0xc0) === 0x80) end--;
+  return new TextDecoder().decode(bytes.subarray(0, end)) +
+    `\n[magi: the summary was cut at ${end} of ${bytes.length} bytes; session ${session} ` +
+    "holds the whole]";
+}
+
+/** The `agent` tool of the agent `host` describes, in runtime `rt`. */
+export function agentTool(rt: Runtime, host: AgentHost): Tool {
+  return {
+    declaration: {
+      name: "agent",
+      description:
+        "Start a sub-agent on a task; it works with its own session and a subset of your tools " +
+        "and returns a short summary. Several calls in one answer run in parallel.\n" +
+        "agent <task> [--profile NAME]",
+      parameters: {
+        type: "object",
+        properties: {
+          task: { type: "string", description: "What the sub-agent is to do, self-contained" },
+          profile: {
+            type: "string",
+            description: "A named profile from .magi/agents/ or ~/.config/magi/agents/",
+          },
+        },
+        required: ["task"],
+        additionalProperties: false,
+      },
+    },
+    origin: { source: "builtin", where: "magi:agent" },
+    // The sub-agent's own calls pass the door one by one.
+    effects: () => NONE,
+    invoke: async (inv) => {
+      let profile: Profile | undefined;
+      if (typeof inv.args.profile === "string" && inv.args.profile !== "") {
+        try {
+          profile = findProfile(inv.args.profile, rt.session.cwd, rt.env);
+        } catch (error) {
+          return fail((error as Error).message);
+        }
+      }
+      const done = await runChild(rt, host, {
+        task: String(inv.args.task),
+        profile,
+        signal: inv.signal,
+      });
+      if (typeof done === "string") return fail(done);
+      const max = rt.config.values["agents.summary_bytes"] as number ?? 4096;
+      const summary = bounded(done.answer.trim() || "(no answer)", max, done.session);
+      const how = done.reason === "done" ? "finished" : `ended: ${done.reason}`;
+      const note = `[magi: sub-agent session ${done.session} ${how}; ${done.calls.length} tool ` +
+        `calls; ${done.usage.input_tokens} input and ${done.usage.output_tokens} output tokens]`;
+      await inv.emit.said(summary + "\n");
+      const calls = done.calls.length ? ` (${[...new Set(done.calls)].join(", ")})` : "";
+      await inv.emit.shown(
+        `sub-agent ${done.session}${profile ? ` [${profile.name}]` : ""}: ` +
+          `${done.calls.length} tool calls${calls}\n${summary}\n`,
+      );
+      return {
+        isError: done.reason !== "done",
+        note,
+      };
+    },
+  };
+}
+
+/** The `mail` tool of a sub-agent: a message to its parent. */
+export function mailTool(host: AgentHost): Tool {
+  return {
+    declaration: {
+      name: "mail",
+      description: "Leave your parent agent a message; it reads it at its next turn.\n" +
+        "mail <text>",
+      parameters: {
+        type: "object",
+        properties: { text: { type: "string", minLength: 1 } },
+        required: ["text"],
+        additionalProperties: false,
+      },
+    },
+    origin: { source: "builtin", where: "magi:mail" },
+    effects: () => NONE,
+    invoke: async (inv) => {
+      try {
+        sendMail(host.mailDir, host.session.id, host.parent!, String(inv.args.text));
+      } catch (error) {
+        return fail(`Cannot send mail: ${(error as Error).message}`);
+      }
+      await inv.emit.said(`sent to ${host.parent}\n`);
+      return { isError: false };
+    },
+  };
+}
