@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
+import { loadConfig } from "../../lib/config/load.ts";
 import { magi, tempDir } from "../helpers.ts";
 import { pidsWith } from "../process/helpers.ts";
 import { reply, scriptedServer, toolResultsIn } from "../agent/fake_provider.ts";
@@ -105,4 +106,50 @@ Deno.test("magi run: hooks may approve an ask but not a deny rule; broken and ha
     run.stderr,
   );
   assert.deepEqual(pidsWith("sleep 31.25"), []);
+});
+
+Deno.test("magi run: session_start sees the session; user_prompt holds a task back with its reason", async () => {
+  await using dir = await tempDir();
+  const seen = join(dir.path, "started.json");
+  await using server = scriptedServer("openai", [reply("openai", "Hello.")]);
+  const config = await agentConfig(dir.path, "openai", server.url, {
+    hooks: {
+      session_start: [{ command: `cat > '${seen}'` }],
+      user_prompt: [{
+        command: `grep -q launch && { echo "no launches on Fridays" >&2; exit 2; }; exit 0`,
+      }],
+    },
+  });
+  const held = await magi(["run", "launch the rocket", "--config", config], {
+    cwd: dir.path,
+    env: ENV,
+  });
+  assert.equal(held.code, 2, held.stderr);
+  assert.match(held.stderr, /a user_prompt hook held the text back: no launches on Fridays/);
+  assert.equal(server.requests.length, 0);
+  const started = JSON.parse(await Deno.readTextFile(seen));
+  assert.equal(started.hook_event_name, "SessionStart");
+  assert.equal(started.source, "startup");
+  assert.match(started.session_id, /^\d{8}-\d{6}-/);
+  const ok = await magi(["run", "say hello", "--config", config], { cwd: dir.path, env: ENV });
+  assert.equal(ok.code, 0, ok.stderr);
+  assert.match(ok.stdout, /Hello\./);
+});
+
+Deno.test("loadConfig(): a project's hooks count only when the person trusts the project", async () => {
+  await using dir = await tempDir();
+  const project = join(dir.path, "project");
+  await Deno.mkdir(join(project, ".magi"), { recursive: true });
+  const hooks = { before_tool: [{ command: "true" }] };
+  await Deno.writeTextFile(join(project, ".magi", "config.jsonc"), JSON.stringify({ hooks }));
+  const env = { XDG_CONFIG_HOME: join(dir.path, "config") };
+  const untrusted = loadConfig({ cwd: project, env });
+  assert.deepEqual(untrusted.values.hooks, {});
+  assert.match(untrusted.notes.join("\n"), /ignored "hooks"/);
+  await Deno.mkdir(join(dir.path, "config", "magi"), { recursive: true });
+  await Deno.writeTextFile(
+    join(dir.path, "config", "magi", "config.jsonc"),
+    JSON.stringify({ trusted_projects: [project] }),
+  );
+  assert.deepEqual(loadConfig({ cwd: project, env }).values.hooks, hooks);
 });
