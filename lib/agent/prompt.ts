@@ -9,6 +9,7 @@
  */
 import { dirname, join } from "node:path";
 import { userMagiDir } from "../agents/user_dir.ts";
+import { containedPath } from "../skills/contained.ts";
 import type { Runtime } from "../runtime.ts";
 
 /** The most of all context files together the prompt carries, in bytes. */
@@ -85,11 +86,13 @@ export function contextFiles(cwd: string, env: Record<string, string>): string[]
   const files: string[] = [];
   const home = userMagiDir(env);
   if (home && isFile(join(home, "AGENTS.md"))) files.push(join(home, "AGENTS.md"));
+  // A checkout's file that is a link out of the checkout (to a key, say) is passed over.
+  const own = (path: string) => isFile(path) && containedPath(path, chain[0]) !== undefined;
   for (const dir of chain) {
     const agents = join(dir, "AGENTS.md");
     const claude = join(dir, "CLAUDE.md");
-    if (isFile(agents)) files.push(agents);
-    else if (isFile(claude)) files.push(claude);
+    if (own(agents)) files.push(agents);
+    else if (own(claude)) files.push(claude);
   }
   return [...new Set(files)];
 }

@@ -9,6 +9,7 @@
  * @module
  */
 import { dirname, join } from "node:path";
+import { containedPath } from "../skills/contained.ts";
 import { parseFrontMatter } from "../skills/front_matter.ts";
 import { userMagiDir } from "./user_dir.ts";
 
@@ -54,6 +55,9 @@ export function profileDirs(
  * @throws SyntaxError naming what is wrong with it
  */
 export function readProfile(file: string, project: boolean): Profile {
+  if (project && !containedPath(file, dirname(file))) {
+    throw new SyntaxError("it is a link that leads out of its folder");
+  }
   const { data, body } = parseFrontMatter(Deno.readTextFileSync(file));
   const { name, description, tools, model } = data;
   if (typeof name !== "string" || !NAME.test(name)) {
@@ -117,4 +121,31 @@ export function findProfile(name: string, cwd: string, env: Record<string, strin
       looked.length ? looked.join(", ") : "~/.config/magi/agents and .magi/agents"
     })`,
   );
+}
+
+/** Every profile for `cwd` (the first of each name), sorted by name; a bad file is one line. */
+export function listProfiles(
+  cwd: string,
+  env: Record<string, string>,
+  warn: (line: string) => void,
+): Profile[] {
+  const found = new Map<string, Profile>();
+  for (const { dir, project } of profileDirs(cwd, env)) {
+    let entries: string[];
+    try {
+      entries = [...Deno.readDirSync(dir)].filter((e) => e.name.endsWith(".md")).map((e) => e.name)
+        .sort();
+    } catch {
+      continue;
+    }
+    for (const entry of entries) {
+      try {
+        const profile = readProfile(join(dir, entry), project);
+        if (!found.has(profile.name)) found.set(profile.name, profile);
+      } catch (error) {
+        warn(`profile ${join(dir, entry)}: ${(error as Error).message}; skipped`);
+      }
+    }
+  }
+  return [...found.values()].sort((a, b) => (a.name < b.name ? -1 : 1));
 }

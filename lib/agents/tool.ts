@@ -6,11 +6,11 @@
  * @module
  */
 import { NONE } from "../policy/effects.ts";
-import type { Outcome, Tool } from "../registry/types.ts";
+import type { Declaration, Outcome, Tool } from "../registry/types.ts";
 import type { Runtime } from "../runtime.ts";
 import type { AgentHost } from "./host.ts";
 import { sendMail } from "./mailbox.ts";
-import { findProfile, type Profile } from "./profiles.ts";
+import { findProfile, listProfiles, type Profile } from "./profiles.ts";
 import { runChild } from "./run_child.ts";
 
 function fail(message: string): Outcome {
@@ -28,28 +28,50 @@ function bounded(text: string, max: number, session: string): string {
     "holds the whole]";
 }
 
+/** What the model is shown for `agent`, naming the profiles it may choose. */
+export function agentDeclaration(profiles: readonly Profile[]): Declaration {
+  const named = profiles.map((p) => `${p.name} (${p.description.replace(/\s+/g, " ")})`);
+  return {
+    ...AGENT_DECLARATION,
+    parameters: {
+      ...AGENT_DECLARATION.parameters,
+      properties: {
+        task: (AGENT_DECLARATION.parameters.properties as Record<string, unknown>).task,
+        profile: {
+          type: "string",
+          description: named.length
+            ? `A named profile: ${named.join("; ")}`
+            : "A named profile from .magi/agents/ or ~/.config/magi/agents/ (none now)",
+        },
+      },
+    },
+  };
+}
+
+const AGENT_DECLARATION: Declaration = {
+  name: "agent",
+  description:
+    "Start a sub-agent on a task; it works with its own session and a subset of your tools " +
+    "and returns a short summary. Several calls in one answer run in parallel.\n" +
+    "agent <task> [--profile NAME]",
+  parameters: {
+    type: "object",
+    properties: {
+      task: { type: "string", description: "What the sub-agent is to do, self-contained" },
+      profile: {
+        type: "string",
+        description: "A named profile from .magi/agents/ or ~/.config/magi/agents/",
+      },
+    },
+    required: ["task"],
+    additionalProperties: false,
+  },
+};
+
 /** The `agent` tool of the agent `host` describes, in runtime `rt`. */
 export function agentTool(rt: Runtime, host: AgentHost): Tool {
   return {
-    declaration: {
-      name: "agent",
-      description:
-        "Start a sub-agent on a task; it works with its own session and a subset of your tools " +
-        "and returns a short summary. Several calls in one answer run in parallel.\n" +
-        "agent <task> [--profile NAME]",
-      parameters: {
-        type: "object",
-        properties: {
-          task: { type: "string", description: "What the sub-agent is to do, self-contained" },
-          profile: {
-            type: "string",
-            description: "A named profile from .magi/agents/ or ~/.config/magi/agents/",
-          },
-        },
-        required: ["task"],
-        additionalProperties: false,
-      },
-    },
+    declaration: agentDeclaration(listProfiles(rt.session.cwd, rt.env, rt.warn)),
     origin: { source: "builtin", where: "magi:agent" },
     // The sub-agent's own calls pass the door one by one.
     effects: () => NONE,

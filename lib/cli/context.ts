@@ -7,6 +7,9 @@
  * @module
  */
 import { promptFor } from "../agent/prompt.ts";
+import { maxDepth } from "../agents/host.ts";
+import { agentDeclaration } from "../agents/tool.ts";
+import { listProfiles } from "../agents/profiles.ts";
 import { parseCommand, runtimeFor, UsageError, write, writeJson } from "./common.ts";
 
 /** Runs `magi context`. */
@@ -18,7 +21,12 @@ export async function contextCommand(args: string[]): Promise<number> {
   const rt = await runtimeFor(values);
   const prompt = promptFor(rt, new Date());
   const bytes = (text: string) => new TextEncoder().encode(text).length;
+  // `magi run` and `magi chat` add `agent` when sub-agents are allowed (lib/agents/host.ts).
   const tools = rt.registry.declarations();
+  if (maxDepth(rt) > 0 && !rt.registry.get("agent")) {
+    tools.push(agentDeclaration(listProfiles(rt.session.cwd, rt.env, rt.warn)));
+    tools.sort((a, b) => (a.name < b.name ? -1 : 1));
+  }
   const toolsJson = JSON.stringify(tools);
   if (values.json) {
     await writeJson({

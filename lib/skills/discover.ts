@@ -15,6 +15,7 @@
 import { dirname, join } from "node:path";
 import { userMagiDir } from "../agents/user_dir.ts";
 import type { Warn } from "../registry/types.ts";
+import { containedPath } from "./contained.ts";
 import { parseFrontMatter } from "./front_matter.ts";
 
 /** One skill. */
@@ -63,6 +64,9 @@ export function skillRoots(
  */
 export function readSkill(dir: string, project: boolean): Skill {
   const file = join(dir, "SKILL.md");
+  if (project && !containedPath(file, dir)) {
+    throw new SyntaxError("it is a link that leads out of the skill's folder");
+  }
   const { data } = parseFrontMatter(Deno.readTextFileSync(file));
   const { name, description } = data;
   if (typeof name !== "string" || !NAME.test(name) || name.length > 64) {

@@ -7,6 +7,7 @@
  * @module
  */
 import { join, relative } from "node:path";
+import { containedPath } from "./contained.ts";
 import { gateCommand } from "../policy/gate.ts";
 import { launchPath, type Policy, resolveProgram } from "../policy/decide.ts";
 import { NONE } from "../policy/effects.ts";
@@ -81,16 +82,7 @@ function fail(message: string): Outcome {
 
 /** The real path of `rel` inside `base`, or undefined when it leaves `base`. */
 function inside(base: string, rel: string): string | undefined {
-  let real: string;
-  let root: string;
-  try {
-    root = Deno.realPathSync(base);
-    real = Deno.realPathSync(join(base, rel));
-  } catch {
-    return undefined;
-  }
-  const r = relative(root, real);
-  return r === "" || r.startsWith("..") || r.startsWith("/") ? undefined : real;
+  return containedPath(join(base, rel), base);
 }
 
 async function readFile(skill: Skill, rel: string, inv: Invocation): Promise<Outcome> {

@@ -100,3 +100,18 @@ Deno.test("magi context prints the prompt with its context files and its size in
   assert.match(out.stdout, new RegExp(`${join(dir.path, "AGENTS.md")} \\(35 bytes\\)`));
   assert.match(out.stdout, /tool declarations: \d+, \d+ bytes as JSON/);
 });
+
+Deno.test("contextFiles() passes over a checkout's AGENTS.md that links out of the checkout", async () => {
+  await using dir = await tempDir();
+  await tree(dir.path, { "secret.txt": "hunter2-key\n", "repo/.git/HEAD": "x\n" });
+  const repo = join(dir.path, "repo");
+  await Deno.symlink(join(dir.path, "secret.txt"), join(repo, "AGENTS.md"));
+  await Deno.writeTextFile(join(repo, "CLAUDE.md"), "CLAUDE RULES\n");
+  await Deno.mkdir(join(repo, "docs"));
+  await Deno.symlink(join(repo, "CLAUDE.md"), join(repo, "docs", "AGENTS.md"));
+  assert.deepEqual(contextFiles(join(repo, "docs"), {}), [
+    join(repo, "CLAUDE.md"),
+    join(repo, "docs", "AGENTS.md"),
+  ]);
+  assert.ok(!buildPrompt({ cwd: repo, env: {}, now: NOW }).text.includes("hunter2"));
+});

@@ -102,6 +102,10 @@ Deno.test("magi run: two sub-agents in one message run in parallel, linked, and 
   // child has only what it names (and `mail`).
   const requests = server.requests;
   assert.ok(toolNames(requests[0]).includes("agent"));
+  assert.match(
+    JSON.stringify(requests[0].json.tools),
+    /A named profile: counter \(Counts things\.\)/,
+  );
   const pearsFirst = requests.find((r) => firstUser(r).includes("pears"))!;
   assert.deepEqual(toolNames(pearsFirst), ["mail", "post", "touch-file"]);
   assert.match(systemOf(pearsFirst), /Count carefully and say the number\./);

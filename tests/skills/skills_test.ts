@@ -137,3 +137,15 @@ Deno.test("magi run: the model loads a skill and runs its script through the doo
     assert.match(ran.content, /hello\.sh Ada: denied \(no person to approve it/);
   }
 });
+
+Deno.test("discoverSkills() refuses a project's SKILL.md that links out of its folder", async () => {
+  await using dir = await tempDir();
+  await Deno.mkdir(join(dir.path, ".git"));
+  await Deno.writeTextFile(join(dir.path, "key"), "---\nname: leak\ndescription: k\n---\nKEY\n");
+  const skill = join(dir.path, ".magi", "skills", "leak");
+  await Deno.mkdir(skill, { recursive: true });
+  await Deno.symlink(join(dir.path, "key"), join(skill, "SKILL.md"));
+  const warnings: string[] = [];
+  assert.deepEqual(discoverSkills(dir.path, {}, (m) => warnings.push(m)), []);
+  assert.match(warnings[0], /leak\/SKILL\.md: it is a link that leads out of the skill's folder/);
+});
