@@ -153,3 +153,25 @@ Deno.test("loadConfig(): a project's hooks count only when the person trusts the
   );
   assert.deepEqual(loadConfig({ cwd: project, env }).values.hooks, hooks);
 });
+
+Deno.test("magi chat: a user_prompt hook holds one line back and the chat goes on", async () => {
+  await using dir = await tempDir();
+  await using server = scriptedServer("openai", [reply("openai", "Hi there.")]);
+  const config = await agentConfig(dir.path, "openai", server.url, {
+    hooks: {
+      user_prompt: [{
+        command: `grep -q launch && { echo "no launches on Fridays" >&2; exit 2; }; exit 0`,
+      }],
+    },
+  });
+  const chat = await magi(["chat", "--config", config], {
+    cwd: dir.path,
+    env: ENV,
+    stdin: "launch the rocket\nsay hi\n/exit\n",
+  });
+  assert.equal(chat.code, 0, chat.stderr);
+  assert.match(chat.stdout + chat.stderr, /a user_prompt hook held the text back: no launches/);
+  assert.match(chat.stdout, /Hi there\./);
+  assert.equal(server.requests.length, 1);
+  assert.ok(!server.requests[0].body.includes("rocket"));
+});
