@@ -14,7 +14,7 @@ import { chooseProvider } from "./providers.ts";
 import { defaultSessionsDir, Session } from "./session.ts";
 import { onApproval } from "../policy/approvals.ts";
 import { privateDir } from "../output/private.ts";
-import { installAgentTools } from "../agents/host.ts";
+import { installAgentTools } from "../agents/tool.ts";
 
 /** A provider, a session and the system prompt, ready for {@link runAgent}. */
 export interface Agent {

@@ -19,7 +19,7 @@ import { privateDir } from "../output/private.ts";
 import { sessionSettings } from "../policy/facts.ts";
 import { Registry } from "../registry/registry.ts";
 import type { Runtime } from "../runtime.ts";
-import { type AgentHost, installAgentTools, MAGI_AGENT_TOOLS } from "./host.ts";
+import { type AgentHost, MAGI_AGENT_TOOLS } from "./host.ts";
 import type { Profile } from "./profiles.ts";
 
 /** The most model requests one sub-agent makes. */
@@ -57,11 +57,17 @@ export function childTools(
   return { tools: own.filter((t) => allowed.has(t.declaration.name)), allowed };
 }
 
-/** Starts a sub-agent on `task` and runs it to its answer. */
+/**
+ * Starts a sub-agent on `task` and runs it to its answer.
+ *
+ * @param install puts the child's own agent tools into its runtime (`installAgentTools`)
+ * @returns how it ended, or the refusal line (a profile naming a tool the parent lacks)
+ */
 export async function runChild(
   rt: Runtime,
   host: AgentHost,
   opts: { task: string; profile?: Profile; signal: AbortSignal },
+  install: (rt: Runtime, host: AgentHost, allowed?: Set<string>) => void,
 ): Promise<ChildOutcome | string> {
   const picked = childTools(rt, opts.profile);
   if (typeof picked === "string") return picked;
@@ -111,7 +117,7 @@ export async function runChild(
     depth: host.depth + 1,
     parent: host.session.id,
   };
-  installAgentTools(child, childHost, picked.allowed);
+  install(child, childHost, picked.allowed);
   const role = [
     ...(opts.profile?.prompt ? [opts.profile.prompt, ""] : []),
     `You are a sub-agent of session ${host.session.id}, started for one task. Your last answer ` +

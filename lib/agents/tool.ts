@@ -1,15 +1,17 @@
 /**
  * The `agent` builtin (start a sub-agent on a task, optionally with a named profile, and get
- * back its summary) and the `mail` builtin (a sub-agent leaves its parent a message in the
- * mailbox, read at the parent's next turn).
+ * back its summary), the `mail` builtin (a sub-agent leaves its parent a message in the
+ * mailbox, read at the parent's next turn), and {@link installAgentTools}, which puts them into
+ * a runtime's registry and points its inbox at the mailbox.
  *
  * @module
  */
 import { NONE } from "../policy/effects.ts";
 import type { Declaration, Outcome, Tool } from "../registry/types.ts";
 import type { Runtime } from "../runtime.ts";
-import type { AgentHost } from "./host.ts";
-import { sendMail } from "./mailbox.ts";
+import { Registry } from "../registry/registry.ts";
+import { type AgentHost, MAGI_AGENT_TOOLS, maxDepth } from "./host.ts";
+import { mailText, sendMail, takeMail } from "./mailbox.ts";
 import { findProfile, listProfiles, type Profile } from "./profiles.ts";
 import { runChild } from "./run_child.ts";
 
@@ -88,7 +90,7 @@ export function agentTool(rt: Runtime, host: AgentHost): Tool {
         task: String(inv.args.task),
         profile,
         signal: inv.signal,
-      });
+      }, installAgentTools);
       if (typeof done === "string") return fail(done);
       const max = rt.config.values["agents.summary_bytes"] as number ?? 4096;
       const summary = bounded(done.answer.trim() || "(no answer)", max, done.session);
@@ -135,4 +137,26 @@ export function mailTool(host: AgentHost): Tool {
       return { isError: false };
     },
   };
+}
+
+/**
+ * Adds the agent tools to `rt`'s registry — `agent` while `host.depth < agents.max_depth`
+ * (and `allowed` lets it), `mail` for a sub-agent — and sets `rt.inbox` to the host's mail.
+ *
+ * @param allowed the tool names a profile allows (undefined: all)
+ */
+export function installAgentTools(rt: Runtime, host: AgentHost, allowed?: Set<string>): void {
+  const extra = [];
+  if (host.depth < maxDepth(rt) && (!allowed || allowed.has("agent"))) {
+    extra.push(agentTool(rt, host));
+  }
+  if (host.parent) extra.push(mailTool(host));
+  // Another agent's `agent` and `mail` (a parent's, in a child's subset) are replaced.
+  const kept = rt.registry.list().filter((t) => !MAGI_AGENT_TOOLS.has(t.origin.where));
+  rt.registry = new Registry([...kept, ...extra], rt.warn);
+  rt.inbox = () =>
+    takeMail(host.mailDir, host.session.id, rt.warn).map((m) => ({
+      from: m.from,
+      text: mailText(m),
+    }));
 }
