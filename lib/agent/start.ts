@@ -10,6 +10,7 @@ import { join } from "node:path";
 import type { Runtime } from "../runtime.ts";
 import { systemPrompt } from "./prompt.ts";
 import type { Provider } from "./provider.ts";
+import type { ContextSettings } from "./compact.ts";
 import { chooseProvider } from "./providers.ts";
 import { defaultSessionsDir, Session } from "./session.ts";
 import { onApproval } from "../policy/approvals.ts";
@@ -19,6 +20,10 @@ import { privateDir } from "../output/private.ts";
 export interface Agent {
   provider: Provider;
   maxRetries: number;
+  /** The longest answer asked for, in tokens. */
+  maxTokens: number;
+  /** The context window and when to compact (for `runAgent`'s `context`). */
+  context: ContextSettings;
   session: Session;
   system: string;
 }
@@ -50,7 +55,7 @@ export function startAgent(rt: Runtime, flags: AgentFlags, now = new Date()): Ag
       providerFlags = { provider: meta.provider, model: flags.model ?? meta.model };
     }
   }
-  const { provider, maxRetries } = chooseProvider(v, providerFlags, rt.env);
+  const { provider, maxRetries, maxTokens, context } = chooseProvider(v, providerFlags, rt.env);
   session ??= Session.create(sessionsDir, rt.masker, {
     cwd: rt.session.cwd,
     provider: provider.name,
@@ -74,5 +79,5 @@ export function startAgent(rt: Runtime, flags: AgentFlags, now = new Date()): Ag
   (reach.writable ??= []).push(attach);
   onApproval(rt.policy, (r) => session.append({ type: "approval", ...r }));
   const system = rt.masker.maskText(systemPrompt({ cwd: rt.session.cwd, env: rt.env, now }));
-  return { provider, maxRetries, session, system };
+  return { provider, maxRetries, maxTokens, context, session, system };
 }

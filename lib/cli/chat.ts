@@ -163,6 +163,8 @@ export async function chatCommand(args: string[]): Promise<number> {
           system: agent.system,
           maxTurns,
           maxRetries: agent.maxRetries,
+          maxTokens: agent.maxTokens,
+          context: agent.context,
           signal: controller.signal,
           view,
           answer,
