@@ -253,7 +253,10 @@ export class AnthropicProvider implements Provider {
       ) {
         const e = providerError(this.name, error);
         if (error.status === undefined) {
-          e.message = e.message.replace(/^(provider "[^"]*": )/, "$1the stream reported an error: ");
+          e.message = e.message.replace(
+            /^(provider "[^"]*": )/,
+            "$1the stream reported an error: ",
+          );
         }
         throw e;
       }

@@ -119,13 +119,14 @@ export class ContextKeeper {
   /**
    * Prunes and, if still needed, summarises, so that the next request stays under the
    * threshold. With `force` (the provider said the prompt is too long), both steps run
-   * whatever the estimate, keeping only the newest exchange whole.
+   * whatever the estimate, keeping only the newest exchange whole. Returns whether the
+   * conversation changed.
    */
-  async fit(signal?: AbortSignal, force = false): Promise<void> {
+  async fit(signal?: AbortSignal, force = false): Promise<boolean> {
     const limit = this.#window * this.#compactAt;
     let messages = this.#session.messages();
     const before = this.estimate(messages);
-    if (!force && before <= limit) return;
+    if (!force && before <= limit) return false;
     const keep = force ? 0 : this.#window * KEEP_SHARE;
     const upto = this.#tailStart(messages, keep, false);
     if (upto > 0 && messages.slice(0, upto).some((m) => m.role === "tool" && prunable(m.result))) {
@@ -136,9 +137,11 @@ export class ContextKeeper {
       this.#session.append({ type: "prune", upto, tokens_before: before, tokens_after: after });
       messages = pruned;
       this.#note(`magi: pruned older tool results: about ${before} → ${after} tokens`);
-      if (!force && after <= limit) return;
+      if (!force && after <= limit) return true;
+      await this.summarise({ trigger: force ? "context_length" : "threshold", signal, keep });
+      return true;
     }
-    await this.summarise({ trigger: force ? "context_length" : "threshold", signal, keep });
+    return await this.summarise({ trigger: force ? "context_length" : "threshold", signal, keep });
   }
 
   /**

@@ -37,7 +37,8 @@ export function prunedResult(result: ToolResultMessage, sessionDir: string): Too
   const nl = head.lastIndexOf("\n");
   if (nl > PRUNED_HEAD_CHARS / 2) head = head.slice(0, nl + 1);
   const path = prunedPath(sessionDir, result.id);
-  const note = `[magi: older tool result pruned to its first ${head.length} of ${result.said.length} ` +
+  const note =
+    `[magi: older tool result pruned to its first ${head.length} of ${result.said.length} ` +
     `characters to keep the context window; the whole result is in ${path}]`;
   return { ...result, said: `${head}${head.endsWith("\n") ? "" : "\n"}${note}` };
 }
@@ -46,7 +47,9 @@ export function prunedResult(result: ToolResultMessage, sessionDir: string): Too
 export function pruneMessages(messages: Message[], upto: number, sessionDir: string): void {
   for (let i = 0; i < Math.min(upto, messages.length); i++) {
     const m = messages[i];
-    if (m.role === "tool") messages[i] = { role: "tool", result: prunedResult(m.result, sessionDir) };
+    if (m.role === "tool") {
+      messages[i] = { role: "tool", result: prunedResult(m.result, sessionDir) };
+    }
   }
 }
 

@@ -20,7 +20,7 @@ import {
 } from "./provider.ts";
 import type { Session } from "./session.ts";
 import { ShownText } from "./shown_text.ts";
-import { type ContextSettings, ContextKeeper } from "./compact.ts";
+import { ContextKeeper, type ContextSettings } from "./compact.ts";
 import { outcomeOf } from "./outcome.ts";
 
 /** What the person is shown while the loop runs. */
@@ -154,8 +154,8 @@ export async function runAgent(opts: AgentOptions): Promise<EndReason> {
         } catch (error) {
           if (!(error instanceof ContextLengthError) || compacted || signal?.aborted) throw error;
           compacted = true;
-          view.note?.(`magi: ${error.message}; compacting the conversation and sending it again`);
-          await keeper.fit(signal, true);
+          if (!await keeper.fit(signal, true)) throw error;
+          view.note?.(`magi: ${error.message}; compacted the conversation, sending it again`);
           continue;
         }
         if (result.usage) keeper.meter.observe(keeper.chars(messages), result.usage.input_tokens);

@@ -12,8 +12,8 @@ import { adaptTools, providerName, registryName } from "./adapt.ts";
 import {
   type Message,
   type Provider,
-  providerError,
   ProviderError,
+  providerError,
   type ProviderSettings,
   StreamCutError,
   StreamWatch,
@@ -213,7 +213,10 @@ export class OpenAIProvider implements Provider {
       if (error instanceof OpenAI.APIError && !(error instanceof OpenAI.APIConnectionError)) {
         const e = providerError(this.name, error);
         if (error.status === undefined) {
-          e.message = e.message.replace(/^(provider "[^"]*": )/, "$1the stream reported an error: ");
+          e.message = e.message.replace(
+            /^(provider "[^"]*": )/,
+            "$1the stream reported an error: ",
+          );
         }
         throw e;
       }

@@ -130,7 +130,7 @@ export class ContextLengthError extends ProviderError {
  * too long", llama.cpp "exceeds the available context size", Ollama/OpenRouter wording).
  */
 export function isContextLengthMessage(message: string): boolean {
-  return /context_length_exceeded|maximum context length|context length|prompt is too long|exceeds the available context size|context window|too many tokens|reduce the length of the messages/i
+  return /context_length_exceeded|maximum context length|maximum model length|context length|prompt is too long|exceeds the available context size|context window|too many tokens|reduce the length of the messages/i
     .test(message);
 }
 
