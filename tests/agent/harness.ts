@@ -22,6 +22,7 @@ export interface LoopRun extends AsyncDisposable {
   requests: Received[];
   session: Session;
   dir: string;
+  sessionsDir: string;
 }
 
 /** A tool that says `text` (an in-process tool: no program is started). */
@@ -52,8 +53,17 @@ export async function runLoop(opts: {
   config?: Record<string, unknown>;
   tools?: Tool[];
   maxTurns?: number;
+  /** Keep the session in memory-backed storage (`/dev/shm`) where there is one: a long session's fsyncs cost seconds on disk. */
+  fastSessions?: boolean;
 }): Promise<LoopRun> {
   const dir = await tempDir();
+  let shm: string | undefined;
+  if (opts.fastSessions) {
+    try {
+      shm = await Deno.makeTempDir({ dir: "/dev/shm", prefix: "magi-sessions-" });
+    } catch { /* no /dev/shm: the temp folder */ }
+  }
+  const sessionsDir = shm ?? join(dir.path, "sessions");
   const server = scriptedServer(opts.kind, opts.replies);
   const t = await testRuntime({
     cwd: dir.path,
@@ -70,7 +80,7 @@ export async function runLoop(opts: {
         },
       },
       provider: "fake",
-      sessions_dir: join(dir.path, "sessions"),
+      sessions_dir: sessionsDir,
       shipped_tools: false,
       ...opts.config,
     },
@@ -113,7 +123,9 @@ export async function runLoop(opts: {
     requests: server.requests,
     session: agent.session,
     dir: dir.path,
+    sessionsDir,
     async [Symbol.asyncDispose]() {
+      if (shm) await Deno.remove(shm, { recursive: true });
       await server[Symbol.asyncDispose]();
       await t[Symbol.asyncDispose]();
       await dir[Symbol.asyncDispose]();
