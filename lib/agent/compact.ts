@@ -255,3 +255,23 @@ export function plainSummary(messages: readonly Message[]): string {
   }
   return lines.join("\n");
 }
+
+/**
+ * `/compact [focus]`: summarises the conversation now, keeping only the newest exchange
+ * whole, with the person's focus for the summary. Steps are told through `note`. Returns
+ * false when there was nothing old enough to summarise.
+ */
+export async function compactNow(opts: {
+  provider: Provider;
+  session: Session;
+  system: string;
+  tools: readonly Declaration[];
+  settings?: ContextSettings;
+  focus?: string;
+  signal?: AbortSignal;
+  note?: CompactionNote;
+}): Promise<boolean> {
+  const keeper = new ContextKeeper(opts);
+  await keeper.start();
+  return await keeper.summarise({ trigger: "command", focus: opts.focus, signal: opts.signal });
+}
