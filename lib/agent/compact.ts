@@ -30,7 +30,7 @@ import {
 } from "./history.ts";
 import { type Message, type Provider, ProviderError } from "./provider.ts";
 import type { Session } from "./session.ts";
-import { messageChars, TokenMeter } from "./tokens.ts";
+import { messageChars, tokenizerFor, TokenMeter } from "./tokens.ts";
 import { contextWindow } from "./window.ts";
 import { dirname } from "node:path";
 
@@ -103,6 +103,7 @@ export class ContextKeeper {
   /** Resolves the window (asking the server where configured). */
   async start(): Promise<void> {
     this.#window = await contextWindow(this.#provider, this.#configured);
+    this.meter.useTokenizer(await tokenizerFor(this.#provider.model));
   }
 
   /** The estimated tokens of a request carrying `messages`. */
@@ -208,7 +209,7 @@ export class ContextKeeper {
     let start = messages.length;
     let newest = -1;
     for (let i = messages.length - 1; i > 0; i--) {
-      tokens += this.meter.tokens(messageChars(messages[i]));
+      tokens += this.meter.message(messages[i]);
       if (!safeSplit(messages, i)) continue;
       if (newest < 0) {
         newest = i;
