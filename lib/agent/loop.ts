@@ -100,10 +100,14 @@ export function closeUnfinished(session: Session): void {
 
 /**
  * Runs turns until the model answers without tool calls (`done`), `maxTurns` requests were
- * made (`max_turns`), or `signal` is aborted (`cancelled`). Every answer and tool result is
- * appended to the session as it completes.
+ * made (`max_turns`), `signal` is aborted (`cancelled`), or a turn is no answer (`refused`,
+ * `cut`, `no_answer`: told in one `view.note` line). Every answer and tool result is
+ * appended to the session as it completes. Before each request the conversation is kept
+ * within the context window (lib/agent/compact.ts); a context-length error compacts once
+ * and sends the turn once more.
  *
- * @throws ProviderError when the provider fails (after retries)
+ * @throws ProviderError when the provider fails (after retries, or a second context-length
+ *   error)
  */
 export async function runAgent(opts: AgentOptions): Promise<EndReason> {
   const { rt, provider, session, signal, view } = opts;
