@@ -5,7 +5,9 @@
  *
  * The seven figures of issue 8: warm start, cold discovery, per-call overhead, a Lua call,
  * the pipeline's throughput and peak memory, masking cost, and the `grep` builtin; and the
- * sandbox's per-call cost (`run 'true'` inside against outside, in milliseconds added).
+ * sandbox's per-call cost (`run 'true'` inside against outside, in milliseconds added); and
+ * the context figures of issue 15 (scripts/bench_context.ts): tokens sent over a replayed
+ * 100-turn session with and without pruning and compaction, and the prefix bytes reusable.
  * In-process figures use one long-lived runtime (the way a session calls tools); start-up figures run
  * the real CLI with the permission set of `deno task magi`.
  *
@@ -29,6 +31,7 @@ import { RUN_FLAGS } from "./permissions.ts";
 import { corpusTexts, falsePositives, fragmentHits } from "./mask_corpus.ts";
 import { FRAGMENT } from "../lib/pipeline/fragments.ts";
 import { sandboxAddedMs } from "./bench_sandbox.ts";
+import { contextFigures } from "./bench_context.ts";
 
 const REPO = fileURLToPath(new URL("..", import.meta.url));
 const quick = Deno.args.includes("--quick");
@@ -379,6 +382,26 @@ async function main(): Promise<void> {
     ratios: await sandboxAddedMs(home, env, { runs: RUNS, reps: CALL_REPS }),
     target: "≤ +15 ms",
     unit: (n) => `+${n.toFixed(1)} ms`,
+  });
+
+  // 9, 10. Context: tokens sent over a replayed 100-turn session, and prefix reuse.
+  const { kept, whole } = await contextFigures();
+  figures.push({
+    order: 9,
+    what: "tokens sent, replayed 100-turn session (12 KB results, 32k window)",
+    floor: "the same without pruning and compaction",
+    ratios: [kept.tokens / whole.tokens],
+    target: "—",
+    note: `${kept.tokens} against ${whole.tokens} tokens (characters / 3.5), ` +
+      `${kept.compactions} prune or compaction steps`,
+  });
+  figures.push({
+    order: 10,
+    what: "request bytes repeating the previous request's prefix (same session)",
+    floor: `with pruning and compaction (without: ${(whole.reuse * 100).toFixed(1)} %)`,
+    ratios: [kept.reuse],
+    target: "—",
+    unit: (n) => `${(n * 100).toFixed(1)} %`,
   });
 
   await Deno.remove(home, { recursive: true });

@@ -10,9 +10,18 @@ import type { AnswerProvider } from "../pipeline/ask.ts";
 import type { Approver } from "../policy/gate.ts";
 import { runTool, type ToolResult } from "../pipeline/run_tool.ts";
 import type { Runtime } from "../runtime.ts";
-import { type Provider, type ToolCallRequest, turnWithRetries, type Usage } from "./provider.ts";
+import {
+  ContextLengthError,
+  type Provider,
+  type ToolCallRequest,
+  type TurnResult,
+  turnWithRetries,
+  type Usage,
+} from "./provider.ts";
 import type { Session } from "./session.ts";
 import { ShownText } from "./shown_text.ts";
+import { ContextKeeper, type ContextSettings } from "./compact.ts";
+import { outcomeOf } from "./outcome.ts";
 
 /** What the person is shown while the loop runs. */
 export interface AgentView {
@@ -31,10 +40,18 @@ export interface AgentView {
    * text that follows starts the answer over.
    */
   restart(): void;
+  /** A piece of the model's reasoning as it streams: shown dimmed, never said. */
+  reasoning?(delta: string): void;
+  /** One line for the person about the run (an outcome, a compaction). */
+  note?(message: string): void;
 }
 
-/** How the loop ended. */
-export type EndReason = "done" | "max_turns" | "cancelled";
+/**
+ * How the loop ended: `done` (an answer), `max_turns`, `cancelled`, or an answer that is
+ * not one (lib/agent/outcome.ts): `refused`, `cut` (the max_tokens limit), `no_answer`
+ * (the model only reasoned).
+ */
+export type EndReason = "done" | "max_turns" | "cancelled" | "refused" | "cut" | "no_answer";
 
 /** Everything the loop needs. */
 export interface AgentOptions {
@@ -55,6 +72,10 @@ export interface AgentOptions {
   unanswered?: string;
   /** Asks the person about a call the policy asks about; without it `ask` is a denial. */
   approve?: Approver;
+  /** The context window and when to compact (config `providers.NAME`). */
+  context?: ContextSettings;
+  /** The longest answer asked for, in tokens (told in the line of a cut answer). */
+  maxTokens?: number;
 }
 
 /** The said text of a call that never finished because magi ended first. */
@@ -79,15 +100,30 @@ export function closeUnfinished(session: Session): void {
 
 /**
  * Runs turns until the model answers without tool calls (`done`), `maxTurns` requests were
- * made (`max_turns`), or `signal` is aborted (`cancelled`). Every answer and tool result is
- * appended to the session as it completes.
+ * made (`max_turns`), `signal` is aborted (`cancelled`), or a turn is no answer (`refused`,
+ * `cut`, `no_answer`: told in one `view.note` line). Every answer and tool result is
+ * appended to the session as it completes. Before each request the conversation is kept
+ * within the context window (lib/agent/compact.ts); a context-length error compacts once
+ * and sends the turn once more.
  *
- * @throws ProviderError when the provider fails (after retries)
+ * @throws ProviderError when the provider fails (after retries, or a second context-length
+ *   error)
  */
 export async function runAgent(opts: AgentOptions): Promise<EndReason> {
   const { rt, provider, session, signal, view } = opts;
   closeUnfinished(session);
+  // Declarations in the registry's fixed order (sorted by name), so the prefix of every
+  // request is byte-stable and the providers' prompt caches hit.
   const tools = rt.registry.declarations();
+  const keeper = new ContextKeeper({
+    provider,
+    session,
+    system: opts.system,
+    tools,
+    settings: opts.context,
+    note: (message) => view.note?.(message),
+  });
+  await keeper.start();
   for (let turns = 0;; turns++) {
     if (signal?.aborted) return "cancelled";
     // Mail left for this session (lib/agents/mailbox.ts) is recorded and read at this turn.
@@ -95,41 +131,72 @@ export async function runAgent(opts: AgentOptions): Promise<EndReason> {
       session.append({ type: "user", text: m.text, from: m.from });
     }
     if (turns >= opts.maxTurns) return "max_turns";
-    let result;
-    // A retried stream's text is not printed again (only what goes beyond it); only the
-    // finished attempt's answer and tool calls are recorded and run.
-    const shown = new ShownText(view);
+    let result: TurnResult | undefined;
     try {
-      result = await turnWithRetries(
-        provider,
-        {
-          system: opts.system,
-          messages: session.messages(),
-          tools,
-          signal,
-          onText: (delta) => shown.text(delta),
-        },
-        opts.maxRetries,
-        (message) => {
-          view.retry(message);
-          shown.retry();
-        },
-      );
-      shown.finish();
+      await keeper.fit(signal);
+      // A provider that says the prompt is too long gets one compaction and one retry.
+      for (let compacted = false; !result;) {
+        const messages = session.messages();
+        const estimated = keeper.estimate(messages);
+        // A retried stream's text is not printed again (only what goes beyond it); only the
+        // finished attempt's answer and tool calls are recorded and run.
+        const shown = new ShownText(view);
+        try {
+          result = await turnWithRetries(
+            provider,
+            {
+              system: opts.system,
+              messages,
+              tools,
+              signal,
+              onText: (delta) => shown.text(delta),
+              onReasoning: (delta) => view.reasoning?.(delta),
+            },
+            opts.maxRetries,
+            (message) => {
+              view.retry(message);
+              shown.retry();
+            },
+          );
+          shown.finish();
+        } catch (error) {
+          if (!(error instanceof ContextLengthError) || compacted || signal?.aborted) throw error;
+          compacted = true;
+          if (!await keeper.fit(signal, true)) throw error;
+          view.note?.(`magi: ${error.message}; compacted the conversation, sending it again`);
+          continue;
+        }
+        if (result.usage) keeper.meter.observe(keeper.chars(messages), result.usage.input_tokens);
+        if (result.usage) result.usage = { ...result.usage, estimated_tokens: estimated };
+      }
     } catch (error) {
       if (signal?.aborted) return "cancelled";
       throw error;
     }
-    session.append({ type: "assistant", text: result.text, tool_calls: result.tool_calls });
+    const outcome = outcomeOf(result, opts.maxTokens);
+    // A cut answer's tool calls may have lost the end of their arguments: none is run.
+    const calls = outcome.kind === "cut" ? [] : result.tool_calls;
+    session.append({
+      type: "assistant",
+      text: result.text || (result.refusal ?? ""),
+      tool_calls: calls,
+      ...(outcome.kind !== "answered" ? { stop: result.stop } : {}),
+      ...(result.reasoning ? { reasoning: result.reasoning } : {}),
+      ...(result.thinking ? { thinking: result.thinking } : {}),
+    });
     view.answer(result.text);
     if (result.usage) {
       session.append({ type: "usage", ...result.usage });
       view.usage(result.usage);
     }
-    if (result.tool_calls.length === 0) return "done";
+    if (outcome.kind !== "answered") {
+      view.note?.(`magi: ${outcome.line}`);
+      return outcome.kind;
+    }
+    if (calls.length === 0) return "done";
     // Each result is recorded the moment it is ready (so a kill loses none); the session
     // gives them back to the model in call order, and the person sees them in that order.
-    const running = result.tool_calls.map((call) => {
+    const running = calls.map((call) => {
       view.toolCall(call);
       const toolCall = {
         name: call.name,
@@ -150,6 +217,6 @@ export async function runAgent(opts: AgentOptions): Promise<EndReason> {
         return done;
       });
     });
-    for (const [i, call] of result.tool_calls.entries()) view.toolResult(call, await running[i]);
+    for (const [i, call] of calls.entries()) view.toolResult(call, await running[i]);
   }
 }

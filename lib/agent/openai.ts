@@ -10,17 +10,19 @@
 import OpenAI from "openai";
 import { adaptTools, providerName, registryName } from "./adapt.ts";
 import {
-  describeError,
   type Message,
   type Provider,
   ProviderError,
+  providerError,
   type ProviderSettings,
   StreamCutError,
   StreamWatch,
   type ToolCallRequest,
   type TurnRequest,
   type TurnResult,
+  type Usage,
 } from "./provider.ts";
+import { askServerWindow } from "./server_window.ts";
 
 /** One `delta.tool_calls[]` item as servers really send it. */
 export interface ToolCallDelta {
@@ -116,12 +118,14 @@ export class OpenAIProvider implements Provider {
   readonly #idleMs: number;
   readonly #parallel: boolean | undefined;
   readonly #client: OpenAI;
+  readonly #settings: ProviderSettings;
 
   constructor(settings: ProviderSettings) {
     this.name = settings.name;
     this.model = settings.model;
     this.#idleMs = settings.timeoutMs;
     this.#parallel = settings.parallelToolCalls;
+    this.#settings = settings;
     this.#client = new OpenAI({
       apiKey: settings.apiKey || "no-key",
       baseURL: settings.baseURL ?? "https://api.openai.com/v1",
@@ -155,31 +159,46 @@ export class OpenAIProvider implements Provider {
         ...(tools.length > 0 && this.#parallel !== undefined
           ? { parallel_tool_calls: this.#parallel }
           : {}),
+        ...maxTokensField(this.#settings, request.maxTokens),
+        ...(this.#settings.reasoningEffort
+          ? { reasoning_effort: this.#settings.reasoningEffort }
+          : {}),
       }, { signal: watch.signal });
     } catch (error) {
       watch.stop();
       if (request.signal?.aborted) throw error;
-      throw new ProviderError(describeError(this.name, error));
+      throw providerError(this.name, error);
     }
     let text = "";
+    let refusal = "";
+    let reasoning = "";
     let stop: string | undefined;
     let usage: TurnResult["usage"];
     const calls = new ToolCallAccumulator();
     watch.touch();
     try {
-      for await (const chunk of stream) {
+      for await (const raw of stream) {
         watch.touch();
-        if (chunk.usage) {
-          usage = {
-            input_tokens: chunk.usage.prompt_tokens ?? 0,
-            output_tokens: chunk.usage.completion_tokens ?? 0,
-          };
+        const chunk = raw as typeof raw & StreamExtras;
+        // vLLM sends an error object in mid-stream instead of a chunk.
+        if ((chunk as { object?: string }).object === "error") {
+          throw providerError(this.name, {
+            message: `the stream reported an error: ${chunk.message ?? "(no message)"}`,
+          });
         }
+        if (chunk.usage) usage = usageOf(chunk.usage, chunk.timings);
+        else if (chunk.timings && usage) usage = usageOf(undefined, chunk.timings, usage);
         for (const choice of chunk.choices ?? []) {
-          const delta = choice.delta ?? {};
+          const delta = (choice.delta ?? {}) as typeof choice.delta & DeltaExtras;
           if (typeof delta.content === "string" && delta.content !== "") {
             text += delta.content;
             request.onText?.(delta.content);
+          }
+          if (typeof delta.refusal === "string") refusal += delta.refusal;
+          const thought = delta.reasoning_content ?? delta.reasoning;
+          if (typeof thought === "string" && thought !== "") {
+            reasoning += thought;
+            request.onReasoning?.(thought);
           }
           for (const tc of (delta.tool_calls ?? []) as ToolCallDelta[]) calls.push(tc);
           if (choice.finish_reason) stop = choice.finish_reason;
@@ -187,10 +206,19 @@ export class OpenAIProvider implements Provider {
       }
     } catch (error) {
       watch.stop();
+      if (error instanceof ProviderError) throw error;
       if (request.signal?.aborted) throw error;
       if (watch.stalled) throw new StreamCutError(`no data for ${this.#idleMs / 1000} s`);
+      // OpenRouter's `error` object in mid-stream arrives as an APIError without a status.
       if (error instanceof OpenAI.APIError && !(error instanceof OpenAI.APIConnectionError)) {
-        throw new ProviderError(describeError(this.name, error));
+        const e = providerError(this.name, error);
+        if (error.status === undefined) {
+          e.message = e.message.replace(
+            /^(provider "[^"]*": )/,
+            "$1the stream reported an error: ",
+          );
+        }
+        throw e;
       }
       throw new StreamCutError(`the stream was cut: ${(error as Error).message}`);
     }
@@ -202,6 +230,63 @@ export class OpenAIProvider implements Provider {
       ...c,
       name: registryName(adapted, c.name),
     }));
-    return { text, tool_calls, usage, stop };
+    return {
+      text,
+      tool_calls,
+      usage,
+      stop,
+      ...(refusal ? { refusal } : {}),
+      ...(reasoning ? { reasoning } : {}),
+    };
   }
+
+  serverWindow(): Promise<number | undefined> {
+    return askServerWindow(this.#settings);
+  }
+}
+
+/** Fields some servers add to a chunk beyond OpenAI's. */
+interface StreamExtras {
+  /** vLLM's mid-stream error: `{"object": "error", "message": …}`. */
+  message?: string;
+  /** llama.cpp's timings: `cache_n` prompt tokens came from its cache. */
+  timings?: { cache_n?: number; prompt_n?: number };
+}
+
+/** Fields some servers add to a delta: llama.cpp/vLLM/DeepSeek `reasoning_content`, Ollama/OpenRouter `reasoning`. */
+interface DeltaExtras {
+  reasoning_content?: string | null;
+  reasoning?: string | null;
+  refusal?: string | null;
+}
+
+/** The usage of a chunk, with OpenAI's details and llama.cpp's cache count. */
+function usageOf(
+  u: OpenAI.CompletionUsage | undefined,
+  timings: StreamExtras["timings"],
+  base?: Usage,
+): Usage {
+  const out: Usage = base ? { ...base } : {
+    input_tokens: u?.prompt_tokens ?? 0,
+    output_tokens: u?.completion_tokens ?? 0,
+  };
+  const cached = u?.prompt_tokens_details?.cached_tokens ?? timings?.cache_n;
+  if (typeof cached === "number" && cached > 0) out.cached_tokens = cached;
+  const reasoning = u?.completion_tokens_details?.reasoning_tokens;
+  if (typeof reasoning === "number" && reasoning > 0) out.reasoning_tokens = reasoning;
+  return out;
+}
+
+/**
+ * The field that bounds the answer: `max_completion_tokens` for api.openai.com (its
+ * reasoning models refuse `max_tokens`), `max_tokens` for every other server (Ollama,
+ * llama.cpp, vLLM, LM Studio, OpenRouter all read it).
+ */
+export function maxTokensField(
+  settings: ProviderSettings,
+  override?: number,
+): { max_tokens: number } | { max_completion_tokens: number } {
+  const n = override ?? settings.maxTokens;
+  const host = settings.baseURL ? new URL(settings.baseURL).hostname : "api.openai.com";
+  return host === "api.openai.com" ? { max_completion_tokens: n } : { max_tokens: n };
 }

@@ -24,16 +24,41 @@ export interface ToolResultMessage {
   is_error: boolean;
 }
 
+/**
+ * An Anthropic thinking block as the model sent it. The API wants it back, unchanged and
+ * with its signature, in the assistant message that precedes tool results.
+ */
+export type ThinkingBlock =
+  | { type: "thinking"; thinking: string; signature: string }
+  | { type: "redacted_thinking"; data: string };
+
 /** A message of the conversation, provider-neutral; the transcript stores these. */
 export type Message =
   | { role: "user"; text: string }
-  | { role: "assistant"; text: string; tool_calls: ToolCallRequest[] }
+  | {
+    role: "assistant";
+    text: string;
+    tool_calls: ToolCallRequest[];
+    /** Anthropic thinking blocks, sent back as they came. */
+    thinking?: ThinkingBlock[];
+  }
   | { role: "tool"; result: ToolResultMessage };
 
-/** Token counts a provider reported for one turn. */
+/**
+ * Token counts a provider reported for one request. `input_tokens` counts the whole prompt,
+ * cached parts included; `cached_tokens` is the part read from the provider's prompt cache
+ * (OpenAI `prompt_tokens_details.cached_tokens`, Anthropic `cache_read_input_tokens`,
+ * llama.cpp `timings.cache_n`); `cache_write_tokens` the part written to it (Anthropic
+ * `cache_creation_input_tokens`); `reasoning_tokens` the part of the output spent thinking.
+ */
 export interface Usage {
   input_tokens: number;
   output_tokens: number;
+  cached_tokens?: number;
+  cache_write_tokens?: number;
+  reasoning_tokens?: number;
+  /** magi's estimate of the request before it was sent (set by the loop, lib/agent/tokens.ts). */
+  estimated_tokens?: number;
 }
 
 /** What one turn asks of the model. */
@@ -45,6 +70,10 @@ export interface TurnRequest {
   signal?: AbortSignal;
   /** Called with each piece of text as it streams. */
   onText?: (delta: string) => void;
+  /** Called with each piece of the model's reasoning as it streams (shown, never said). */
+  onReasoning?: (delta: string) => void;
+  /** Overrides the configured longest answer (a summary request asks for less). */
+  maxTokens?: number;
 }
 
 /** What one turn produced. */
@@ -54,6 +83,12 @@ export interface TurnResult {
   usage?: Usage;
   /** The provider's stop reason, as it sent it ("stop", "tool_calls", "end_turn", …). */
   stop: string;
+  /** A refusal the model streamed apart from its text (OpenAI `delta.refusal`). */
+  refusal?: string;
+  /** The model's reasoning as text (llama.cpp `reasoning_content`, Ollama `reasoning`, Anthropic thinking). */
+  reasoning?: string;
+  /** Anthropic thinking blocks with their signatures, to send back. */
+  thinking?: ThinkingBlock[];
 }
 
 /** A provider: one kind of wire format, configured with a base URL, a model and a key. */
@@ -68,11 +103,35 @@ export interface Provider {
    * @throws StreamCutError when the stream ends before the model finished (retryable)
    */
   turn(request: TurnRequest): Promise<TurnResult>;
+  /**
+   * The context window the server itself reports for the model (llama.cpp `/props`, Ollama
+   * `/api/show`, vLLM `/v1/models`), in tokens; undefined when it says nothing or was not
+   * asked (config `providers.NAME.server`).
+   */
+  serverWindow?(): Promise<number | undefined>;
 }
 
 /** A provider failure that ends the run, with a message a person can act on. */
 export class ProviderError extends Error {
   override name = "ProviderError";
+}
+
+/**
+ * The provider refused the request because the prompt does not fit its context window:
+ * the loop compacts the conversation once and sends the turn again.
+ */
+export class ContextLengthError extends ProviderError {
+  override name = "ContextLengthError";
+}
+
+/**
+ * Whether a provider's error message says the prompt is longer than the context window
+ * (OpenAI `context_length_exceeded`, vLLM "maximum context length", Anthropic "prompt is
+ * too long", llama.cpp "exceeds the available context size", Ollama/OpenRouter wording).
+ */
+export function isContextLengthMessage(message: string): boolean {
+  return /context_length_exceeded|maximum context length|maximum model length|context length|prompt is too long|exceeds the available context size|context window|too many tokens|reduce the length of the messages/i
+    .test(message);
 }
 
 /** The stream ended before the model finished its answer: the turn may be retried. */
@@ -92,8 +151,18 @@ export interface ProviderConfig {
   timeout_seconds?: number;
   /** Retries on 429, 5xx and dropped connections (default 3). */
   max_retries?: number;
-  /** The longest answer in tokens (Anthropic requires one; default 8192). */
+  /** The longest answer in tokens, sent to every provider (default 8192). */
   max_tokens?: number;
+  /** The model's context window in tokens; else the server's word, else a known default. */
+  context_window?: number;
+  /** Which server to ask for its context window: `llamacpp`, `ollama` or `vllm`. */
+  server?: "llamacpp" | "ollama" | "vllm";
+  /** Compact when a request would pass this share of the window (default 0.8). */
+  compact_at?: number;
+  /** Ask for extended thinking with this budget in tokens (Anthropic; at least 1024). */
+  thinking_budget?: number;
+  /** `reasoning_effort` to send (OpenAI-compatible reasoning models). */
+  reasoning_effort?: "minimal" | "low" | "medium" | "high";
   /**
    * Send `parallel_tool_calls` (OpenAI-compatible only): llama.cpp makes several calls in one
    * answer only when asked; some OpenAI models refuse the field. Not sent by default.
@@ -113,6 +182,9 @@ export interface ProviderSettings {
   maxTokens: number;
   /** The `parallel_tool_calls` field to send, if any. */
   parallelToolCalls?: boolean;
+  server?: ProviderConfig["server"];
+  thinkingBudget?: number;
+  reasoningEffort?: ProviderConfig["reasoning_effort"];
 }
 
 /**
@@ -171,6 +243,19 @@ export function describeError(name: string, error: unknown): string {
   const status = typeof e?.status === "number" ? `HTTP ${e.status}: ` : "";
   const message = e?.error?.error?.message ?? e?.error?.message ?? e?.message ?? String(error);
   return `provider "${name}": ${status}${message}`;
+}
+
+/**
+ * The error a run ends with for an SDK error: a {@link ContextLengthError} when the provider
+ * says the prompt does not fit (by its code or its message), else a {@link ProviderError}.
+ */
+export function providerError(name: string, error: unknown): ProviderError {
+  const message = describeError(name, error);
+  const code = (error as { code?: unknown; error?: { code?: unknown } })?.code ??
+    (error as { error?: { code?: unknown } })?.error?.code;
+  return code === "context_length_exceeded" || isContextLengthMessage(message)
+    ? new ContextLengthError(message)
+    : new ProviderError(message);
 }
 
 /**

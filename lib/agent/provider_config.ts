@@ -14,12 +14,13 @@ export const PRESETS: Record<string, ProviderConfig> = {
     base_url: "https://api.anthropic.com",
     api_key_env: "ANTHROPIC_API_KEY",
   },
-  ollama: { kind: "openai", base_url: "http://localhost:11434/v1" },
+  ollama: { kind: "openai", base_url: "http://localhost:11434/v1", server: "ollama" },
   llamacpp: {
     kind: "openai",
     base_url: "http://localhost:8080/v1",
     model: "default",
     parallel_tool_calls: true,
+    server: "llamacpp",
   },
 };
 
@@ -40,6 +41,11 @@ export const PROVIDERS_SCHEMA = {
       max_retries: { type: "integer", minimum: 0, maximum: 10 },
       max_tokens: { type: "integer", minimum: 1 },
       parallel_tool_calls: { type: "boolean" },
+      context_window: { type: "integer", minimum: 1024 },
+      server: { enum: ["llamacpp", "ollama", "vllm"] },
+      compact_at: { type: "number", minimum: 0.1, maximum: 0.95 },
+      thinking_budget: { type: "integer", minimum: 1024 },
+      reasoning_effort: { enum: ["minimal", "low", "medium", "high"] },
     },
   },
 };

@@ -8,6 +8,7 @@
 import { AnthropicProvider } from "./anthropic.ts";
 import { OpenAIProvider } from "./openai.ts";
 import type { Provider, ProviderConfig } from "./provider.ts";
+import type { ContextSettings } from "./compact.ts";
 import { PRESETS } from "./provider_config.ts";
 
 /** A provider that cannot be set up from the config and flags: a usage error (exit 2). */
@@ -19,6 +20,10 @@ export class ProviderConfigError extends Error {
 export interface ChosenProvider {
   provider: Provider;
   maxRetries: number;
+  /** The longest answer asked for, in tokens. */
+  maxTokens: number;
+  /** The context window and when to compact. */
+  context: ContextSettings;
 }
 
 /**
@@ -71,9 +76,17 @@ export function chooseProvider(
     maxRetries,
     maxTokens: config.max_tokens ?? 8192,
     parallelToolCalls: config.parallel_tool_calls,
+    server: config.server,
+    thinkingBudget: config.thinking_budget,
+    reasoningEffort: config.reasoning_effort,
   };
   const provider = config.kind === "anthropic"
     ? new AnthropicProvider(settings)
     : new OpenAIProvider(settings);
-  return { provider, maxRetries };
+  return {
+    provider,
+    maxRetries,
+    maxTokens: settings.maxTokens,
+    context: { window: config.context_window, compactAt: config.compact_at },
+  };
 }

@@ -11,9 +11,13 @@ import { join } from "node:path";
 import type { Masker } from "../pipeline/mask.ts";
 import { openPrivateAppend, privateDir } from "../output/private.ts";
 import type { Warn } from "../registry/types.ts";
-import type { Message, ToolCallRequest } from "./provider.ts";
+import type { Message, ThinkingBlock, ToolCallRequest } from "./provider.ts";
+import { pruneMessages, summaryMessage } from "./history.ts";
 
-/** One line of a transcript. `at` is an ISO 8601 time. */
+/**
+ * One line of a transcript. `at` is an ISO 8601 time. Fields added later are optional, so
+ * older transcripts stay readable.
+ */
 export type SessionEvent =
   | {
     type: "session";
@@ -39,9 +43,46 @@ export type SessionEvent =
     input_tokens: number;
     output_tokens: number;
   }
-  | { type: "assistant"; at: string; text: string; tool_calls: ToolCallRequest[] }
+  | {
+    type: "assistant";
+    at: string;
+    text: string;
+    tool_calls: ToolCallRequest[];
+    /** The provider's stop reason ("stop", "length", "refusal", …). */
+    stop?: string;
+    /** The model's reasoning as shown to the person; never sent back as said. */
+    reasoning?: string;
+    /** Anthropic thinking blocks with their signatures, sent back with this answer. */
+    thinking?: ThinkingBlock[];
+  }
   | { type: "tool_result"; at: string; id: string; name: string; said: string; is_error: boolean }
-  | { type: "usage"; at: string; input_tokens: number; output_tokens: number }
+  // What the provider reported for one request; `estimated_tokens` is magi's estimate of the
+  // request before it was sent (lib/agent/tokens.ts).
+  | {
+    type: "usage";
+    at: string;
+    input_tokens: number;
+    output_tokens: number;
+    cached_tokens?: number;
+    cache_write_tokens?: number;
+    reasoning_tokens?: number;
+    estimated_tokens?: number;
+  }
+  // From here on, the tool results among the first `upto` messages are read pruned
+  // (lib/agent/history.ts); `tokens_before`/`tokens_after` are estimates.
+  | { type: "prune"; at: string; upto: number; tokens_before: number; tokens_after: number }
+  // From here on, all messages but the last `kept` are read as this summary.
+  | {
+    type: "compaction";
+    at: string;
+    summary: string;
+    kept: number;
+    /** What asked for it: "threshold", "context_length" (the provider refused), "command". */
+    trigger: string;
+    focus?: string;
+    tokens_before: number;
+    tokens_after: number;
+  }
   // A tool's request on the approvals socket and its answer (lib/policy/approvals.ts).
   | {
     type: "approval";
@@ -176,7 +217,8 @@ export class Session {
 
   /**
    * The conversation as messages, in order. Tool results are recorded as they finish; here
-   * those of one answer come back in the order of its tool calls.
+   * those of one answer come back in the order of its tool calls. `prune` and `compaction`
+   * events apply where they stand (lib/agent/history.ts).
    */
   messages(): Message[] {
     const out: Message[] = [];
@@ -188,6 +230,17 @@ export class Session {
       results = [];
     };
     for (const e of this.events) {
+      if (e.type === "prune") {
+        flush();
+        pruneMessages(out, e.upto, this.dir);
+        continue;
+      }
+      if (e.type === "compaction") {
+        flush();
+        const kept = Math.max(0, Math.min(e.kept, out.length));
+        out.splice(0, out.length - kept, summaryMessage(e.summary));
+        continue;
+      }
       if (e.type === "tool_result") {
         results.push({
           role: "tool",
@@ -201,7 +254,12 @@ export class Session {
       else {
         const calls = e.tool_calls ?? [];
         order = new Map(calls.map((c, i) => [c.id, i]));
-        out.push({ role: "assistant", text: e.text, tool_calls: calls });
+        out.push({
+          role: "assistant",
+          text: e.text ?? "",
+          tool_calls: calls,
+          ...(Array.isArray(e.thinking) && e.thinking.length > 0 ? { thinking: e.thinking } : {}),
+        });
       }
     }
     flush();
@@ -254,6 +312,10 @@ function isEvent(value: unknown): value is SessionEvent {
           ));
     case "tool_result":
       return text("id") && text("name") && text("said") && typeof e.is_error === "boolean";
+    case "prune":
+      return typeof e.upto === "number";
+    case "compaction":
+      return text("summary") && typeof e.kept === "number";
     default:
       return typeof e.type === "string";
   }
@@ -278,6 +340,8 @@ function mirrorText(e: SessionEvent): string {
       return `## tool result \`${e.name}\` (${e.id})${e.is_error ? " [error]" : ""}\n\n${
         e.said.endsWith("\n") ? e.said : e.said + "\n"
       }\n`;
+    case "compaction":
+      return `## summary of the conversation so far (${e.trigger})\n\n${e.summary.trim()}\n\n`;
     default:
       return "";
   }

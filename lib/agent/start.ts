@@ -10,6 +10,7 @@ import { join } from "node:path";
 import type { Runtime } from "../runtime.ts";
 import { promptFor } from "./prompt.ts";
 import type { Provider } from "./provider.ts";
+import type { ContextSettings } from "./compact.ts";
 import { chooseProvider } from "./providers.ts";
 import { defaultSessionsDir, Session } from "./session.ts";
 import { onApproval } from "../policy/approvals.ts";
@@ -20,6 +21,10 @@ import { installAgentTools } from "../agents/tool.ts";
 export interface Agent {
   provider: Provider;
   maxRetries: number;
+  /** The longest answer asked for, in tokens. */
+  maxTokens: number;
+  /** The context window and when to compact (for `runAgent`'s `context`). */
+  context: ContextSettings;
   session: Session;
   system: string;
 }
@@ -51,7 +56,7 @@ export function startAgent(rt: Runtime, flags: AgentFlags, now = new Date()): Ag
       providerFlags = { provider: meta.provider, model: flags.model ?? meta.model };
     }
   }
-  const { provider, maxRetries } = chooseProvider(v, providerFlags, rt.env);
+  const { provider, maxRetries, maxTokens, context } = chooseProvider(v, providerFlags, rt.env);
   session ??= Session.create(sessionsDir, rt.masker, {
     cwd: rt.session.cwd,
     provider: provider.name,
@@ -78,7 +83,16 @@ export function startAgent(rt: Runtime, flags: AgentFlags, now = new Date()): Ag
   // for tools: MAGI_MAIL_DIR) and this session's inbox, read at each turn.
   const mailDir = privateDir(join(session.dir, "mail"));
   reach.writable.push(mailDir);
-  installAgentTools(rt, { provider, maxRetries, session, sessionsDir, mailDir, depth: 0 });
+  installAgentTools(rt, {
+    provider,
+    maxRetries,
+    maxTokens,
+    context,
+    session,
+    sessionsDir,
+    mailDir,
+    depth: 0,
+  });
   const system = promptFor(rt, now).text;
-  return { provider, maxRetries, session, system };
+  return { provider, maxRetries, maxTokens, context, session, system };
 }

@@ -62,6 +62,8 @@ export class TerminalView implements AgentView {
   #running = new Map<string, { name: string; started: number }>();
   #timer: ReturnType<typeof setInterval> | undefined;
   #progressShown = false;
+  /** The model's reasoning being streamed (dimmed on the info stream), masked across pieces. */
+  #thought: OutputStream | undefined;
 
   constructor(options: ViewOptions) {
     this.#json = options.json;
@@ -91,6 +93,7 @@ export class TerminalView implements AgentView {
   /** A note for the person (stderr-like): plain text, or a `note` event. */
   note(message: string): void {
     if (this.#json) return this.event({ type: "note", message });
+    this.#endThought();
     this.#clearProgress();
     this.#endLine();
     this.#info.text(message + "\n");
@@ -98,6 +101,7 @@ export class TerminalView implements AgentView {
 
   text(delta: string): void {
     if (this.#json) return;
+    this.#endThought();
     this.#clearProgress();
     (this.#text ??= this.#out.stream()).push(delta);
     this.#midLine = !delta.endsWith("\n");
@@ -109,7 +113,27 @@ export class TerminalView implements AgentView {
       if (text !== "") this.event({ type: "text", text });
       return;
     }
+    this.#endThought();
     this.#endLine();
+  }
+
+  /** A piece of the model's reasoning: dimmed where notes go, never on stdout's answer. */
+  reasoning(delta: string): void {
+    if (this.#json) return this.event({ type: "reasoning", text: delta });
+    this.#clearProgress();
+    if (!this.#thought) {
+      this.#endLine();
+      if (this.#fancy) this.#info.own(DIM);
+      this.#thought = this.#info.stream();
+    }
+    this.#thought.push(delta);
+  }
+
+  #endThought(): void {
+    if (!this.#thought) return;
+    this.#thought.end();
+    this.#thought = undefined;
+    this.#info.own(this.#fancy ? `${RESET}\n` : "\n");
   }
 
   toolCall(call: ToolCallRequest): void {
@@ -122,6 +146,7 @@ export class TerminalView implements AgentView {
         arguments: call.arguments,
       });
     }
+    this.#endThought();
     this.#clearProgress();
     this.#endLine();
     // Masked before it is shortened: a cut through a secret would leave its start unmasked.
@@ -175,6 +200,7 @@ export class TerminalView implements AgentView {
 
   /** Stops the progress line; call before exiting. */
   close(): void {
+    this.#endThought();
     this.#stopProgress();
     this.#endLine();
   }

@@ -4,6 +4,7 @@
  *
  * @module
  */
+import type { ContextSettings } from "../agent/compact.ts";
 import type { Provider } from "../agent/provider.ts";
 import type { Session } from "../agent/session.ts";
 import type { Runtime } from "../runtime.ts";
@@ -15,6 +16,10 @@ export const MAGI_AGENT_TOOLS = new Set(["magi:agent", "magi:mail"]);
 export interface AgentHost {
   provider: Provider;
   maxRetries: number;
+  /** The longest answer, in tokens (config `providers.NAME.max_tokens`). */
+  maxTokens?: number;
+  /** The context window and when to compact, as the parent's. */
+  context?: ContextSettings;
   /** This agent's session (a child's MAGI_PARENT is its id). */
   session: Session;
   sessionsDir: string;

@@ -111,6 +111,8 @@ export async function runChild(
   const childHost: AgentHost = {
     provider,
     maxRetries,
+    maxTokens: host.maxTokens,
+    context: host.context,
     session,
     sessionsDir: host.sessionsDir,
     mailDir: host.mailDir,
@@ -156,6 +158,8 @@ export async function runChild(
       system,
       maxTurns: CHILD_MAX_TURNS,
       maxRetries,
+      maxTokens: host.maxTokens,
+      context: host.context,
       signal: opts.signal,
       view,
       unanswered: "a sub-agent has no person to answer a tool's question",

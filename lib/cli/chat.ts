@@ -10,6 +10,7 @@
 import process from "node:process";
 import { createInterface } from "node:readline";
 import { closeUnfinished, runAgent } from "../agent/loop.ts";
+import { compactNow } from "../agent/compact.ts";
 import { ProviderError } from "../agent/provider.ts";
 import type { AnswerProvider } from "../pipeline/ask.ts";
 import type { Approver } from "../policy/gate.ts";
@@ -153,6 +154,26 @@ export async function chatCommand(args: string[]): Promise<number> {
       const text = line.trim();
       if (text === "") continue;
       if (text === "/exit" || text === "/quit") break;
+      if (text === "/compact" || text.startsWith("/compact ")) {
+        closeUnfinished(session);
+        controller = new AbortController();
+        try {
+          const done = await compactNow({
+            provider,
+            session,
+            system: agent.system,
+            tools: rt.registry.declarations(),
+            settings: agent.context,
+            focus: text.slice("/compact".length).trim() || undefined,
+            signal: controller.signal,
+            note: (message) => view.note(message),
+          });
+          if (!done) view.note("(nothing to compact yet)");
+        } finally {
+          controller = undefined;
+        }
+        continue;
+      }
       closeUnfinished(session);
       const held = await userPromptHook(rt, line);
       if (held) {
@@ -169,6 +190,8 @@ export async function chatCommand(args: string[]): Promise<number> {
           system: agent.system,
           maxTurns,
           maxRetries: agent.maxRetries,
+          maxTokens: agent.maxTokens,
+          context: agent.context,
           signal: controller.signal,
           view,
           answer,

@@ -1,8 +1,10 @@
 /**
  * `magi run "task"`: one task, non-interactive. The model's answer streams to stdout; tool
  * calls and what they show go to stderr (or, with `--json`, every event is one JSON line on
- * stdout); a tool's question is answered from `--answer` values, in order. Exit status: 0 when the model finished, 1 on a provider failure, 3 when
- * `--max-turns` was hit, 130 when interrupted, 2 for a usage or config error.
+ * stdout); a tool's question is answered from `--answer` values, in order. Exit status: 0 when the
+ * model finished, 1 on a provider failure, 2 for a usage or config error, 3 when
+ * `--max-turns` was hit, 4 when the model refused, 5 when its answer was cut at max_tokens,
+ * 6 when it reasoned without answering, 130 when interrupted.
  *
  * @module
  */
@@ -47,8 +49,21 @@ export async function startFromFlags(
   }
 }
 
-/** Exit statuses of `magi run` beyond {@link EXIT}. */
-export const RUN_EXIT = { providerFailed: 1, maxTurns: 3, interrupted: 130 } as const;
+/**
+ * Exit statuses of `magi run` beyond {@link EXIT}: 1 the provider failed, 3 `--max-turns`
+ * was hit, 4 the model refused, 5 the answer was cut at max_tokens, 6 the model reasoned
+ * but gave no answer, 130 interrupted.
+ */
+export const RUN_EXIT = {
+  providerFailed: 1,
+  maxTurns: 3,
+  max_turns: 3,
+  refused: 4,
+  cut: 5,
+  no_answer: 6,
+  interrupted: 130,
+  cancelled: 130,
+} as const;
 
 /** Options `magi run` and `magi chat` share. */
 export const AGENT_OPTIONS = {
@@ -149,23 +164,22 @@ export async function runCommand(args: string[]): Promise<number> {
   let status: number;
   let reason: string;
   try {
-    reason = await runAgent({
+    const ended = await runAgent({
       rt,
       provider: agent.provider,
       session,
       system: agent.system,
       maxTurns,
       maxRetries: agent.maxRetries,
+      maxTokens: agent.maxTokens,
+      context: agent.context,
       signal: controller.signal,
       view,
       answer: answersFrom(values.answer ?? [], view),
       unanswered: "`magi run` has no one to ask: answers come from its `--answer TEXT`, none left",
     });
-    status = reason === "done"
-      ? EXIT.ok
-      : reason === "max_turns"
-      ? RUN_EXIT.maxTurns
-      : RUN_EXIT.interrupted;
+    reason = ended;
+    status = ended === "done" ? EXIT.ok : RUN_EXIT[ended];
     if (reason === "max_turns") {
       view.note(`magi: stopped after --max-turns ${maxTurns} model requests`);
     }

@@ -188,7 +188,8 @@ export const KEYS: Record<string, KeySpec> = {
     schema: PROVIDERS_SCHEMA,
     expected:
       'an object of providers: {"NAME": {"kind": "openai" | "anthropic", "base_url", "model", ' +
-      '"api_key_env", "timeout_seconds", "max_retries", "max_tokens", "parallel_tool_calls"}}',
+      '"api_key_env", "timeout_seconds", "max_retries", "max_tokens", "parallel_tool_calls", ' +
+      '"context_window", "server", "compact_at", "thinking_budget", "reasoning_effort"}}',
   },
   provider: {
     schema: { type: "string", minLength: 1 },

@@ -53,16 +53,33 @@ Deno.test("anthropic: text and tool_use blocks with input_json_delta fragments a
   // The SDK chooses the header (x-api-key in older versions, a bearer token in this one).
   const auth = req.headers["x-api-key"] ?? req.headers.authorization?.replace(/^Bearer /, "");
   assert.equal(auth, "sk-ant-test-123456");
-  assert.equal(req.json.system, "be brief");
+  // Prompt caching: breakpoints on the declarations, the system prompt and the two newest
+  // user turns (four, Anthropic's limit).
+  const ephemeral = { type: "ephemeral" };
+  assert.deepEqual(req.json.system, [
+    { type: "text", text: "be brief", cache_control: ephemeral },
+  ]);
   assert.equal(req.json.stream, true);
+  assert.equal(req.json.max_tokens, 1000);
   assert.deepEqual(req.json.tools, [{
     name: "read",
     description: "Read a file",
     input_schema: { type: "object", properties: { path: { type: "string" } } },
+    cache_control: ephemeral,
   }]);
+  assert.deepEqual((req.json.messages as unknown[])[0], {
+    role: "user",
+    content: [{ type: "text", text: "read", cache_control: ephemeral }],
+  });
   assert.deepEqual((req.json.messages as unknown[])[2], {
     role: "user",
-    content: [{ type: "tool_result", tool_use_id: "toolu_0", content: "no path", is_error: true }],
+    content: [{
+      type: "tool_result",
+      tool_use_id: "toolu_0",
+      content: "no path",
+      is_error: true,
+      cache_control: ephemeral,
+    }],
   });
 });
 

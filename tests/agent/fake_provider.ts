@@ -19,6 +19,8 @@ export interface Reply {
   cut?: boolean;
   /** Send nothing more after the frames, and never end (a stalled stream). */
   stall?: boolean;
+  /** Send every frame at once instead of one a millisecond (long scripted sessions). */
+  burst?: boolean;
 }
 
 /** A request as the server received it. */
@@ -72,7 +74,7 @@ export function scriptedServer(
       async start(controller) {
         for (const frame of frames) {
           controller.enqueue(encoder.encode(frame));
-          await new Promise((r) => setTimeout(r, 1));
+          if (!reply.burst) await new Promise((r) => setTimeout(r, 1));
         }
         // A cut stream promised more bytes (content-length) than it sends: the connection
         // closes early and the client reads an incomplete body.

@@ -91,3 +91,71 @@ Deno.test("Session.open() skips lines that are JSON but not session events", asy
   assert.deepEqual(again.messages(), [{ role: "user", text: "hello" }]);
   again.close();
 });
+
+Deno.test("session: an old transcript reads unchanged; prune and compaction events apply where they stand", async () => {
+  const { Session } = await import("../../lib/agent/session.ts");
+  const { Masker } = await import("../../lib/pipeline/mask.ts");
+  const dir = await Deno.makeTempDir();
+  try {
+    const id = "20260101-000000-abcdef";
+    await Deno.mkdir(`${dir}/${id}`);
+    const big = "r".repeat(5000);
+    const lines = [
+      { type: "session", v: 1, id, at: "t", cwd: "/", provider: "p", model: "m" },
+      { type: "user", at: "t", text: "go" },
+      {
+        type: "assistant",
+        at: "t",
+        text: "",
+        tool_calls: [{ id: "c1", name: "t", arguments: "{}" }],
+      },
+      { type: "tool_result", at: "t", id: "c1", name: "t", said: big, is_error: false },
+      // An old usage event: no cached or reasoning counts.
+      { type: "usage", at: "t", input_tokens: 10, output_tokens: 2 },
+      {
+        type: "assistant",
+        at: "t",
+        text: "",
+        tool_calls: [{ id: "c2", name: "t", arguments: "{}" }],
+      },
+      { type: "tool_result", at: "t", id: "c2", name: "t", said: big, is_error: false },
+      { type: "prune", at: "t", upto: 3, tokens_before: 10, tokens_after: 5 },
+      { type: "assistant", at: "t", text: "Half way.", tool_calls: [] },
+      { type: "user", at: "t", text: "more" },
+    ];
+    await Deno.writeTextFile(
+      `${dir}/${id}/transcript.jsonl`,
+      lines.map((l) => JSON.stringify(l)).join("\n") + "\n",
+    );
+    const warnings: string[] = [];
+    const s = Session.open(dir, id, new Masker([]), (w) => warnings.push(w));
+    assert.deepEqual(warnings, []);
+    const m = s.messages();
+    assert.equal(m.length, 7);
+    const r1 = m[2].role === "tool" ? m[2].result.said : "";
+    const r2 = m[4].role === "tool" ? m[4].result.said : "";
+    assert.match(
+      r1,
+      /^r{600}\n\[magi: older tool result pruned to its first 600 of 5000 characters/,
+    );
+    assert.ok(r1.includes(`${s.dir}/spill/pruned-c1.txt`));
+    assert.equal(r2, big);
+    s.append({
+      type: "compaction",
+      summary: "Two results made.",
+      kept: 2,
+      trigger: "command",
+      tokens_before: 9,
+      tokens_after: 3,
+    });
+    const after = s.messages();
+    assert.deepEqual(after.map((x) => x.role), ["user", "assistant", "user"]);
+    assert.match(
+      after[0].role === "user" ? after[0].text : "",
+      /summarised[\s\S]*Two results made\.$/,
+    );
+    s.close();
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
