@@ -181,6 +181,8 @@ export async function makeTool(req: NewRequest): Promise<NewResult> {
         words: req.words,
         maxParams: req.maxParams,
         only: req.only,
+        ...(help!.featured ? { featured: help!.featured } : {}),
+        ...(help!.usageText ? { usageText: help!.usageText } : {}),
         budget: DECLARATION_BUDGET - nameAndDescriptionBytes(planTool(planInput)),
       });
     } catch (error) {

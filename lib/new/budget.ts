@@ -33,6 +33,10 @@ export interface BoundRequest {
   only?: string[];
   /** Bytes the parameters may take: the budget less the declaration's name and description. */
   budget: number;
+  /** Flags the program's first help page shows beside a fuller one (see `combine.ts`). */
+  featured?: Set<string>;
+  /** More text showing options in use: a manual page's SYNOPSIS and EXAMPLES. */
+  usageText?: string;
 }
 
 /** What {@link boundedSchema} made. */
@@ -85,21 +89,30 @@ function fieldish(name: string): string {
  * Required options come first; then points: in the usage synopsis 8, on an example line (one
  * that starts with the program's name, such as `tar -tvf x.tar`) 4, a one-letter flag 4 (3 when
  * uppercase), named in other options' descriptions 1 a time (at most 2), the head of a family
- * (`--exclude` beside `--exclude-from`, `--exclude-tag`) 2.
+ * (`--exclude` beside `--exclude-from`, `--exclude-tag`) 2; and from `more`: on the first
+ * help page beside a fuller one 6, in a manual page's SYNOPSIS 6 (when not in the usage
+ * line), on one of its example lines 4.
  */
 export function rankOptions(
   model: HelpModel,
   text: string,
   words: readonly string[],
+  more: { featured?: Set<string>; usageText?: string } = {},
 ): HelpOption[] {
   const usage = model.usage ?? "";
-  const { examples, mentions } = mentionCounts(model.options, text, programNames(words, usage));
+  const programs = programNames(words, usage);
+  const { examples, mentions } = mentionCounts(model.options, text, programs);
+  const shown = mentionCounts(model.options, more.usageText ?? "", programs).examples;
+  const synopsis = (more.usageText ?? "").replace(/\s+/g, " ");
   const longs = model.options.flatMap((o) => o.names.filter((n) => n.startsWith("--")));
   const score = (o: HelpOption, i: number): number => {
     if (o.required) return 1e6;
     let s = 0;
     if (o.names.some((n) => inUsage(n, usage))) s += 8;
+    else if (o.names.some((n) => inUsage(n, synopsis))) s += 6;
     if (examples.has(o)) s += 4;
+    if (shown.has(o)) s += 4;
+    if (o.names.some((n) => more.featured?.has(n))) s += 6;
     const short = o.names.find((n) => /^-[A-Za-z0-9]$/.test(n));
     if (short) s += /^-[a-z0-9]$/.test(short) ? 4 : 3;
     s += Math.min(2, mentions.get(o) ?? 0);
@@ -123,7 +136,7 @@ export function rankOptions(
  */
 export function boundedSchema(model: HelpModel, req: BoundRequest): BoundedSchema {
   const positionals = model.positionals?.length ?? 0;
-  const ranked = rankOptions(model, req.text, req.words);
+  const ranked = rankOptions(model, req.text, req.words, req);
   const chosenByPerson = req.only !== undefined || req.maxParams !== undefined;
   let keep: HelpOption[];
   if (req.only !== undefined) {

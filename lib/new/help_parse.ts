@@ -88,6 +88,8 @@ const HELP_NAMES = new Set(["--help", "--version", "--usage", "-?"]);
  * @param text the program's help, as printed
  * @param words the command line the help belongs to, such as `["git", "status"]`: its words
  *   are dropped from the front of the usage line
+ * @param opts `strict` for a manual page: option entries need a description after a gap or
+ *   on the lines below, and unreadable lines are prose (not reported as skipped)
  * @returns the model; never throws
  * @example
  * ```ts ignore
@@ -101,12 +103,16 @@ const HELP_NAMES = new Set(["--help", "--version", "--usage", "-?"]);
  * assert.deepEqual(model.positionals?.map((p) => p.name), ["NAME"]);
  * ```
  */
-export function parseHelp(text: string, words: readonly string[]): HelpModel {
+export function parseHelp(
+  text: string,
+  words: readonly string[],
+  opts: { strict?: boolean } = {},
+): HelpModel {
   const lines = text.replace(/\r/g, "").replace(ANSI_COLOR, "").split("\n")
     .map((l) => l.replace(/\s+$/, ""));
   const skipped: Skipped[] = [];
   const usage = findUsage(lines);
-  const listed = readOptionList(lines, usage.lineNumbers, skipped);
+  const listed = readOptionList(lines, usage.lineNumbers, skipped, opts.strict);
   const forms = usage.forms;
   const first = forms[0];
   const fromUsage = first ? usageOptions(bracketsOf(first, lines, usage.lineNumbers), skipped) : [];

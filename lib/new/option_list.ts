@@ -35,6 +35,8 @@ export interface Spec {
   /** A kubectl-style `--name=DEFAULT:` line. */
   colonDefault?: string;
   negation?: string;
+  /** The description followed the names after one space only (the spec overflowed). */
+  overflow?: boolean;
 }
 
 /** The bracket group at the start of a text, with nesting: `[=[host:]port]`; "" if unbalanced. */
@@ -107,7 +109,12 @@ export function parseSpec(line: string): Spec | string | null {
       return `"${name}" takes more than one value`;
     }
     const sep = /^(\s*,\s*|\s*\|\s*|\s+\/\s+| (?=-))/.exec(s);
-    if (sep && NAME.test(s.slice(sep[0].length))) {
+    const following = NAME.exec(s.slice(sep?.[0].length ?? 0))?.[0];
+    // Names side by side with one space are two spellings only when one is short and one long
+    // (`-v --verbose`); find's `-nouser -nogroup -path PATTERN` lists three options.
+    const spelling = sep?.[0] !== " " || following === undefined ||
+      (/^-[^-]$/.test(name) !== /^-[^-]$/.test(following) && following.startsWith("--"));
+    if (sep && following !== undefined && spelling) {
       if (sep[0].includes("/")) {
         const neg = NAME.exec(s.slice(sep[0].length))![0];
         spec.negation = neg;
@@ -129,6 +136,7 @@ export function parseSpec(line: string): Spec | string | null {
   else if (sawBracketValue && /^ \S/.test(s)) spec.rest = s.trim();
   else if (line.length - s.length >= 20 && /^ \S+ \S+ \S+/.test(s)) {
     spec.rest = s.trim(); // the spec overflowed its column: one space before the description
+    spec.overflow = true;
   } else if (/^\s+\S/.test(s) && spec.names.length > 0 && /^\s\S+\s\S+/.test(s) && !GAP.test(s)) {
     return `cannot tell where the option "${spec.names.at(-1)}" ends and its description starts`;
   } else return `cannot read the text after "${spec.names.at(-1)}"`;
@@ -226,6 +234,7 @@ export function readOptionList(
   lines: string[],
   usageLines: Set<number>,
   skipped: Skipped[],
+  strict = false,
 ): HelpOption[] {
   const out: HelpOption[] = [];
   const seen = new Set<string>();
@@ -243,6 +252,7 @@ export function readOptionList(
     const spec = parseSpec(trimmed);
     if (spec === null) continue;
     if (typeof spec === "string") {
+      if (strict) continue;
       skipped.push({ what: `option line "${oneLine([trimmed]).slice(0, 60)}"`, why: spec });
       continue;
     }
@@ -251,6 +261,9 @@ export function readOptionList(
     const more = continuation(lines, i + 1, column, !spec.rest);
     descLines = [...descLines, ...more];
     if (descLines.length === 0 && indent === 0) continue; // prose such as "--format=gnu -f-"
+    // A manual page's prose often starts a line with an option; an entry there has its text
+    // after a gap or on the lines below, and at most three spellings.
+    if (strict && (descLines.length === 0 || spec.overflow || spec.names.length > 3)) continue;
     descIndent = spec.rest ? column : indent + 2;
     if (spec.names.some((n) => seen.has(n))) continue;
     for (const n of spec.names) seen.add(n);
