@@ -25,8 +25,9 @@ function truthOf(name: string): { names: string[]; value: boolean }[] {
   const out: { names: string[]; value: boolean }[] = [];
   const seen = new Set<string>();
   for (let i = 0; i < lines.length; i++) {
-    const m = /^( {2,8})(?:[○·•] +)?(-{1,2}[A-Za-z0-9][\w-]*(?:(?:, | ?\/ ?)-{1,2}[A-Za-z0-9][\w-]*)*)(.*)$/
-      .exec(lines[i]);
+    const m =
+      /^( {2,8})(?:[○·•] +)?(-{1,2}[A-Za-z0-9][\w-]*(?:(?:, | ?\/ ?)-{1,2}[A-Za-z0-9][\w-]*)*)(.*)$/
+        .exec(lines[i]);
     if (!m) continue;
     const next = lines.slice(i + 1).find((l) => l.trim() !== "") ?? "";
     const gap = /^(\S*)( {2,}|\t)\S/.exec(m[3]);
@@ -77,11 +78,13 @@ try {
     });
     const tool = join(dir, "tools", name);
     const description = `${def.plan.summary}\n${def.plan.usage}`;
-    const bytes = new TextEncoder().encode(JSON.stringify({
-      name,
-      description,
-      parameters: def.generated ? def.generated.schema : {},
-    }).replace(/,"x-magi":\{.*\}\}$/, "}")).length;
+    const bytes = new TextEncoder().encode(
+      JSON.stringify({
+        name,
+        description,
+        parameters: def.generated ? def.generated.schema : {},
+      }).replace(/,"x-magi":\{.*\}\}$/, "}"),
+    ).length;
     everyHit += everyday.length - missed.length;
     everyAll += everyday.length;
     recHit += found.length;

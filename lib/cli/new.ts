@@ -183,6 +183,7 @@ export async function makeTool(req: NewRequest): Promise<NewResult> {
         only: req.only,
         ...(help!.featured ? { featured: help!.featured } : {}),
         ...(help!.usageText ? { usageText: help!.usageText } : {}),
+        ...(help!.references ? { references: help!.references } : {}),
         budget: DECLARATION_BUDGET - nameAndDescriptionBytes(planTool(planInput)),
       });
     } catch (error) {

@@ -13,13 +13,13 @@ import type { HelpModel, HelpOption } from "./help_parse.ts";
 import { type GeneratedSchema, schemaFromModel } from "./schema_gen.ts";
 
 /** Typed parameters (options and positionals) kept by default. */
-export const DEFAULT_MAX_PARAMS = 32;
+export const DEFAULT_MAX_PARAMS = 64;
 
 /** The declaration (name, description and parameters, as compact JSON) stays under this, in bytes. */
 export const DECLARATION_BUDGET = 4096;
 
 /** Description lengths tried, in characters, before options are dropped to fit the budget. */
-const DESCRIPTION_STEPS = [Infinity, 120, 80, 50];
+const DESCRIPTION_STEPS = [Infinity, 120, 80, 60, 45];
 
 /** How the options to type are chosen. */
 export interface BoundRequest {
@@ -37,6 +37,8 @@ export interface BoundRequest {
   featured?: Set<string>;
   /** More text showing options in use: a manual page's SYNOPSIS and EXAMPLES. */
   usageText?: string;
+  /** A manual page's option sections: how often other entries name an option. */
+  references?: string;
 }
 
 /** What {@link boundedSchema} made. */
@@ -91,19 +93,21 @@ function fieldish(name: string): string {
  * uppercase), named in other options' descriptions 1 a time (at most 2), the head of a family
  * (`--exclude` beside `--exclude-from`, `--exclude-tag`) 2; and from `more`: on the first
  * help page beside a fuller one 6, in a manual page's SYNOPSIS 6 (when not in the usage
- * line), on one of its example lines 4.
+ * line), on one of its example lines 4, named by its other entries 1.5·log2(1 + times), at
+ * most 6.
  */
 export function rankOptions(
   model: HelpModel,
   text: string,
   words: readonly string[],
-  more: { featured?: Set<string>; usageText?: string } = {},
+  more: { featured?: Set<string>; usageText?: string; references?: string } = {},
 ): HelpOption[] {
   const usage = model.usage ?? "";
   const programs = programNames(words, usage);
   const { examples, mentions } = mentionCounts(model.options, text, programs);
   const shown = mentionCounts(model.options, more.usageText ?? "", programs).examples;
   const synopsis = (more.usageText ?? "").replace(/\s+/g, " ");
+  const referred = mentionCounts(model.options, more.references ?? "", new Set()).mentions;
   const longs = model.options.flatMap((o) => o.names.filter((n) => n.startsWith("--")));
   const score = (o: HelpOption, i: number): number => {
     if (o.required) return 1e6;
@@ -113,6 +117,7 @@ export function rankOptions(
     if (examples.has(o)) s += 4;
     if (shown.has(o)) s += 4;
     if (o.names.some((n) => more.featured?.has(n))) s += 6;
+    s += Math.min(6, 1.5 * Math.log2(1 + (referred.get(o) ?? 0)));
     const short = o.names.find((n) => /^-[A-Za-z0-9]$/.test(n));
     if (short) s += /^-[a-z0-9]$/.test(short) ? 4 : 3;
     s += Math.min(2, mentions.get(o) ?? 0);

@@ -41,6 +41,8 @@ export interface CapturedHelp {
   featured?: Set<string>;
   /** The manual page's SYNOPSIS and EXAMPLES, where options are shown in use. */
   usageText?: string;
+  /** The manual page's option sections, where options refer to each other. */
+  references?: string;
 }
 
 /** What the attempts gave. */
@@ -159,6 +161,7 @@ async function runHelp(
   args: string[],
   env: Record<string, string>,
   cwd: string,
+  maxBytes = NEW_HELP_MAX_BYTES,
 ): Promise<Omit<CapturedHelp, "model" | "args"> | string> {
   const out: Uint8Array[] = [];
   const err: Uint8Array[] = [];
@@ -169,12 +172,12 @@ async function runHelp(
     cwd,
     env,
     timeoutMs: HELP_TIMEOUT_MS,
-    maxStdoutBytes: NEW_HELP_MAX_BYTES,
+    maxStdoutBytes: maxBytes,
     graceMs: 500,
     onStdout: (chunk) => void out.push(chunk.slice()),
     onStderr: (chunk) => {
-      if (errBytes >= NEW_HELP_MAX_BYTES) return;
-      const kept = chunk.subarray(0, NEW_HELP_MAX_BYTES - errBytes);
+      if (errBytes >= maxBytes) return;
+      const kept = chunk.subarray(0, maxBytes - errBytes);
       errBytes += kept.length;
       err.push(kept.slice());
     },
@@ -188,14 +191,19 @@ async function runHelp(
     text = decoder.decode(Buffer.concat(err));
     fromStderr = true;
   }
-  if (text.trim() === "") return `"%s" printed nothing (exit status ${spawned.code ?? spawned.signal})`;
+  if (text.trim() === "") {
+    return `"%s" printed nothing (exit status ${spawned.code ?? spawned.signal})`;
+  }
   return {
     text,
     code: spawned.code,
     fromStderr,
-    capped: spawned.capped || errBytes >= NEW_HELP_MAX_BYTES,
+    capped: spawned.capped || errBytes >= maxBytes,
   };
 }
+
+/** Most bytes of a manual page read (curl's is 260 KB as text). */
+export const MAN_MAX_BYTES = 1024 * 1024;
 
 /** Where a help text says there is more: `--help all`, `--help full`. */
 const MORE = /(--help[ =](all|full))\b/;
@@ -233,6 +241,7 @@ async function readMore(
     best.model = combined.model;
     best.featured = combined.featured;
     best.usageText = combined.usageText;
+    best.references = combined.references;
     if (man) best.man = page;
     return;
   }
@@ -247,6 +256,7 @@ async function readMore(
     man: page,
     featured: combined.featured,
     usageText: combined.usageText,
+    references: combined.references,
   };
 }
 
@@ -254,10 +264,17 @@ async function readMore(
 async function readMan(page: string, env: Record<string, string>, cwd: string) {
   const man = findProgram("man", cwd, env.PATH ?? "");
   if (!man) return undefined;
-  const got = await runHelp(man, ["--nh", "--nj", "-P", "cat", page], {
-    ...env,
-    MANWIDTH: "80",
-  }, cwd);
-  if (typeof got === "string" || got.code !== 0 || got.fromStderr) return undefined;
+  const got = await runHelp(
+    man,
+    ["--nh", "--nj", "-P", "cat", page],
+    {
+      ...env,
+      MANWIDTH: "80",
+    },
+    cwd,
+    MAN_MAX_BYTES,
+  );
+  if (typeof got === "string" || got.fromStderr) return undefined;
+  if (got.code !== 0 && !got.capped) return undefined;
   return readManPage(page, got.text);
 }

@@ -18,8 +18,10 @@ export interface Combined {
    * `--help` lists the options people use; `--help all` lists 250): a sign of use.
    */
   featured: Set<string>;
-  /** Text where examples and synopses show options in use: the help, the page's SYNOPSIS and EXAMPLES. */
+  /** Text where examples and synopses show options in use: the page's SYNOPSIS and EXAMPLES. */
   usageText: string;
+  /** The page's option sections, where options refer to each other ("See also -k"). */
+  references: string;
 }
 
 /**
@@ -40,13 +42,26 @@ export function combine(
   let base = help;
   if (full && help && full.options.length > help.options.length) {
     for (const o of help.options) for (const n of o.names) featured.add(n);
-    base = { ...full, summary: help.summary ?? full.summary, usage: help.usage ?? full.usage };
+    // The fuller text's options; the first text's usage line (curl's `--help all` runs its
+    // usage line into the option list).
+    base = {
+      ...full,
+      summary: help.summary ?? full.summary,
+      usage: help.usage ?? full.usage,
+      positionals: help.positionals ?? full.positionals,
+      forms: help.forms,
+      skipped: [
+        ...help.skipped.filter((s) => !s.what.startsWith("option line")),
+        ...full.skipped.filter((s) => s.what.startsWith("option line")),
+      ],
+    };
   }
   const manModel = man ? parseHelp(manAsHelp(man), words, { strict: true }) : undefined;
   const usageText = [
     ...(man?.synopsis ?? []),
     ...(man?.examples ?? []),
   ].join("\n");
+  const references = (man?.options ?? []).join("\n");
   if (!base) {
     const model: HelpModel = manModel ?? {
       style: "unknown",
@@ -56,7 +71,7 @@ export function combine(
       skipped: [],
     };
     if (man?.name) model.summary = sentence(man.name);
-    return { model: { ...model, style: "man" }, featured, usageText };
+    return { model: { ...model, style: "man" }, featured, usageText, references };
   }
   const model: HelpModel = {
     ...base,
@@ -84,7 +99,10 @@ export function combine(
         if (match.value && m.value && match.value.type === "string" && m.value.type !== "string") {
           match.value = { ...match.value, type: m.value.type };
         }
-        match.description ||= m.description;
+        // A synopsis-only entry (`The -q option`) takes the page's text.
+        if (!match.description || /^The \S+ option\b/.test(match.description)) {
+          match.description = m.description || match.description;
+        }
         // An option taken from the help's own skipped list is now typed.
         model.skipped = model.skipped.filter((s) =>
           !(s.what.startsWith("option line") && m.names.some((n) => s.what.includes(`"${n}`)))
@@ -99,7 +117,7 @@ export function combine(
       model.usage = manModel.usage;
     }
   }
-  return { model, featured, usageText };
+  return { model, featured, usageText, references };
 }
 
 /** A NAME line as a description: `search for files` → `Search for files`. */

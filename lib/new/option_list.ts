@@ -13,7 +13,7 @@ export const MAX_DESCRIPTION = 200;
 const NAME = /^--?[A-Za-z0-9?][\w.?]*(?:-[\w.?]+)*/;
 const GAP = /^(?:\s{2,}|\t)/;
 const INTEGER_METAVARS =
-  /^(n|num|number|int|integer|count|cols|columns|depth|port|uint\d*|int\d*|jobs|level)$/i;
+  /^(n|num|number|int|integer|count|cols|columns|depth|port|uint\d*|int\d*|jobs|levels?|bits|rounds|lines|bytes|max[-_]?\w*|size|width|height|retries|limit|times|fd|pid|nproc)$/i;
 const NUMBER_METAVARS = /^(float|float\d+|decimal|double|seconds|secs|ratio)$/i;
 const BOOLEAN_METAVARS = /^(bool|boolean)$/i;
 const LIST_TYPES = /^(strings|stringArray|stringSlice|list|intSlice|stringToString)$/;
@@ -337,5 +337,12 @@ export function toOption(spec: Spec, descLines: string[], full: string): HelpOpt
     /\(default (-?\d+(?:\.\d+)?|"[^"]*")\)/.exec(full);
   if (stated && option.default === undefined) option.default = stated[1].trim();
   if (REPEAT_TEXT.test(full) && value) option.repeatable = true;
+  // "-b bits: Specifies the number of bits", "levels (a non-negative integer)".
+  if (
+    option.value?.type === "string" && !option.value.enum &&
+    /^[A-Za-z]+$/.test(option.value.metavar) &&
+    /\b(number of|non-negative integer|positive integer|an integer)\b/i.test(full.slice(0, 160)) &&
+    !/\b(file|path|name|list)\b/i.test(option.value.metavar)
+  ) option.value = { ...option.value, type: "integer" };
   return option;
 }

@@ -65,17 +65,28 @@ export function schemaFromModel(model: HelpModel, leftOut?: LeftOptions): Genera
   };
 
   const positionals = model.positionals ?? [];
-  const positionalNames = positionals.map((p) => unique(positionalField(p), "arg"));
+  const program = (model.usage ?? "").split(" ")[0].split("/").pop() ?? "";
+  const positionalNames = positionals.map((p) => unique(positionalField(p, program), "arg"));
+  // An expression program (find, test): the expression's words come last, and find's
+  // predicates (`-name PATTERN`, single dash, not in the synopsis) go just before them,
+  // after the paths.
+  const expression = positionals.findIndex((p) => EXPRESSION.test(p.name));
+  const predicateArgv: ArgvItem[] = [];
+  const usage = model.usage ?? "";
   for (const option of model.options) {
+    const inSynopsis = option.names.some((n) => usage.includes(n));
+    const predicate = expression >= 0 && !inSynopsis && /^-[^-]/.test(option.flag);
+    if (predicate && option.flag.length === 2) continue; // test's `-f FILE`: in the expression
     const field = unique(optionField(option), "option");
     properties[field] = optionProperty(option);
-    optionArgv.push(optionItem(option, field));
+    (predicate ? predicateArgv : optionArgv).push(optionItem(option, field));
     if (option.required) required.push(field);
     guessed.push(`${option.names.join(", ")} → ${field} (${describeType(properties[field])})`);
   }
   positionals.forEach((p, i) => {
     const field = positionalNames[i];
-    properties[field] = positionalProperty(p);
+    properties[field] = i === expression ? expressionProperty(p) : positionalProperty(p);
+    if (i === expression) positionalArgv.push(...predicateArgv);
     positionalArgv.push({ field });
     if (p.required) required.push(field);
     guessed.push(
@@ -134,18 +145,72 @@ function leftDescription(leftOut: LeftOptions, untyped: boolean, callable: boole
   }${more}) and other words, as argv words placed ${where}${help}`;
 }
 
-/** A property name from an option: its long name in snake_case, else its letter. */
+/** A positional that is an expression of words: find's `[expression]`, test's `EXPRESSION`. */
+const EXPRESSION = /^(expression|expr)$/i;
+
+/** Value names too vague to name a property. */
+const VAGUE = /^(value|arg|args|argument|string|str|n|num|number|int|integer|x|val|opt|option|s)$/i;
+
+/** Words a description starts with that do not name what the option is. */
+const LEAD_WORDS = new Set(
+  "specifies specify sets set use uses print prints show shows display displays the a an to do dont don't only be is enable enables"
+    .split(" "),
+);
+const STOP_WORDS = new Set(
+  "of to for in on with from as and or by into at when if than that which instead is are the a an"
+    .split(" "),
+);
+
+/**
+ * A property name from an option: its long name in snake_case; for a one-letter option, the
+ * name of its value (`-b bits` → bits), else the first words of its description (`-q` "Silence
+ * ssh-keygen" → silence); the letter only when neither says anything.
+ */
 function optionField(option: HelpOption): string {
   const base = option.flag.replace(/^-+/, "");
   const long = option.flag.startsWith("--") || base.length > 1;
-  const name = (long ? base.toLowerCase() : base).replace(/[^A-Za-z0-9]+/g, "_")
-    .replace(/^_+|_+$/g, "");
+  let name = long ? snake(base) : "";
+  if (!long) {
+    const metavar = option.value?.metavar ?? "";
+    if (/^[A-Za-z][\w-]*$/.test(metavar) && !VAGUE.test(metavar) && metavar.length > 1) {
+      name = snake(metavar);
+    } else {
+      const words = option.description.toLowerCase().replace(/[^a-z0-9 -]+/g, " ").split(/\s+/)
+        .filter((w) => w !== "");
+      while (words.length > 0 && LEAD_WORDS.has(words[0])) words.shift();
+      const kept: string[] = [];
+      for (const w of words) {
+        if (STOP_WORDS.has(w) || kept.length === 2) break;
+        kept.push(w);
+      }
+      name = snake(kept.join("_"));
+    }
+    if (name.length < 2) name = base;
+  }
   return /^[0-9]/.test(name) || name === "" ? `opt_${name}` : name;
 }
 
+function snake(text: string): string {
+  return text.toLowerCase().replace(/[^a-z0-9]+/g, "_").replace(/^_+|_+$/g, "");
+}
+
+/** An expression: its words as they are, options included (`-name`, `-o`, `(`). */
+function expressionProperty(p: HelpPositional): JsonSchema {
+  return {
+    type: "array",
+    items: { type: "string" },
+    description: p.description ||
+      "The expression, one word per item, as on the command line (e.g. -name, '*.ts', -o, -type, f)",
+  };
+}
+
 /** A property name from a positional: snake_case, plural when it takes several values. */
-function positionalField(p: HelpPositional): string {
-  let name = p.name.toLowerCase().replace(/[^a-z0-9]+/g, "_").replace(/^_+|_+$/g, "");
+function positionalField(p: HelpPositional, program = ""): string {
+  let words = p.name.toLowerCase().split(/[^a-z0-9]+/).filter((w) => w !== "");
+  // `jq filter` → filter; `script-only-if-no-other-script` → script.
+  if (words.length > 1 && words[0] === program) words = words.slice(1);
+  if (words.length >= 4) words = words.slice(0, 1);
+  let name = words.join("_");
   if (name === "" || /^[0-9]/.test(name)) name = `arg_${name}`;
   if (name === "args") name = "arguments";
   if (p.repeated && !name.endsWith("s")) name += "s";

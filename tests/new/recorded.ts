@@ -47,7 +47,9 @@ export async function writeStandIns(bin: string, names: string[]): Promise<strin
     for (const run of meta.runs) {
       const file = join(RECORDED_DIR, name, run.file);
       const to = run.stream === "stderr" ? " >&2" : "";
-      cases.push(`  ${shQuote(run.args.join(" "))}) cat ${shQuote(file)}${to}; exit ${run.code} ;;`);
+      cases.push(
+        `  ${shQuote(run.args.join(" "))}) cat ${shQuote(file)}${to}; exit ${run.code} ;;`,
+      );
     }
     byProgram.set(program, cases);
     if (meta.man) {
