@@ -21,6 +21,23 @@ export const DECLARATION_BUDGET = 4096;
 /** Description lengths tried, in characters, before options are dropped to fit the budget. */
 const DESCRIPTION_STEPS = [Infinity, 120, 80, 60, 45];
 
+/**
+ * Long option names that many programs share and people type often (`--recursive`,
+ * `--exclude`, `--in-place`): a prior for ranking, from the conventions of GNU, BSD and
+ * common tools, not any one program.
+ */
+const COMMON_NAMES = new Set(
+  ("recursive verbose quiet silent force output exclude include all long human-readable " +
+    "ignore-case dry-run message amend file directory format header request location insecure " +
+    "head data user in-place expression null arg extract create list xz gzip bzip2 zstd " +
+    "after-context before-context context line-number count invert-match files-with-matches " +
+    "word-regexp fixed-strings extended-regexp regexp-extended max-count fail reverse sort " +
+    "numeric-sort unique key field-separator delimiter type name interactive no-edit all " +
+    "raw-output compact-output slurp null-input exit-status version-sort max-depth depth " +
+    "parallel jobs config target release features package filter tag")
+    .split(" "),
+);
+
 /** How the options to type are chosen. */
 export interface BoundRequest {
   /** The help text the model was read from (examples and cross-references rank options). */
@@ -117,6 +134,7 @@ export function rankOptions(
     if (examples.has(o)) s += 4;
     if (shown.has(o)) s += 4;
     if (o.names.some((n) => more.featured?.has(n))) s += 6;
+    if (o.names.some((n) => COMMON_NAMES.has(n.replace(/^-+/, "")))) s += 3;
     s += Math.min(6, 1.5 * Math.log2(1 + (referred.get(o) ?? 0)));
     const short = o.names.find((n) => /^-[A-Za-z0-9]$/.test(n));
     if (short) s += /^-[a-z0-9]$/.test(short) ? 4 : 3;

@@ -22,6 +22,8 @@ export interface OptionValue {
   /** Whether the text wrote the value joined with `=` (`--width=COLS`). */
   equals: boolean;
   enum?: string[];
+  /** The option takes two values, a name and a value (jq's `--arg name value`). */
+  pairs?: boolean;
 }
 
 /** One option the help text lists. */

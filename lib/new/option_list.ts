@@ -70,7 +70,11 @@ export function parseSpec(line: string): Spec | string | null {
     // A value joined with "=" or in "[=...]".
     let vm: RegExpExecArray | null = null;
     const group = s.startsWith("[=") ? balanced(s) : "";
-    if (group !== "" && !/\s/.test(group)) {
+    if ((vm = /^\[([A-Za-z][\w-]*)\](?=$|[\s,])/.exec(s)) && /^-[^-]$/.test(name)) {
+      // sed's `-i[SUFFIX]`: an optional value joined to a short flag.
+      spec.value = valueOf(vm[1], true, true);
+      s = s.slice(vm[0].length);
+    } else if (group !== "" && !/\s/.test(group)) {
       const inner = group.slice(2, -1);
       spec.value = valueOf(inner === "..." ? "VALUE" : inner, true, true);
       s = s.slice(group.length);
@@ -99,14 +103,18 @@ export function parseSpec(line: string): Spec | string | null {
       spec.value = valueOf(vm[1], false, false);
       s = s.slice(vm[0].length);
     } else if (
-      (vm = /^ ([A-Za-z][\w.:-]*)(\.\.\.)?(?=$|\s{2,}|\t|,\s*-|\s+\|\s*-|\s*\/\s*-)/.exec(s))
+      (vm =
+        /^ ([A-Za-z][\w.:=-]*(?:\[[^\]\s]*\])?)(\.\.\.)?(?=$|\s{2,}|\t|,\s*-|\s+\|\s*-|\s*\/\s*-)/
+          .exec(s))
     ) {
       // An uppercase metavar (FILE), a cobra type (string) or a click type (TEXT).
       spec.value = valueOf(vm[1], false, false);
       if (vm[2] || LIST_TYPES.test(vm[1])) spec.repeatable = true;
       s = s.slice(vm[0].length);
-    } else if (/^ [A-Za-z<][\w<>:-]* [A-Za-z<][\w<>:-]*(\s{2,}|\t|$)/.test(s)) {
-      return `"${name}" takes more than one value`;
+    } else if ((vm = /^ <?([A-Za-z][\w:-]*)>? <?([A-Za-z][\w:-]*)>?(?=\s{2,}|\t|$)/.exec(s))) {
+      // Two values: a name and a value (`--arg name value`, `-fprintf file format`).
+      spec.value = { ...valueOf(`${vm[1]} ${vm[2]}`, false, false), pairs: true };
+      s = s.slice(vm[0].length);
     }
     const sep = /^(\s*,\s*|\s*\|\s*|\s+\/\s+| (?=-))/.exec(s);
     const following = NAME.exec(s.slice(sep?.[0].length ?? 0))?.[0];

@@ -77,7 +77,8 @@ export function schemaFromModel(model: HelpModel, leftOut?: LeftOptions): Genera
     const inSynopsis = option.names.some((n) => usage.includes(n));
     const predicate = expression >= 0 && !inSynopsis && /^-[^-]/.test(option.flag);
     if (predicate && option.flag.length === 2) continue; // test's `-f FILE`: in the expression
-    const field = unique(optionField(option), "option");
+    const names = optionFields(option);
+    const field = unique(names.find((n) => !taken.has(n)) ?? names[0], "option");
     properties[field] = optionProperty(option);
     (predicate ? predicateArgv : optionArgv).push(optionItem(option, field));
     if (option.required) required.push(field);
@@ -166,28 +167,30 @@ const STOP_WORDS = new Set(
  * name of its value (`-b bits` → bits), else the first words of its description (`-q` "Silence
  * ssh-keygen" → silence); the letter only when neither says anything.
  */
-function optionField(option: HelpOption): string {
+function optionFields(option: HelpOption): string[] {
   const base = option.flag.replace(/^-+/, "");
   const long = option.flag.startsWith("--") || base.length > 1;
-  let name = long ? snake(base) : "";
-  if (!long) {
+  const names: string[] = [];
+  if (long) names.push(snake(base));
+  else {
     const metavar = option.value?.metavar ?? "";
     if (/^[A-Za-z][\w-]*$/.test(metavar) && !VAGUE.test(metavar) && metavar.length > 1) {
-      name = snake(metavar);
-    } else {
-      const words = option.description.toLowerCase().replace(/[^a-z0-9 -]+/g, " ").split(/\s+/)
-        .filter((w) => w !== "");
-      while (words.length > 0 && LEAD_WORDS.has(words[0])) words.shift();
-      const kept: string[] = [];
-      for (const w of words) {
-        if (STOP_WORDS.has(w) || kept.length === 2) break;
-        kept.push(w);
-      }
-      name = snake(kept.join("_"));
+      names.push(snake(metavar));
     }
-    if (name.length < 2) name = base;
+    const words = option.description.toLowerCase().replace(/[^a-z0-9 -]+/g, " ").split(/\s+/)
+      .filter((w) => w !== "" && w !== "-");
+    while (words.length > 0 && LEAD_WORDS.has(words[0])) words.shift();
+    const kept: string[] = [];
+    for (const w of words) {
+      if (STOP_WORDS.has(w) || kept.length === 2) break;
+      kept.push(w);
+    }
+    // A longer name for when the short one is taken: `sort` (-S), then `sort_by_time` (-t).
+    const longer = words.filter((w) => !/^(the|a|an)$/.test(w)).slice(0, 3);
+    names.push(snake(kept.join("_")), snake(longer.join("_")));
   }
-  return /^[0-9]/.test(name) || name === "" ? `opt_${name}` : name;
+  const out = names.filter((n) => n.length >= 2).map((n) => /^[0-9]/.test(n) ? `opt_${n}` : n);
+  return out.length > 0 ? out : [/^[0-9]/.test(base) ? `opt_${base}` : base];
 }
 
 function snake(text: string): string {
@@ -234,13 +237,17 @@ function valueSchema(option: HelpOption): JsonSchema {
 function optionProperty(option: HelpOption): JsonSchema {
   let description = option.description || `The ${option.flag} option`;
   if (!option.value) return { type: "boolean", description };
-  const item = valueSchema(option);
-  if (option.value.optional) {
-    const join = joinOf(option);
-    description += ` (sent as ${option.flag}${
-      join === " " ? " " : join
-    }VALUE; the bare flag goes in args)`;
+  if (option.value.pairs) {
+    const [key, value] = option.value.metavar.split(" ");
+    return {
+      type: "object",
+      additionalProperties: { type: "string" },
+      description:
+        `${description} (an object: each ${key}: ${value} entry gives ${option.flag} ${key} ${value})`,
+    };
   }
+  const item = valueSchema(option);
+  if (option.value.optional) description += ` ("" gives the bare ${option.flag})`;
   if (option.repeatable) {
     description += " (one value per use of the flag)";
     return { type: "array", items: item, description };
@@ -258,8 +265,12 @@ function joinOf(option: HelpOption): string {
 
 function optionItem(option: HelpOption, field: string): ArgvItem {
   if (!option.value) return { flag: option.flag, when_field: field };
+  if (option.value.pairs) return { flag: option.flag, field, pairs: true };
   const join = joinOf(option);
-  return join === " " ? { flag: option.flag, field } : { flag: option.flag, field, join };
+  const item: ArgvItem = join === " "
+    ? { flag: option.flag, field }
+    : { flag: option.flag, field, join };
+  return option.value.optional && join !== " " ? { ...item, optional: true } : item;
 }
 
 /**
