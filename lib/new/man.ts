@@ -20,6 +20,9 @@ export interface ManPage {
   examples: string[];
 }
 
+/** Bold and underline as a terminal prints them: a character, then a backspace. */
+const OVERSTRIKE = new RegExp(".\\u0008", "g");
+
 /** Sections that never hold the program's own options. */
 const NOT_OPTIONS =
   /^(NAME|SYNOPSIS|SEE ALSO|ENVIRONMENT.*|EXIT .*|RETURN VALUE|FILES|BUGS|NON-BUGS|AUTHORS?.*|COPYRIGHT|HISTORY|REPORTING BUGS|STANDARDS.*|EXAMPLES?|NOTES?|GIT|BUG REPORTS|DIAGNOSTICS|CONFORMING TO)$/;
@@ -36,7 +39,7 @@ export function manPageName(programName: string, sub: readonly string[]): string
  * @returns the page; never throws (a text that is no manual page gives empty parts)
  */
 export function readManPage(page: string, text: string): ManPage {
-  const lines = text.replace(/\r/g, "").replace(/.\x08/g, "").split("\n").map((l) =>
+  const lines = text.replace(/\r/g, "").replace(OVERSTRIKE, "").split("\n").map((l) =>
     l.replace(/\s+$/, "").replace(/\u2010/g, "-")
   );
   const out: ManPage = { page, synopsis: [], options: [], examples: [] };

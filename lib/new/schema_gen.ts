@@ -177,7 +177,8 @@ function optionFields(option: HelpOption): string[] {
     if (/^[A-Za-z][\w-]*$/.test(metavar) && !VAGUE.test(metavar) && metavar.length > 1) {
       names.push(snake(metavar));
     }
-    const words = option.description.toLowerCase().replace(/[^a-z0-9 -]+/g, " ").split(/\s+/)
+    const said = /^The \S+ option\b/.test(option.description) ? "" : option.description;
+    const words = said.toLowerCase().replace(/'/g, "").replace(/[^a-z0-9 -]+/g, " ").split(/\s+/)
       .filter((w) => w !== "" && w !== "-");
     while (words.length > 0 && LEAD_WORDS.has(words[0])) words.shift();
     const kept: string[] = [];
@@ -247,7 +248,10 @@ function optionProperty(option: HelpOption): JsonSchema {
     };
   }
   const item = valueSchema(option);
-  if (option.value.optional) description += ` ("" gives the bare ${option.flag})`;
+  if (bareWhenEmpty(option)) description += ` ("" gives the bare ${option.flag})`;
+  else if (option.value.optional) {
+    description += ` (sent as ${option.flag}${joinOf(option)}VALUE; the bare flag goes in args)`;
+  }
   if (option.repeatable) {
     description += " (one value per use of the flag)";
     return { type: "array", items: item, description };
@@ -270,7 +274,13 @@ function optionItem(option: HelpOption, field: string): ArgvItem {
   const item: ArgvItem = join === " "
     ? { flag: option.flag, field }
     : { flag: option.flag, field, join };
-  return option.value.optional && join !== " " ? { ...item, optional: true } : item;
+  return bareWhenEmpty(option) ? { ...item, optional: true } : item;
+}
+
+/** An optional string value joined to its flag: an empty string sends the bare flag. */
+function bareWhenEmpty(option: HelpOption): boolean {
+  const v = option.value;
+  return v !== undefined && v.optional && v.type === "string" && !v.enum && joinOf(option) !== " ";
 }
 
 /**
