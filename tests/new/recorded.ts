@@ -8,6 +8,7 @@
  * @module
  */
 import { join } from "node:path";
+import { findProgram } from "../../lib/new/capture.ts";
 import { shQuote } from "../../lib/new/scaffold.ts";
 import { TESTDATA } from "../helpers.ts";
 import { RECORDED, type RecordedMeta } from "./recorded_set.ts";
@@ -34,9 +35,16 @@ export function recordedMeta(name: string): RecordedMeta {
  * program recorded under several names, such as `docker ps` and `docker context ls`, answers
  * for all of them) and a `man` that knows their pages.
  *
+ * @param opts `passThrough`: a call that is no recorded help invocation runs the real program
+ *   of that name (found on this machine's PATH), so a tool made from recorded texts still
+ *   reaches the real program
  * @returns the folder to put first on PATH
  */
-export async function writeStandIns(bin: string, names: string[]): Promise<string> {
+export async function writeStandIns(
+  bin: string,
+  names: string[],
+  opts: { passThrough?: boolean } = {},
+): Promise<string> {
   await Deno.mkdir(bin, { recursive: true });
   const byProgram = new Map<string, string[]>();
   const pages: string[] = [];
@@ -58,9 +66,17 @@ export async function writeStandIns(bin: string, names: string[]): Promise<strin
     }
   }
   for (const [program, cases] of byProgram) {
+    const real = opts.passThrough
+      ? findProgram(
+        program,
+        bin,
+        (Deno.env.get("PATH") ?? "").split(":").filter((d) => d !== bin).join(":"),
+      )
+      : undefined;
+    const otherwise = real ? `exec ${shQuote(real)} "$@"` : `echo CALLED:\nprintf '%s\\n' "$@"`;
     await Deno.writeTextFile(
       join(bin, program),
-      `#!/bin/sh\ncase "$*" in\n${cases.join("\n")}\nesac\necho CALLED:\nprintf '%s\\n' "$@"\n`,
+      `#!/bin/sh\ncase "$*" in\n${cases.join("\n")}\nesac\n${otherwise}\n`,
       { mode: 0o755 },
     );
   }
