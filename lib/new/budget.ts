@@ -83,10 +83,14 @@ export function pickOptions(model: HelpModel, only: string[]): HelpOption[] {
     const name = raw.trim();
     if (name === "") continue;
     const bare = name.replace(/^-+/, "");
+    // An exact spelling first (`C` is -C, not -c), then a field-like one (`dry_run`).
     const found = model.options.find((o) =>
       o.names.includes(name) ||
-      (!name.startsWith("-") &&
-        o.names.some((n) => n.replace(/^-+/, "") === bare || fieldish(n) === fieldish(bare)))
+      (!name.startsWith("-") && o.names.some((n) => n.replace(/^-+/, "") === bare))
+    ) ?? model.options.find((o) =>
+      !name.startsWith("-") && o.names.some((n) =>
+        fieldish(n) === fieldish(bare)
+      )
     );
     if (!found) {
       const known = model.options.slice(0, 8).map((o) => o.flag).join(", ");
