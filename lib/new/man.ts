@@ -20,8 +20,16 @@ export interface ManPage {
   examples: string[];
 }
 
-/** Bold and underline as a terminal prints them: a character, then a backspace. */
-const OVERSTRIKE = new RegExp(".\\u0008", "g");
+/** Drops bold and underline as a terminal prints them: a character, then a backspace. */
+function dropOverstrike(text: string): string {
+  if (!text.includes("\b")) return text;
+  let out = "";
+  for (const c of text) {
+    if (c === "\b") out = out.slice(0, -1);
+    else out += c;
+  }
+  return out;
+}
 
 /** Sections that never hold the program's own options. */
 const NOT_OPTIONS =
@@ -39,7 +47,7 @@ export function manPageName(programName: string, sub: readonly string[]): string
  * @returns the page; never throws (a text that is no manual page gives empty parts)
  */
 export function readManPage(page: string, text: string): ManPage {
-  const lines = text.replace(/\r/g, "").replace(OVERSTRIKE, "").split("\n").map((l) =>
+  const lines = dropOverstrike(text.replace(/\r/g, "")).split("\n").map((l) =>
     l.replace(/\s+$/, "").replace(/\u2010/g, "-")
   );
   const out: ManPage = { page, synopsis: [], options: [], examples: [] };

@@ -130,5 +130,5 @@ Deno.test("magi new --help lists every option, with examples", async () => {
   for (const option of [...declared, "tools-dir", "config"]) {
     assert.match(r.stdout, new RegExp(`^  --${option}\\b`, "m"), `--${option} is listed`);
   }
-  assert.match(r.stdout, /^Examples:\n(  magi new .*\n      .*\n)+/m);
+  assert.match(r.stdout, /^Examples:\n( {2}magi new .*\n {6}.*\n)+/m);
 });
