@@ -168,6 +168,10 @@ async function dispatch(args: string[]): Promise<number> {
     warn(`unknown command "${first}"; \`magi --help\` lists the commands`);
     return EXIT.usage;
   }
+  if (name === "new" && (commandArgs.includes("--help") || commandArgs.includes("-h"))) {
+    await write((await late<typeof import("./new.ts")>("./new.ts")).NEW_HELP);
+    return EXIT.ok;
+  }
   if (name !== "builtin" && (commandArgs.includes("--help") || commandArgs.includes("-h"))) {
     await write(`Usage: magi ${entry[1]}\n`);
     return EXIT.ok;

@@ -13,13 +13,30 @@ import type { HelpModel, HelpOption } from "./help_parse.ts";
 import { type GeneratedSchema, schemaFromModel } from "./schema_gen.ts";
 
 /** Typed parameters (options and positionals) kept by default. */
-export const DEFAULT_MAX_PARAMS = 32;
+export const DEFAULT_MAX_PARAMS = 64;
 
 /** The declaration (name, description and parameters, as compact JSON) stays under this, in bytes. */
 export const DECLARATION_BUDGET = 4096;
 
 /** Description lengths tried, in characters, before options are dropped to fit the budget. */
-const DESCRIPTION_STEPS = [Infinity, 120, 80, 50];
+const DESCRIPTION_STEPS = [Infinity, 120, 80, 60, 45];
+
+/**
+ * Long option names that many programs share and people type often (`--recursive`,
+ * `--exclude`, `--in-place`): a prior for ranking, from the conventions of GNU, BSD and
+ * common tools, not any one program.
+ */
+const COMMON_NAMES = new Set(
+  ("recursive verbose quiet silent force output exclude include all long human-readable " +
+    "ignore-case dry-run message amend file directory format header request location insecure " +
+    "head data user in-place expression null arg extract create list xz gzip bzip2 zstd " +
+    "after-context before-context context line-number count invert-match files-with-matches " +
+    "word-regexp fixed-strings extended-regexp regexp-extended max-count fail reverse sort " +
+    "numeric-sort unique key field-separator delimiter type name interactive no-edit all " +
+    "raw-output compact-output slurp null-input exit-status version-sort max-depth depth " +
+    "parallel jobs config target release features package filter tag")
+    .split(" "),
+);
 
 /** How the options to type are chosen. */
 export interface BoundRequest {
@@ -33,6 +50,12 @@ export interface BoundRequest {
   only?: string[];
   /** Bytes the parameters may take: the budget less the declaration's name and description. */
   budget: number;
+  /** Flags the program's first help page shows beside a fuller one (see `combine.ts`). */
+  featured?: Set<string>;
+  /** More text showing options in use: a manual page's SYNOPSIS and EXAMPLES. */
+  usageText?: string;
+  /** A manual page's option sections: how often other entries name an option. */
+  references?: string;
 }
 
 /** What {@link boundedSchema} made. */
@@ -60,10 +83,14 @@ export function pickOptions(model: HelpModel, only: string[]): HelpOption[] {
     const name = raw.trim();
     if (name === "") continue;
     const bare = name.replace(/^-+/, "");
+    // An exact spelling first (`C` is -C, not -c), then a field-like one (`dry_run`).
     const found = model.options.find((o) =>
       o.names.includes(name) ||
-      (!name.startsWith("-") &&
-        o.names.some((n) => n.replace(/^-+/, "") === bare || fieldish(n) === fieldish(bare)))
+      (!name.startsWith("-") && o.names.some((n) => n.replace(/^-+/, "") === bare))
+    ) ?? model.options.find((o) =>
+      !name.startsWith("-") && o.names.some((n) =>
+        fieldish(n) === fieldish(bare)
+      )
     );
     if (!found) {
       const known = model.options.slice(0, 8).map((o) => o.flag).join(", ");
@@ -85,21 +112,34 @@ function fieldish(name: string): string {
  * Required options come first; then points: in the usage synopsis 8, on an example line (one
  * that starts with the program's name, such as `tar -tvf x.tar`) 4, a one-letter flag 4 (3 when
  * uppercase), named in other options' descriptions 1 a time (at most 2), the head of a family
- * (`--exclude` beside `--exclude-from`, `--exclude-tag`) 2.
+ * (`--exclude` beside `--exclude-from`, `--exclude-tag`) 2; and from `more`: on the first
+ * help page beside a fuller one 6, in a manual page's SYNOPSIS 6 (when not in the usage
+ * line), on one of its example lines 4, named by its other entries 1.5·log2(1 + times), at
+ * most 6.
  */
 export function rankOptions(
   model: HelpModel,
   text: string,
   words: readonly string[],
+  more: { featured?: Set<string>; usageText?: string; references?: string } = {},
 ): HelpOption[] {
   const usage = model.usage ?? "";
-  const { examples, mentions } = mentionCounts(model.options, text, programNames(words, usage));
+  const programs = programNames(words, usage);
+  const { examples, mentions } = mentionCounts(model.options, text, programs);
+  const shown = mentionCounts(model.options, more.usageText ?? "", programs).examples;
+  const synopsis = (more.usageText ?? "").replace(/\s+/g, " ");
+  const referred = mentionCounts(model.options, more.references ?? "", new Set()).mentions;
   const longs = model.options.flatMap((o) => o.names.filter((n) => n.startsWith("--")));
   const score = (o: HelpOption, i: number): number => {
     if (o.required) return 1e6;
     let s = 0;
     if (o.names.some((n) => inUsage(n, usage))) s += 8;
+    else if (o.names.some((n) => inUsage(n, synopsis))) s += 6;
     if (examples.has(o)) s += 4;
+    if (shown.has(o)) s += 4;
+    if (o.names.some((n) => more.featured?.has(n))) s += 6;
+    if (o.names.some((n) => COMMON_NAMES.has(n.replace(/^-+/, "")))) s += 3;
+    s += Math.min(6, 1.5 * Math.log2(1 + (referred.get(o) ?? 0)));
     const short = o.names.find((n) => /^-[A-Za-z0-9]$/.test(n));
     if (short) s += /^-[a-z0-9]$/.test(short) ? 4 : 3;
     s += Math.min(2, mentions.get(o) ?? 0);
@@ -123,7 +163,7 @@ export function rankOptions(
  */
 export function boundedSchema(model: HelpModel, req: BoundRequest): BoundedSchema {
   const positionals = model.positionals?.length ?? 0;
-  const ranked = rankOptions(model, req.text, req.words);
+  const ranked = rankOptions(model, req.text, req.words, req);
   const chosenByPerson = req.only !== undefined || req.maxParams !== undefined;
   let keep: HelpOption[];
   if (req.only !== undefined) {

@@ -9,7 +9,10 @@ import { Buffer } from "node:buffer";
 import { isAbsolute, join, resolve } from "node:path";
 import { spawnProcess } from "../process/spawn.ts";
 import { HELP_MAX_BYTES, HELP_TIMEOUT_MS } from "../registry/tools_dir.ts";
+import { basename } from "node:path";
+import { combine } from "./combine.ts";
 import { type HelpModel, parseHelp } from "./help_parse.ts";
+import { manPageName, readManPage } from "./man.ts";
 
 /**
  * Most bytes of help text read, per stream. Discovery reads 4000 bytes because it needs two
@@ -28,7 +31,18 @@ export interface CapturedHelp {
   fromStderr: boolean;
   /** The text was cut at {@link NEW_HELP_MAX_BYTES}. */
   capped: boolean;
+  /** What all the texts read say together (see `combine.ts`). */
   model: HelpModel;
+  /** The fuller help read besides (`["--help", "all"]`), when the text pointed to one. */
+  more?: string[];
+  /** The manual page read besides, when one is installed: `git-commit`. */
+  man?: string;
+  /** Flags the first help page shows when a fuller one was read (a sign of use). */
+  featured?: Set<string>;
+  /** The manual page's SYNOPSIS and EXAMPLES, where options are shown in use. */
+  usageText?: string;
+  /** The manual page's option sections, where options refer to each other. */
+  references?: string;
 }
 
 /** What the attempts gave. */
@@ -97,65 +111,26 @@ export async function captureHelp(
   let bestScore = -1;
   for (let args = queue.shift(); args !== undefined; args = queue.shift()) {
     const shown = [words[0], ...args].join(" ");
-    const out: Uint8Array[] = [];
-    const err: Uint8Array[] = [];
-    let errBytes = 0;
-    const spawned = await spawnProcess({
-      program,
-      args,
-      cwd,
-      env: helpEnv,
-      timeoutMs: HELP_TIMEOUT_MS,
-      maxStdoutBytes: NEW_HELP_MAX_BYTES,
-      graceMs: 500,
-      onStdout: (chunk) => void out.push(chunk.slice()),
-      onStderr: (chunk) => {
-        if (errBytes >= NEW_HELP_MAX_BYTES) return;
-        const kept = chunk.subarray(0, NEW_HELP_MAX_BYTES - errBytes);
-        errBytes += kept.length;
-        err.push(kept.slice());
-      },
-    });
-    if (spawned.startError) {
-      result.problems.push(spawned.startError);
-      break;
-    }
-    if (spawned.timedOut) {
-      result.problems.push(`"${shown}" did not finish within ${HELP_TIMEOUT_MS / 1000} s`);
-      break;
-    }
-    const decoder = new TextDecoder();
-    let text = decoder.decode(Buffer.concat(out));
-    let fromStderr = false;
-    if (text.trim() === "") {
-      text = decoder.decode(Buffer.concat(err));
-      fromStderr = true;
-    }
-    if (text.trim() === "") {
-      result.problems.push(
-        `"${shown}" printed nothing (exit status ${spawned.code ?? spawned.signal})`,
-      );
+    const got = await runHelp(program, args, helpEnv, cwd);
+    if (typeof got === "string") {
+      result.problems.push(got.replace("%s", shown));
+      if (!got.startsWith("%s printed nothing")) break;
       continue;
     }
+    const { text } = got;
     if (/\bhelp\s+[<[]?(command|cmd|topic|subcommand)\b/i.test(text)) queueHelp();
     const model = parseHelp(text, words);
     const typed = model.options.length + (model.positionals?.length ?? 0);
     // A manual page (`git status --help`) is a last resort: its prose defeats the parser.
     const man = model.style === "man";
-    const score = (model.usage ? 1000 : 0) - (man ? 500 : 0) + typed + (spawned.code === 0 ? 1 : 0);
+    const score = (model.usage ? 1000 : 0) - (man ? 500 : 0) + typed + (got.code === 0 ? 1 : 0);
     if (score > bestScore) {
       bestScore = score;
-      result.best = {
-        args,
-        text,
-        code: spawned.code,
-        fromStderr,
-        capped: spawned.capped || errBytes >= NEW_HELP_MAX_BYTES,
-        model,
-      };
+      result.best = { args, ...got, model };
     }
     if (model.usage && !man && (typed > 0 || model.positionals !== null)) break;
   }
+  await readMore(result, program, words, helpEnv, cwd);
   return result;
 }
 
@@ -174,4 +149,132 @@ export function errorInsteadOfHelp(help: CapturedHelp): string | undefined {
   if (help.model.usage !== undefined || help.model.options.length > 0) return undefined;
   const lines = help.text.split("\n").map((l) => l.trim()).filter((l) => l !== "");
   return lines.length <= ERROR_MAX_LINES ? lines[0] : undefined;
+}
+
+/**
+ * Runs one help invocation.
+ *
+ * @returns what it printed, or a problem line with `%s` for the command shown
+ */
+async function runHelp(
+  program: string,
+  args: string[],
+  env: Record<string, string>,
+  cwd: string,
+  maxBytes = NEW_HELP_MAX_BYTES,
+): Promise<Omit<CapturedHelp, "model" | "args"> | string> {
+  const out: Uint8Array[] = [];
+  const err: Uint8Array[] = [];
+  let errBytes = 0;
+  const spawned = await spawnProcess({
+    program,
+    args,
+    cwd,
+    env,
+    timeoutMs: HELP_TIMEOUT_MS,
+    maxStdoutBytes: maxBytes,
+    graceMs: 500,
+    onStdout: (chunk) => void out.push(chunk.slice()),
+    onStderr: (chunk) => {
+      if (errBytes >= maxBytes) return;
+      const kept = chunk.subarray(0, maxBytes - errBytes);
+      errBytes += kept.length;
+      err.push(kept.slice());
+    },
+  });
+  if (spawned.startError) return spawned.startError;
+  if (spawned.timedOut) return `"%s" did not finish within ${HELP_TIMEOUT_MS / 1000} s`;
+  const decoder = new TextDecoder();
+  let text = decoder.decode(Buffer.concat(out));
+  let fromStderr = false;
+  if (text.trim() === "") {
+    text = decoder.decode(Buffer.concat(err));
+    fromStderr = true;
+  }
+  if (text.trim() === "") {
+    return `"%s" printed nothing (exit status ${spawned.code ?? spawned.signal})`;
+  }
+  return {
+    text,
+    code: spawned.code,
+    fromStderr,
+    capped: spawned.capped || errBytes >= maxBytes,
+  };
+}
+
+/** Most bytes of a manual page read (curl's is 260 KB as text). */
+export const MAN_MAX_BYTES = 1024 * 1024;
+
+/** Where a help text says there is more: `--help all`, `--help full`. */
+const MORE = /(--help[ =](all|full))\b/;
+
+/**
+ * Reads what the chosen help points to (`--help all`) and the manual page, and combines them
+ * into the capture's model. A page that is not installed, or `man` that is missing, costs
+ * nothing.
+ */
+async function readMore(
+  result: CaptureResult,
+  program: string,
+  words: readonly string[],
+  env: Record<string, string>,
+  cwd: string,
+): Promise<void> {
+  const sub = words.slice(1);
+  const best = result.best;
+  let full: HelpModel | undefined;
+  const more = best && MORE.exec(best.text);
+  if (best && more) {
+    const args = [...sub, ...more[1].split(/[ =]/)];
+    const got = await runHelp(program, args, env, cwd);
+    if (typeof got !== "string") {
+      full = parseHelp(got.text, words);
+      if (full.options.length > best.model.options.length) best.more = args;
+      else full = undefined;
+    }
+  }
+  const page = manPageName(basename(program), sub);
+  const man = await readMan(page, env, cwd);
+  if (!best && !man) return;
+  const combined = combine(best?.model, full, man, words);
+  if (best) {
+    best.model = combined.model;
+    best.featured = combined.featured;
+    best.usageText = combined.usageText;
+    best.references = combined.references;
+    if (man) best.man = page;
+    return;
+  }
+  // No help at all (coreutils' `test --help` prints nothing): the page serves alone.
+  result.best = {
+    args: ["--help"],
+    text: "",
+    code: null,
+    fromStderr: false,
+    capped: false,
+    model: combined.model,
+    man: page,
+    featured: combined.featured,
+    usageText: combined.usageText,
+    references: combined.references,
+  };
+}
+
+/** Runs `man` for a page, as plain text; undefined when there is none or no `man`. */
+async function readMan(page: string, env: Record<string, string>, cwd: string) {
+  const man = findProgram("man", cwd, env.PATH ?? "");
+  if (!man) return undefined;
+  const got = await runHelp(
+    man,
+    ["--nh", "--nj", "-P", "cat", page],
+    {
+      ...env,
+      MANWIDTH: "80",
+    },
+    cwd,
+    MAN_MAX_BYTES,
+  );
+  if (typeof got === "string" || got.fromStderr) return undefined;
+  if (got.code !== 0 && !got.capped) return undefined;
+  return readManPage(page, got.text);
 }

@@ -22,6 +22,8 @@ export interface OptionValue {
   /** Whether the text wrote the value joined with `=` (`--width=COLS`). */
   equals: boolean;
   enum?: string[];
+  /** The option takes two values, a name and a value (jq's `--arg name value`). */
+  pairs?: boolean;
 }
 
 /** One option the help text lists. */
@@ -88,6 +90,8 @@ const HELP_NAMES = new Set(["--help", "--version", "--usage", "-?"]);
  * @param text the program's help, as printed
  * @param words the command line the help belongs to, such as `["git", "status"]`: its words
  *   are dropped from the front of the usage line
+ * @param opts `strict` for a manual page: option entries need a description after a gap or
+ *   on the lines below, and unreadable lines are prose (not reported as skipped)
  * @returns the model; never throws
  * @example
  * ```ts ignore
@@ -101,12 +105,16 @@ const HELP_NAMES = new Set(["--help", "--version", "--usage", "-?"]);
  * assert.deepEqual(model.positionals?.map((p) => p.name), ["NAME"]);
  * ```
  */
-export function parseHelp(text: string, words: readonly string[]): HelpModel {
+export function parseHelp(
+  text: string,
+  words: readonly string[],
+  opts: { strict?: boolean } = {},
+): HelpModel {
   const lines = text.replace(/\r/g, "").replace(ANSI_COLOR, "").split("\n")
     .map((l) => l.replace(/\s+$/, ""));
   const skipped: Skipped[] = [];
   const usage = findUsage(lines);
-  const listed = readOptionList(lines, usage.lineNumbers, skipped);
+  const listed = readOptionList(lines, usage.lineNumbers, skipped, opts.strict);
   const forms = usage.forms;
   const first = forms[0];
   const fromUsage = first ? usageOptions(bracketsOf(first, lines, usage.lineNumbers), skipped) : [];

@@ -13,7 +13,7 @@ export const MAX_DESCRIPTION = 200;
 const NAME = /^--?[A-Za-z0-9?][\w.?]*(?:-[\w.?]+)*/;
 const GAP = /^(?:\s{2,}|\t)/;
 const INTEGER_METAVARS =
-  /^(n|num|number|int|integer|count|cols|columns|depth|port|uint\d*|int\d*|jobs|level)$/i;
+  /^(n|num|number|int|integer|count|cols|columns|depth|port|uint\d*|int\d*|jobs|levels?|bits|rounds|lines|bytes|max[-_]?\w*|size|width|height|retries|limit|times|fd|pid|nproc)$/i;
 const NUMBER_METAVARS = /^(float|float\d+|decimal|double|seconds|secs|ratio)$/i;
 const BOOLEAN_METAVARS = /^(bool|boolean)$/i;
 const LIST_TYPES = /^(strings|stringArray|stringSlice|list|intSlice|stringToString)$/;
@@ -35,6 +35,8 @@ export interface Spec {
   /** A kubectl-style `--name=DEFAULT:` line. */
   colonDefault?: string;
   negation?: string;
+  /** The description followed the names after one space only (the spec overflowed). */
+  overflow?: boolean;
 }
 
 /** The bracket group at the start of a text, with nesting: `[=[host:]port]`; "" if unbalanced. */
@@ -68,7 +70,11 @@ export function parseSpec(line: string): Spec | string | null {
     // A value joined with "=" or in "[=...]".
     let vm: RegExpExecArray | null = null;
     const group = s.startsWith("[=") ? balanced(s) : "";
-    if (group !== "" && !/\s/.test(group)) {
+    if ((vm = /^\[([A-Za-z][\w-]*)\](?=$|[\s,])/.exec(s)) && /^-[^-]$/.test(name)) {
+      // sed's `-i[SUFFIX]`: an optional value joined to a short flag.
+      spec.value = valueOf(vm[1], true, true);
+      s = s.slice(vm[0].length);
+    } else if (group !== "" && !/\s/.test(group)) {
       const inner = group.slice(2, -1);
       spec.value = valueOf(inner === "..." ? "VALUE" : inner, true, true);
       s = s.slice(group.length);
@@ -97,17 +103,26 @@ export function parseSpec(line: string): Spec | string | null {
       spec.value = valueOf(vm[1], false, false);
       s = s.slice(vm[0].length);
     } else if (
-      (vm = /^ ([A-Za-z][\w.:-]*)(\.\.\.)?(?=$|\s{2,}|\t|,\s*-|\s+\|\s*-|\s*\/\s*-)/.exec(s))
+      (vm =
+        /^ ([A-Za-z][\w.:=-]*(?:\[[^\]\s]*\])?)(\.\.\.)?(?=$|\s{2,}|\t|,\s*-|\s+\|\s*-|\s*\/\s*-)/
+          .exec(s))
     ) {
       // An uppercase metavar (FILE), a cobra type (string) or a click type (TEXT).
       spec.value = valueOf(vm[1], false, false);
       if (vm[2] || LIST_TYPES.test(vm[1])) spec.repeatable = true;
       s = s.slice(vm[0].length);
-    } else if (/^ [A-Za-z<][\w<>:-]* [A-Za-z<][\w<>:-]*(\s{2,}|\t|$)/.test(s)) {
-      return `"${name}" takes more than one value`;
+    } else if ((vm = /^ <?([A-Za-z][\w:-]*)>? <?([A-Za-z][\w:-]*)>?(?=\s{2,}|\t|$)/.exec(s))) {
+      // Two values: a name and a value (`--arg name value`, `-fprintf file format`).
+      spec.value = { ...valueOf(`${vm[1]} ${vm[2]}`, false, false), pairs: true };
+      s = s.slice(vm[0].length);
     }
     const sep = /^(\s*,\s*|\s*\|\s*|\s+\/\s+| (?=-))/.exec(s);
-    if (sep && NAME.test(s.slice(sep[0].length))) {
+    const following = NAME.exec(s.slice(sep?.[0].length ?? 0))?.[0];
+    // Names side by side with one space are two spellings only when one is short and one long
+    // (`-v --verbose`); find's `-nouser -nogroup -path PATTERN` lists three options.
+    const spelling = sep?.[0] !== " " || following === undefined ||
+      (/^-[^-]$/.test(name) !== /^-[^-]$/.test(following) && following.startsWith("--"));
+    if (sep && following !== undefined && spelling) {
       if (sep[0].includes("/")) {
         const neg = NAME.exec(s.slice(sep[0].length))![0];
         spec.negation = neg;
@@ -129,6 +144,7 @@ export function parseSpec(line: string): Spec | string | null {
   else if (sawBracketValue && /^ \S/.test(s)) spec.rest = s.trim();
   else if (line.length - s.length >= 20 && /^ \S+ \S+ \S+/.test(s)) {
     spec.rest = s.trim(); // the spec overflowed its column: one space before the description
+    spec.overflow = true;
   } else if (/^\s+\S/.test(s) && spec.names.length > 0 && /^\s\S+\s\S+/.test(s) && !GAP.test(s)) {
     return `cannot tell where the option "${spec.names.at(-1)}" ends and its description starts`;
   } else return `cannot read the text after "${spec.names.at(-1)}"`;
@@ -226,6 +242,7 @@ export function readOptionList(
   lines: string[],
   usageLines: Set<number>,
   skipped: Skipped[],
+  strict = false,
 ): HelpOption[] {
   const out: HelpOption[] = [];
   const seen = new Set<string>();
@@ -243,6 +260,7 @@ export function readOptionList(
     const spec = parseSpec(trimmed);
     if (spec === null) continue;
     if (typeof spec === "string") {
+      if (strict) continue;
       skipped.push({ what: `option line "${oneLine([trimmed]).slice(0, 60)}"`, why: spec });
       continue;
     }
@@ -251,6 +269,9 @@ export function readOptionList(
     const more = continuation(lines, i + 1, column, !spec.rest);
     descLines = [...descLines, ...more];
     if (descLines.length === 0 && indent === 0) continue; // prose such as "--format=gnu -f-"
+    // A manual page's prose often starts a line with an option; an entry there has its text
+    // after a gap or on the lines below, and at most three spellings.
+    if (strict && (descLines.length === 0 || spec.overflow || spec.names.length > 3)) continue;
     descIndent = spec.rest ? column : indent + 2;
     if (spec.names.some((n) => seen.has(n))) continue;
     for (const n of spec.names) seen.add(n);
@@ -324,5 +345,12 @@ export function toOption(spec: Spec, descLines: string[], full: string): HelpOpt
     /\(default (-?\d+(?:\.\d+)?|"[^"]*")\)/.exec(full);
   if (stated && option.default === undefined) option.default = stated[1].trim();
   if (REPEAT_TEXT.test(full) && value) option.repeatable = true;
+  // "-b bits: Specifies the number of bits", "levels (a non-negative integer)".
+  if (
+    option.value?.type === "string" && !option.value.enum &&
+    /^[A-Za-z]+$/.test(option.value.metavar) &&
+    /\b(number of|non-negative integer|positive integer|an integer)\b/i.test(full.slice(0, 160)) &&
+    !/\b(file|path|name|list)\b/i.test(option.value.metavar)
+  ) option.value = { ...option.value, type: "integer" };
   return option;
 }

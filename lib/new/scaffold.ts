@@ -191,13 +191,46 @@ function selftestScript(input: PlanInput, via: string, sub: string[]): string {
   const name = input.name;
   const help = input.help;
   let call: string;
-  if (help && sub.length === 0 && /(^|\s)--version\b/.test(help.text)) {
-    call = `# One harmless call: the program's version.
-"$tool" --version >/dev/null 2>&1 || fail "${name} --version failed"`;
+  const versioned = help && sub.length === 0 &&
+    /(^|\s)--version\b/.test(help.text);
+  const expression = help?.model.positionals?.some((p) => /^(expression|expr)$/i.test(p.name));
+  const dry = help?.model.options.find((o) =>
+    o.names.some((n) => /^--(dry-run|no-act|simulate|just-print)$/.test(n)) && !o.value
+  );
+  const tmpRun = `work=$(mktemp -d) || fail "cannot make a temp folder"
+trap 'rm -rf "$work"' EXIT
+cd "$work" || fail "cannot enter $work"`;
+  if (versioned) {
+    // A typed option and a positional reach the program; a program that prints its version
+    // only when alone (coreutils' test) gets it alone.
+    call = `# One harmless call through the tool: --version and a positional (".").
+${tmpRun}
+out=$("$tool" --version . 2>&1 </dev/null) || out=$("$tool" --version 2>&1 </dev/null) ||
+  fail "${name} --version failed (exit status $?): $out"
+[ -n "$out" ] || fail "${name} --version printed nothing"`;
+  } else if (expression && help?.model.positionals?.length === 1) {
+    call = `# One harmless call through the tool: the expression "." (true: a non-empty word).
+${tmpRun}
+out=$("$tool" . 2>&1 </dev/null) || fail "${name} . failed (exit status $?): $out"`;
+  } else if (dry) {
+    const flag = dry.names.find((n) => n.startsWith("--")) ?? dry.flag;
+    call =
+      `# One harmless call through the tool: ${flag} and a positional ("."), in an empty folder.
+${tmpRun}
+${
+        basename(input.program) === "git"
+          ? 'git init -q . || fail "cannot make a git repository"\n'
+          : ""
+      }out=$("$tool" ${flag} . 2>&1 </dev/null); status=$?
+[ "$status" -lt 126 ] || fail "${name} ${flag} . could not run (exit status $status): $out"
+if printf '%s\n' "$out" | grep -qiE 'unknown option|unrecognized option|invalid option|not a .* command'; then
+  fail "${name} ${flag} . was refused: $out"
+fi`;
   } else if (help && !help.capped) {
     // An option name is the most stable mark of the program's help (a first line may hold
     // the path the program was run by); else the first line's start.
-    const flags = help.model.options.map((o) => o.flag).sort((a, b) => b.length - a.length);
+    const flags = help.model.options.map((o) => o.flag).filter((f) => help.text.includes(f))
+      .sort((a, b) => b.length - a.length);
     const first = help.text.split("\n").map((l) => l.trim()).find((l) => l !== "") ?? "";
     const marker = flags[0] ?? first.slice(0, 24);
     call = `# One harmless call: the program's own help${

@@ -65,17 +65,29 @@ export function schemaFromModel(model: HelpModel, leftOut?: LeftOptions): Genera
   };
 
   const positionals = model.positionals ?? [];
-  const positionalNames = positionals.map((p) => unique(positionalField(p), "arg"));
+  const program = (model.usage ?? "").split(" ")[0].split("/").pop() ?? "";
+  const positionalNames = positionals.map((p) => unique(positionalField(p, program), "arg"));
+  // An expression program (find, test): the expression's words come last, and find's
+  // predicates (`-name PATTERN`, single dash, not in the synopsis) go just before them,
+  // after the paths.
+  const expression = positionals.findIndex((p) => EXPRESSION.test(p.name));
+  const predicateArgv: ArgvItem[] = [];
+  const usage = model.usage ?? "";
   for (const option of model.options) {
-    const field = unique(optionField(option), "option");
+    const inSynopsis = option.names.some((n) => usage.includes(n));
+    const predicate = expression >= 0 && !inSynopsis && /^-[^-]/.test(option.flag);
+    if (predicate && option.flag.length === 2) continue; // test's `-f FILE`: in the expression
+    const names = optionFields(option);
+    const field = unique(names.find((n) => !taken.has(n)) ?? names[0], "option");
     properties[field] = optionProperty(option);
-    optionArgv.push(optionItem(option, field));
+    (predicate ? predicateArgv : optionArgv).push(optionItem(option, field));
     if (option.required) required.push(field);
     guessed.push(`${option.names.join(", ")} → ${field} (${describeType(properties[field])})`);
   }
   positionals.forEach((p, i) => {
     const field = positionalNames[i];
-    properties[field] = positionalProperty(p);
+    properties[field] = i === expression ? expressionProperty(p) : positionalProperty(p);
+    if (i === expression) positionalArgv.push(...predicateArgv);
     positionalArgv.push({ field });
     if (p.required) required.push(field);
     guessed.push(
@@ -134,18 +146,75 @@ function leftDescription(leftOut: LeftOptions, untyped: boolean, callable: boole
   }${more}) and other words, as argv words placed ${where}${help}`;
 }
 
-/** A property name from an option: its long name in snake_case, else its letter. */
-function optionField(option: HelpOption): string {
+/** A positional that is an expression of words: find's `[expression]`, test's `EXPRESSION`. */
+const EXPRESSION = /^(expression|expr)$/i;
+
+/** Value names too vague to name a property. */
+const VAGUE = /^(value|arg|args|argument|string|str|n|num|number|int|integer|x|val|opt|option|s)$/i;
+
+/** Words a description starts with that do not name what the option is. */
+const LEAD_WORDS = new Set(
+  "specifies specify sets set use uses print prints show shows display displays the a an to do dont don't only be is enable enables"
+    .split(" "),
+);
+const STOP_WORDS = new Set(
+  "of to for in on with from as and or by into at when if than that which instead is are the a an"
+    .split(" "),
+);
+
+/**
+ * A property name from an option: its long name in snake_case; for a one-letter option, the
+ * name of its value (`-b bits` → bits), else the first words of its description (`-q` "Silence
+ * ssh-keygen" → silence); the letter only when neither says anything.
+ */
+function optionFields(option: HelpOption): string[] {
   const base = option.flag.replace(/^-+/, "");
   const long = option.flag.startsWith("--") || base.length > 1;
-  const name = (long ? base.toLowerCase() : base).replace(/[^A-Za-z0-9]+/g, "_")
-    .replace(/^_+|_+$/g, "");
-  return /^[0-9]/.test(name) || name === "" ? `opt_${name}` : name;
+  const names: string[] = [];
+  if (long) names.push(snake(base));
+  else {
+    const metavar = option.value?.metavar ?? "";
+    if (/^[A-Za-z][\w-]*$/.test(metavar) && !VAGUE.test(metavar) && metavar.length > 1) {
+      names.push(snake(metavar));
+    }
+    const said = /^The \S+ option\b/.test(option.description) ? "" : option.description;
+    const words = said.toLowerCase().replace(/'/g, "").replace(/[^a-z0-9 -]+/g, " ").split(/\s+/)
+      .filter((w) => w !== "" && w !== "-");
+    while (words.length > 0 && LEAD_WORDS.has(words[0])) words.shift();
+    const kept: string[] = [];
+    for (const w of words) {
+      if (STOP_WORDS.has(w) || kept.length === 2) break;
+      kept.push(w);
+    }
+    // A longer name for when the short one is taken: `sort` (-S), then `sort_by_time` (-t).
+    const longer = words.filter((w) => !/^(the|a|an)$/.test(w)).slice(0, 3);
+    names.push(snake(kept.join("_")), snake(longer.join("_")));
+  }
+  const out = names.filter((n) => n.length >= 2).map((n) => /^[0-9]/.test(n) ? `opt_${n}` : n);
+  return out.length > 0 ? out : [/^[0-9]/.test(base) ? `opt_${base}` : base];
+}
+
+function snake(text: string): string {
+  return text.toLowerCase().replace(/[^a-z0-9]+/g, "_").replace(/^_+|_+$/g, "");
+}
+
+/** An expression: its words as they are, options included (`-name`, `-o`, `(`). */
+function expressionProperty(p: HelpPositional): JsonSchema {
+  return {
+    type: "array",
+    items: { type: "string" },
+    description: p.description ||
+      "The expression, one word per item, as on the command line (e.g. -name, '*.ts', -o, -type, f)",
+  };
 }
 
 /** A property name from a positional: snake_case, plural when it takes several values. */
-function positionalField(p: HelpPositional): string {
-  let name = p.name.toLowerCase().replace(/[^a-z0-9]+/g, "_").replace(/^_+|_+$/g, "");
+function positionalField(p: HelpPositional, program = ""): string {
+  let words = p.name.toLowerCase().split(/[^a-z0-9]+/).filter((w) => w !== "");
+  // `jq filter` → filter; `script-only-if-no-other-script` → script.
+  if (words.length > 1 && words[0] === program) words = words.slice(1);
+  if (words.length >= 4) words = words.slice(0, 1);
+  let name = words.join("_");
   if (name === "" || /^[0-9]/.test(name)) name = `arg_${name}`;
   if (name === "args") name = "arguments";
   if (p.repeated && !name.endsWith("s")) name += "s";
@@ -169,12 +238,19 @@ function valueSchema(option: HelpOption): JsonSchema {
 function optionProperty(option: HelpOption): JsonSchema {
   let description = option.description || `The ${option.flag} option`;
   if (!option.value) return { type: "boolean", description };
+  if (option.value.pairs) {
+    const [key, value] = option.value.metavar.split(" ");
+    return {
+      type: "object",
+      additionalProperties: { type: "string" },
+      description:
+        `${description} (an object: each ${key}: ${value} entry gives ${option.flag} ${key} ${value})`,
+    };
+  }
   const item = valueSchema(option);
-  if (option.value.optional) {
-    const join = joinOf(option);
-    description += ` (sent as ${option.flag}${
-      join === " " ? " " : join
-    }VALUE; the bare flag goes in args)`;
+  if (bareWhenEmpty(option)) description += ` ("" gives the bare ${option.flag})`;
+  else if (option.value.optional) {
+    description += ` (sent as ${option.flag}${joinOf(option)}VALUE; the bare flag goes in args)`;
   }
   if (option.repeatable) {
     description += " (one value per use of the flag)";
@@ -193,8 +269,18 @@ function joinOf(option: HelpOption): string {
 
 function optionItem(option: HelpOption, field: string): ArgvItem {
   if (!option.value) return { flag: option.flag, when_field: field };
+  if (option.value.pairs) return { flag: option.flag, field, pairs: true };
   const join = joinOf(option);
-  return join === " " ? { flag: option.flag, field } : { flag: option.flag, field, join };
+  const item: ArgvItem = join === " "
+    ? { flag: option.flag, field }
+    : { flag: option.flag, field, join };
+  return bareWhenEmpty(option) ? { ...item, optional: true } : item;
+}
+
+/** An optional string value joined to its flag: an empty string sends the bare flag. */
+function bareWhenEmpty(option: HelpOption): boolean {
+  const v = option.value;
+  return v !== undefined && v.optional && v.type === "string" && !v.enum && joinOf(option) !== " ";
 }
 
 /**

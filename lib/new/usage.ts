@@ -107,8 +107,11 @@ export function readPositionals(
 ): HelpPositional[] | string {
   const cleaned = form.replace(/\[\s*--\s*\]/g, "").replace(/\s--(\s|$)/g, " ")
     .replace(/\[\s+/g, "[").replace(/\s+\]/g, "]").replace(/\s+\.\.\./g, "...");
-  const parts = items(cleaned);
-  if (typeof parts === "string") return parts;
+  const whole = items(cleaned);
+  // A synopsis the reader cannot take whole (git's has an unbalanced ")") still ends in its
+  // positionals: `[--] [<pathspec>...]`.
+  const parts = typeof whole === "string" ? trailingItems(cleaned) : whole;
+  if (parts === undefined) return whole as string;
   parts.shift(); // the program's own name
   const sub = words.slice(1).filter((w) => !w.startsWith("-"));
   while (parts.length > 0 && sub.length > 0 && parts[0] === sub[0]) {
@@ -119,6 +122,7 @@ export function readPositionals(
   for (const raw of parts) {
     if (OPTION_PLACEHOLDER.test(raw)) continue;
     if (/^\[-/.test(raw)) continue; // an optional option group: read by usageOptions
+    if (/^\[\(-|^\[[^\]]*\s-/.test(raw)) continue; // `[(-c | -C) <commit>]`: options too
     if (/^-/.test(raw)) return `it needs the option "${raw}"; such forms are not typed`;
     let text = raw;
     let required = true;
@@ -137,6 +141,8 @@ export function readPositionals(
       if (OPTION_PLACEHOLDER.test(text)) continue;
     }
     if (text.startsWith("<") && text.endsWith(">")) text = text.slice(1, -1).trim();
+    // sed's `{script-only-if-no-other-script}`: one required value.
+    if (/^\{[\w -]+\}$/.test(text)) text = text.slice(1, -1).trim();
     if (text.endsWith("...")) {
       repeated = true;
       text = text.slice(0, -3).trim();
@@ -156,6 +162,22 @@ export function readPositionals(
     out.push({ name: text, required, repeated, description: positionalDescription(text, lines) });
   }
   return out;
+}
+
+/**
+ * The words at the end of a form that read as positionals (`[--] [<pathspec>...]`), after a
+ * stand-in for the program's name; undefined when there are none.
+ */
+function trailingItems(form: string): string[] | undefined {
+  const words = form.split(" ");
+  const out: string[] = [];
+  for (let i = words.length - 1; i > 0; i--) {
+    const w = words[i];
+    if (!/^\[?<?[A-Za-z][\w.-]*>?(\.\.\.)?\]?(\.\.\.)?$/.test(w) || /^\[?-/.test(w)) break;
+    if ((w.match(/\[/g) ?? []).length !== (w.match(/\]/g) ?? []).length) break;
+    out.unshift(w);
+  }
+  return out.length > 0 ? [words[0], ...out] : undefined;
 }
 
 /** A positional's description from an "Arguments:" / "positional arguments:" section. */

@@ -13,8 +13,13 @@ export type ArgvItem =
   | { field: string }
   /** The flag when the boolean field is true. */
   | { flag: string; when_field: string }
-  /** The flag followed by the field's value (`--x V`, or `--x=V` with `join: "="`); an array repeats the flag. */
-  | { flag: string; field: string; join?: string }
+  /**
+   * The flag followed by the field's value (`--x V`, or `--x=V` with `join: "="`); an array
+   * repeats the flag. With `optional`, an empty string gives the bare flag (`-i` of sed's
+   * `-i[SUFFIX]`). With `pairs`, the field is an object and each entry gives the flag, its key
+   * and its value (jq's `--arg NAME VALUE`).
+   */
+  | { flag: string; field: string; join?: string; optional?: boolean; pairs?: boolean }
   /** Fixed words, always present. */
   | { literal: string | string[] };
 
@@ -80,7 +85,19 @@ export function readMapping(schema: JsonSchema): ArgvMapping | string {
         if (item.join !== undefined && typeof item.join !== "string") {
           return `${where}.join must be a string`;
         }
-        argv.push({ flag: item.flag, field: item.field, join: item.join as string | undefined });
+        if (item.optional !== undefined && typeof item.optional !== "boolean") {
+          return `${where}.optional must be true or false`;
+        }
+        if (item.pairs !== undefined && typeof item.pairs !== "boolean") {
+          return `${where}.pairs must be true or false`;
+        }
+        argv.push({
+          flag: item.flag,
+          field: item.field,
+          join: item.join as string | undefined,
+          ...(item.optional ? { optional: true } : {}),
+          ...(item.pairs ? { pairs: true } : {}),
+        });
       } else return `${where} has "flag" without "field" or "when_field"`;
     } else if ("field" in item) {
       if (!known(item.field)) return `${where}.field names no property`;
@@ -132,8 +149,16 @@ export function buildInput(mapping: ArgvMapping, args: Record<string, unknown>):
     } else if ("when_field" in item) {
       if (args[item.when_field] === true) out.push(item.flag);
     } else if ("flag" in item) {
-      for (const v of values(args[item.field])) {
-        if (item.join !== undefined) out.push(item.flag + item.join + v);
+      const raw = args[item.field];
+      if (item.pairs) {
+        if (isRecord(raw)) {
+          for (const [k, v] of Object.entries(raw)) out.push(item.flag, k, scalar(v));
+        }
+        continue;
+      }
+      for (const v of values(raw)) {
+        if (item.optional && v === "") out.push(item.flag);
+        else if (item.join !== undefined) out.push(item.flag + item.join + v);
         else out.push(item.flag, v);
       }
     } else {

@@ -119,3 +119,16 @@ Deno.test("magi new --only and --max-params choose the typed options; bad values
   assert.equal(bad.code, 2);
   assert.match(bad.stderr, /--max-params needs a whole number, not "many"/);
 });
+
+Deno.test("magi new --help lists every option, with examples", async () => {
+  const r = await magi(["new", "--help"]);
+  assert.equal(r.code, 0);
+  const source = Deno.readTextFileSync(new URL("../../lib/cli/new.ts", import.meta.url));
+  const declared = [...source.matchAll(/^\s+"?([a-z-]+)"?: \{ type: "(string|boolean)"/gm)]
+    .map((m) => m[1]);
+  assert.ok(declared.length >= 6, declared.join());
+  for (const option of [...declared, "tools-dir", "config"]) {
+    assert.match(r.stdout, new RegExp(`^  --${option}\\b`, "m"), `--${option} is listed`);
+  }
+  assert.match(r.stdout, /^Examples:\n( {2}magi new .*\n {6}.*\n)+/m);
+});

@@ -142,10 +142,19 @@ Flags:
   ]);
 });
 
-Deno.test("unclear cases are left to args: two-value options, choice groups, other forms", () => {
+Deno.test("two-value options are an object of pairs; choice groups and other forms go to args", () => {
   const jq = parseHelp(Deno.readTextFileSync(join(CORPUS, "jq.txt")), ["jq"]);
-  assert.ok(!jq.options.some((o) => o.flag === "--arg"));
-  assert.ok(jq.skipped.some((s) => s.what.includes("--arg") && /more than one value/.test(s.why)));
+  const arg = jq.options.find((o) => o.flag === "--arg");
+  assert.equal(arg?.value?.pairs, true);
+  const { schema: jqSchema } = schemaFromModel(jq);
+  const mapping = readMapping(jqSchema);
+  if (typeof mapping === "string") throw new Error(mapping);
+  assert.deepEqual(buildInput(mapping, { filter: "$x", arg: { x: "y" } }).args, [
+    "--arg",
+    "x",
+    "y",
+    "$x",
+  ]);
   const docopt = parseHelp(Deno.readTextFileSync(join(CORPUS, "naval-fate.txt")), ["naval_fate"]);
   assert.equal(docopt.positionals, null);
   assert.ok(docopt.options.some((o) => o.flag === "--speed"));

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { readMapping } from "../../lib/registry/argv.ts";
+import { buildInput, readMapping } from "../../lib/registry/argv.ts";
 import { ArgvError, parseArgv } from "../../lib/registry/argv_parse.ts";
 import { BUILTINS } from "../../builtins/mod.ts";
 
@@ -52,4 +52,34 @@ Deno.test("parseArgv() reads run's numbers and read's options", () => {
     offset: 3,
     limit: 2,
   });
+});
+
+Deno.test('argv forms: optional ("" gives the bare flag) and pairs (an object, flag KEY VALUE)', () => {
+  const schema = {
+    type: "object",
+    properties: { in_place: { type: "string" }, arg: { type: "object" } },
+    "x-magi": {
+      argv: [
+        { flag: "--in-place", field: "in_place", join: "=", optional: true },
+        { flag: "--arg", field: "arg", pairs: true },
+      ],
+    },
+  };
+  const mapping = readMapping(schema);
+  if (typeof mapping === "string") throw new Error(mapping);
+  assert.deepEqual(buildInput(mapping, { in_place: "", arg: { a: "1", b: "2" } }).args, [
+    "--in-place",
+    "--arg",
+    "a",
+    "1",
+    "--arg",
+    "b",
+    "2",
+  ]);
+  assert.deepEqual(buildInput(mapping, { in_place: ".bak" }).args, ["--in-place=.bak"]);
+  const bad = readMapping({
+    ...schema,
+    "x-magi": { argv: [{ flag: "-x", field: "arg", pairs: 1 }] },
+  });
+  assert.equal(bad, "x-magi.argv[0].pairs must be true or false");
 });
