@@ -39,6 +39,8 @@ export interface Policy {
   env: Record<string, string>;
   /** Run `run` and tools_dir tools inside bwrap (config `policy.sandbox`). */
   sandbox: boolean | SandboxConfig;
+  /** When the policy was made — the session started (ms since the epoch). */
+  since?: number;
 }
 
 /** The decision on one call. */
@@ -122,7 +124,7 @@ export function loadPolicy(
   for (const { config: c } of sources) {
     if (c.sandbox !== undefined && c.sandbox !== false) sandbox = c.sandbox;
   }
-  const policy: Policy = { rules, roots, env, sandbox };
+  const policy: Policy = { rules, roots, env, sandbox, since: Date.now() };
   for (const { config: c, origin: from } of sources) {
     (c.rules ?? []).forEach((r, i) => {
       const id = r.id ?? `rule ${i + 1}`;
@@ -465,8 +467,9 @@ function commandFloor(
 /**
  * Why a git command cannot be allowed: git would use a bare repository inside the roots — a
  * folder a project can ship as plain files (`fixtures/x.git/config`), whose config names
- * programs git starts (`diff.external`, `core.fsmonitor`, `gpg.program`). A clone's own
- * `.git` is found first and is git's, not the project's.
+ * programs git starts (`diff.external`, `core.fsmonitor`, `gpg.program`) — or a repository
+ * whose config or hooks were made or changed during this session ({@link changedGitDir}). A
+ * clone's own `.git` is found first and is git's, not the project's.
  */
 function gitFloor(
   policy: Policy,
@@ -478,7 +481,14 @@ function gitFloor(
   for (const base of bases) {
     let dir = c.chdir === undefined ? lenientReal(look, base) : physicalWith(look, base, c.chdir);
     for (;;) {
-      if (isDir(look, join(dir, ".git")) || isFile(look, join(dir, ".git"))) break;
+      if (isDir(look, join(dir, ".git")) || isFile(look, join(dir, ".git"))) {
+        const changed = changedGitDir(look, dir);
+        if (changed) {
+          return `\`${c.text}\`: git would run the config and hooks of the repository "${dir}", ` +
+            `whose ${changed} was made or changed during this session (by a call, maybe)`;
+        }
+        break;
+      }
       if (
         isFile(look, join(dir, "HEAD")) && isDir(look, join(dir, "objects")) &&
         isDir(look, join(dir, "refs"))
@@ -492,6 +502,36 @@ function gitFloor(
       const up = dirname(dir);
       if (up === dir) break;
       dir = up;
+    }
+  }
+  return undefined;
+}
+
+/**
+ * What of the git dir of the repository at `top` was made or changed during this session, or
+ * undefined: its `config`, `config.worktree`, `hooks` or `commondir`, and those of its common
+ * dir (a worktree's), by status change time. The sandbox keeps these read-only in every
+ * repository that existed when a call started, so a recent one is a repository a call made
+ * (`git init sub; git config core.fsmonitor …`) or pointed a `.git` file at.
+ */
+function changedGitDir(look: Lookups, top: string): string | undefined {
+  const dotGit = join(top, ".git");
+  let gitDir = dotGit;
+  if (isFile(look, dotGit)) {
+    const m = /^gitdir:\s*(.+)$/m.exec(look.text(dotGit) ?? "");
+    if (!m) return undefined;
+    gitDir = lenientReal(look, resolve(top, m[1].trim()));
+  }
+  // Deno gives change times in whole seconds: a change in the session's first second is
+  // taken as older (no call can come that soon), so a repository made just before is not.
+  const since = Math.floor(look.since() / 1000) * 1000 + 1000;
+  const dirs = [gitDir];
+  const common = look.text(join(gitDir, "commondir"))?.trim();
+  if (common) dirs.push(lenientReal(look, resolve(gitDir, common)));
+  for (const g of dirs) {
+    for (const name of ["config", "config.worktree", "hooks", "commondir"]) {
+      const st = look.stat(join(g, name));
+      if (st && st.ctime !== null && st.ctime >= since) return join(g, name);
     }
   }
   return undefined;
@@ -702,6 +742,8 @@ function unreadReason(
       if (runs) return `\`${c.text}\`: git's \`${runs}\` runs a command the judge does not read`;
     }
   }
+  const made = floors.find((f) => /during this session/.test(f.reason));
+  if (made) return made.reason;
   return floors.find((f) => f.index === -1 && /parse|function/.test(f.reason))?.reason;
 }
 

@@ -34,6 +34,13 @@ export interface FsFacts {
   exists: Map<string, boolean>;
   /** The program of a name on magi's own PATH, skipping folders inside the roots, or null. */
   trusted: Map<string, Located | null>;
+  /**
+   * When this session started (ms since the epoch): a file changed after it was changed by a
+   * call (or the person) during the session. Undefined until asked.
+   */
+  since?: number;
+  /** The text of small files the decision reads (a `.git` file's `gitdir:`), or null. */
+  text: Map<string, string | null>;
 }
 
 /** The questions the decision asks of the file system. */
@@ -42,6 +49,8 @@ export interface Lookups {
   stat(path: string): StatFact | undefined;
   exists(path: string): boolean;
   trusted(name: string): Located | undefined;
+  since(): number;
+  text(path: string): string | undefined;
 }
 
 /** A question the decision asked that the facts do not answer (a bug in the gathering). */
@@ -53,7 +62,13 @@ export class MissingFact extends Error {
 
 /** Empty facts. */
 export function noFacts(): FsFacts {
-  return { real: new Map(), stat: new Map(), exists: new Map(), trusted: new Map() };
+  return {
+    real: new Map(),
+    stat: new Map(),
+    exists: new Map(),
+    trusted: new Map(),
+    text: new Map(),
+  };
 }
 
 /**
@@ -71,8 +86,16 @@ export function fromFacts(facts: FsFacts): Lookups {
     stat: (p) => get(facts.stat, p, "stat") ?? undefined,
     exists: (p) => get(facts.exists, p, "exists"),
     trusted: (n) => get(facts.trusted, n, "trusted") ?? undefined,
+    since: () => {
+      if (facts.since === undefined) throw new MissingFact("since()");
+      return facts.since;
+    },
+    text: (p) => get(facts.text, p, "text") ?? undefined,
   };
 }
+
+/** When this process — the session — started. */
+const STARTED = Date.now();
 
 /**
  * Resolves a path like `realpath -m` over the facts: component by component, each symlink
@@ -150,6 +173,25 @@ function systemStat(path: string): StatFact | null {
   }
 }
 
+/** At most this much of a file is read as a fact. */
+const TEXT_BYTES = 4096;
+
+function systemText(path: string): string | null {
+  try {
+    const file = Deno.openSync(path);
+    try {
+      if (!file.statSync().isFile) return null;
+      const buf = new Uint8Array(TEXT_BYTES);
+      const n = file.readSync(buf) ?? 0;
+      return new TextDecoder().decode(buf.subarray(0, n));
+    } finally {
+      file.close();
+    }
+  } catch {
+    return null;
+  }
+}
+
 function systemExists(path: string): boolean {
   try {
     Deno.lstatSync(path);
@@ -163,6 +205,8 @@ function systemExists(path: string): boolean {
 export interface TrustScope {
   env: Record<string, string>;
   roots: readonly string[];
+  /** When the session started (ms since the epoch; default: when this process did). */
+  since?: number;
 }
 
 /** Per scope: where magi's own PATH finds each program (PATH does not move in a session). */
@@ -206,6 +250,8 @@ export function gatheringLookups(scope: TrustScope, into: FsFacts = noFacts()): 
         }
         return cache.get(name)!;
       }) ?? undefined,
+    since: () => into.since ??= scope.since ?? STARTED,
+    text: (p) => memo(into.text, p, systemText) ?? undefined,
   };
   return { look, facts: into };
 }
