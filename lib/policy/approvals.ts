@@ -110,7 +110,7 @@ async function answerLine(
   };
   const ruling = door(call);
   const approver = [...server.approvers].at(-1);
-  let by = ruling.decision === "ask" ? (approver ? "person" : "no person") : "policy";
+  const by = ruling.decision === "ask" ? (approver ? "person" : "no person") : "policy";
   const settled = await settle(
     { approve: approver, always: new Set() },
     call,
