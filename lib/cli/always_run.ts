@@ -7,7 +7,8 @@
  *
  * @module
  */
-import { decide, type Policy } from "../policy/decide.ts";
+import type { Policy } from "../policy/decide.ts";
+import { judge } from "../policy/facts.ts";
 import { prefixRule, saveRunRule, withPrefixRules } from "../policy/prefix_rule.ts";
 
 /** What the handler needs from the chat. */
@@ -46,7 +47,7 @@ export function coveredBySession(
   args: Record<string, unknown> | undefined,
 ): boolean {
   if (runLine(tool, args) === undefined || ctx.prefixes.length === 0) return false;
-  const verdict = decide(withPrefixRules(ctx.policy, ctx.prefixes), {
+  const verdict = judge(withPrefixRules(ctx.policy, ctx.prefixes), {
     tool,
     source: "builtin",
     args: args!,

@@ -2,12 +2,14 @@
  * `magi builtin NAME ARGS…` and `magi builtin NAME --help`: a builtin called from a shell
  * line. The arguments are parsed with the builtin's own `x-magi` mapping in reverse (stdin
  * gives `write` its content and `edit` its JSON), and the call goes through the pipeline like
- * any other; shown is printed, and the exit status is 1 when the result is an error.
+ * any other; shown is printed, and the exit status is 1 when the result is an error. The
+ * caller is the one of the call whose program runs it (see `lib/policy/caller.ts`).
  *
  * @module
  */
 import { BUILTINS } from "../../builtins/mod.ts";
 import { runTool } from "../pipeline/run_tool.ts";
+import { callerOf } from "../policy/caller.ts";
 import { readMapping } from "../registry/argv.ts";
 import { ArgvError, parseArgv } from "../registry/argv_parse.ts";
 import { EXIT, runtimeFor, UsageError, write } from "./common.ts";
@@ -55,8 +57,9 @@ export async function builtinCommand(argv: string[]): Promise<number> {
     throw error;
   }
   const rt = await runtimeFor(common);
-  // A shell line's call (a person's, or a `run` line the policy already judged).
-  const result = await runTool(rt, { name, args, caller: "person" });
+  // The caller of the call whose program runs this one (`caller.ts`): a model's tool or `run`
+  // line makes a model's call here too, judged and asked about as the model's own.
+  const result = await runTool(rt, { name, args, caller: callerOf(Deno.env.toObject()) });
   if (result.shown !== "") {
     await write(result.shown.endsWith("\n") ? result.shown : result.shown + "\n");
   }

@@ -121,7 +121,11 @@ export async function runTool(rt: Runtime, given: ToolCall): Promise<ToolResult>
         cwd,
         timeoutMs,
         signal: controller.signal,
-        env: childEnv(rt.env, rt.linksDir, { ...rt.context, MAGI_CWD: cwd }),
+        env: childEnv(rt.env, rt.linksDir, {
+          ...rt.context,
+          MAGI_CWD: cwd,
+          MAGI_CALLER: call.caller ?? "model",
+        }),
         ask: call.answer && ((q) =>
           call.answer!({
             question: rt.masker.maskText(q.question),

@@ -9,7 +9,8 @@
  * with the fields `ask` and `tool`, so a rule such as
  * `{"tool": "approval", "fields": {"ask": "Deploy to staging*"}, "decision": "allow"}`
  * approves it. When the policy says `ask`, the person is asked if a call running now has an
- * approver (a terminal); otherwise — non-interactive — the answer is no. Every request and
+ * approver (a terminal); otherwise — non-interactive, and under `--auto` too, which approves
+ * no escalation — the answer is no. Every request and
  * answer is given to the listeners added with {@link onApproval} (the session records them).
  *
  * @module
@@ -25,7 +26,7 @@ export interface ApprovalRecord {
   ask: string;
   tool?: string;
   approved: boolean;
-  /** Who answered: "policy", "person", "no person" or "--auto". */
+  /** Who answered: "policy", "person" or "no person". */
   by: string;
   reason: string;
 }
@@ -104,10 +105,12 @@ async function answerLine(
     effects: NONE,
     caller: "model",
     settings: sessionSettings(policy),
+    // A tool asking for more than its call was given: `--auto` does not grant it.
+    escalation: true,
   };
   const ruling = door(call);
   const approver = [...server.approvers].at(-1);
-  let by = ruling.decision === "ask" ? (approver ? "person" : "no person") : "policy";
+  const by = ruling.decision === "ask" ? (approver ? "person" : "no person") : "policy";
   const settled = await settle(
     { approve: approver, always: new Set() },
     call,
@@ -117,11 +120,11 @@ async function answerLine(
   const approved = settled.run;
   let reason = verdictLine(verdict);
   if (ruling.decision === "ask") {
-    if (call.settings.approval === "never") {
-      by = "--auto";
-      reason = "approved: --auto (approval never)";
-    } else if (by === "person") {
+    if (by === "person") {
       reason = approved ? "approved by the person" : "refused by the person";
+    } else if (call.settings.approval === "never") {
+      reason = "no person to ask: --auto approves no escalation (a rule such as " +
+        '{"tool": "approval", "fields": {"ask": "…"}, "decision": "allow"} would): refused';
     } else reason = "no person to ask (non-interactive): refused";
   }
   const record: ApprovalRecord = { ask, ...(tool ? { tool } : {}), approved, by, reason };

@@ -6,10 +6,11 @@
  *
  * @module
  */
-import { delimiter, dirname, isAbsolute, join, resolve } from "node:path";
+import { dirname, isAbsolute, join, resolve } from "node:path";
 import { ConfigError } from "../config/load.ts";
 import { DEFAULT_RULES } from "./defaults.ts";
-import { isInside, physicalPath, realPathLenient } from "./roots.ts";
+import { isInside } from "./roots.ts";
+import { lenientReal, locateWith, type Lookups, physicalWith, systemLookups } from "./fs_facts.ts";
 import {
   compileRule,
   type Decision,
@@ -38,6 +39,8 @@ export interface Policy {
   env: Record<string, string>;
   /** Run `run` and tools_dir tools inside bwrap (config `policy.sandbox`). */
   sandbox: boolean | SandboxConfig;
+  /** When the policy was made — the session started (ms since the epoch). */
+  since?: number;
 }
 
 /** The decision on one call. */
@@ -121,7 +124,7 @@ export function loadPolicy(
   for (const { config: c } of sources) {
     if (c.sandbox !== undefined && c.sandbox !== false) sandbox = c.sandbox;
   }
-  const policy: Policy = { rules, roots, env, sandbox };
+  const policy: Policy = { rules, roots, env, sandbox, since: Date.now() };
   for (const { config: c, origin: from } of sources) {
     (c.rules ?? []).forEach((r, i) => {
       const id = r.id ?? `rule ${i + 1}`;
@@ -221,7 +224,7 @@ function exampleProblem(
         source,
         args,
         cwd: policy.roots[0] ?? "/",
-      });
+      }, systemLookups(policy));
       const got = subjects.subjects.some((s) => ruleMatches(rule, s));
       if (got !== want) {
         return `example ${JSON.stringify(example)} ${
@@ -266,7 +269,7 @@ const PATH_LIKE = /^(\/|~\/|~$|\.\.(\/|$))|\/\.\.(\/|$)/;
  * git or pandoc read it), and what follows a leading `@` when that file exists (`@/x`, as
  * curl reads a file; `@/components/x`, a JavaScript import alias, names none).
  */
-function pathsInWord(word: string): string[] {
+function pathsInWord(word: string, look: Lookups): string[] {
   const out = [word];
   const eq = word.indexOf("=");
   if (eq >= 0) out.push(word.slice(eq + 1));
@@ -276,7 +279,7 @@ function pathsInWord(word: string): string[] {
     const url = /^file:(?:\/\/[^/]*)?(\/.*)$/is.exec(w);
     if (url) out.push(fileUrlPath(url[1]));
     // `-d@/x`, `--data=@/x` too.
-    if (w.startsWith("@") && exists(w.slice(1))) out.push(w.slice(1));
+    if (w.startsWith("@") && exists(look, w.slice(1))) out.push(w.slice(1));
   }
   return out.filter((w) => PATH_LIKE.test(w));
 }
@@ -290,13 +293,9 @@ function fileUrlPath(path: string): string {
   }
 }
 
-function exists(path: string): boolean {
-  try {
-    Deno.lstatSync(path);
-    return true;
-  } catch {
-    return !isAbsolute(path); // a relative word resolves inside the working folder anyway
-  }
+function exists(look: Lookups, path: string): boolean {
+  // A relative word resolves inside the working folder anyway.
+  return !isAbsolute(path) || look.exists(path);
 }
 
 /**
@@ -305,11 +304,11 @@ function exists(path: string): boolean {
  * option ({@link pathsInWord}). A tool's program can read whatever it is given, so a path
  * outside the roots is refused before it runs.
  */
-function toolPaths(facts: CallFacts): PathUse[] {
+function toolPaths(facts: CallFacts, look: Lookups): PathUse[] {
   const out: PathUse[] = [{ path: facts.cwd, access: "read" }];
   const visit = (value: unknown) => {
     if (typeof value === "string") {
-      for (const path of pathsInWord(value)) out.push({ path, access: "read" });
+      for (const path of pathsInWord(value, look)) out.push({ path, access: "read" });
     } else if (Array.isArray(value)) value.forEach(visit);
     else if (typeof value === "object" && value !== null) Object.values(value).forEach(visit);
   };
@@ -317,12 +316,17 @@ function toolPaths(facts: CallFacts): PathUse[] {
   return out;
 }
 
-function resolvePath(use: PathUse, cwd: string, home: string | undefined): string {
+function resolvePath(
+  look: Lookups,
+  use: PathUse,
+  cwd: string,
+  home: string | undefined,
+): string {
   let p = use.path;
   if (p === "~" || p.startsWith("~/")) p = (home ?? "/nonexistent-home") + p.slice(1);
   // The program opens the word as the kernel resolves it: `link/..` is the link target's parent.
-  const base = use.base ? physicalPath(cwd, use.base) : cwd;
-  return physicalPath(base, ownProc(p, base));
+  const base = use.base ? physicalWith(look, cwd, use.base) : cwd;
+  return physicalWith(look, base, ownProc(p, base));
 }
 
 /** `/proc/self/cwd/…` is the folder of the process that opens it (`cwd`), not magi's own. */
@@ -331,25 +335,30 @@ function ownProc(p: string, cwd: string): string {
   return self ? (self[1] === "cwd" ? cwd : "/") + self[2] : p;
 }
 
-function allInside(policy: Policy, uses: PathUse[], bases: string[]): boolean | undefined {
+function allInside(
+  policy: Policy,
+  look: Lookups,
+  uses: PathUse[],
+  bases: string[],
+): boolean | undefined {
   if (uses.length === 0) return undefined;
   return uses.every((u) =>
     bases.every((b) => {
-      const real = resolvePath(u, b, policy.env.HOME);
+      const real = resolvePath(look, u, b, policy.env.HOME);
       return policy.roots.some((r) => isInside(real, r));
     })
   );
 }
 
 /** Splits a call into the subjects rules are matched against. */
-function subjectsOf(policy: Policy, facts: CallFacts): Subjects {
+function subjectsOf(policy: Policy, facts: CallFacts, look: Lookups): Subjects {
   const base = { tool: facts.tool, source: facts.source, args: facts.args };
   const isRun = facts.tool === "run" && facts.source === "builtin" &&
     typeof facts.args.command === "string";
   if (!isRun) {
-    const paths = facts.source === "builtin" ? callPaths(facts) : toolPaths(facts);
+    const paths = facts.source === "builtin" ? callPaths(facts) : toolPaths(facts, look);
     return {
-      subjects: [{ ...base, inside: allInside(policy, paths, [facts.cwd]) }],
+      subjects: [{ ...base, inside: allInside(policy, look, paths, [facts.cwd]) }],
       floors: [],
     };
   }
@@ -368,7 +377,7 @@ function subjectsOf(policy: Policy, facts: CallFacts): Subjects {
   for (const c of line.commands) {
     if (c.program === "cd" && c.words[0] !== undefined) {
       const to = bases.map((b) =>
-        resolvePath({ path: c.words[0], access: "read" }, b, policy.env.HOME)
+        resolvePath(look, { path: c.words[0], access: "read" }, b, policy.env.HOME)
       );
       bases = [...new Set([...bases, ...to])].slice(0, 64);
     }
@@ -386,22 +395,22 @@ function subjectsOf(policy: Policy, facts: CallFacts): Subjects {
   }
   // `run` starts the line with the `bash` its PATH finds: that must be the real one too.
   if (!facts.argv) {
-    const shell = programFloor(policy, "bash", [cwd], facts.path);
+    const shell = programFloor(policy, look, "bash", [cwd], facts.path);
     if (shell) floors.push({ index: -1, reason: shell });
   }
   // A wrapper starts what it wraps: `./timeout 5 ls` runs ./timeout, whatever ls may do.
   // (bash's own `command`, `builtin` and `exec` are not listed: see `Line.launchers`.)
   for (const launcher of line.launchers) {
-    const floor = programFloor(policy, launcher, bases, facts.path);
+    const floor = programFloor(policy, look, launcher, bases, facts.path);
     if (floor) floors.push({ index: -1, reason: floor });
   }
   const subjects: Subject[] = [];
   for (const c of line.commands) {
     const index = subjects.length;
-    const inside = allInside(policy, c.paths, bases) !== false &&
-      allInside(policy, extra, [facts.cwd]) !== false;
+    const inside = allInside(policy, look, c.paths, bases) !== false &&
+      allInside(policy, look, extra, [facts.cwd]) !== false;
     subjects.push({ ...base, command: c, inside });
-    const floor = commandFloor(policy, c, bases, facts.path, facts.argv !== undefined);
+    const floor = commandFloor(policy, look, c, bases, facts.path, facts.argv !== undefined);
     if (floor) floors.push({ index, reason: floor });
   }
   // A program word that is a link to another program (`tools/clean` → /usr/bin/rm, `vi` →
@@ -410,7 +419,12 @@ function subjectsOf(policy: Policy, facts: CallFacts): Subjects {
   line.commands.forEach((c, at) => {
     if (c.program === "" || c.program === ">" || c.program === "<") return;
     for (const b of bases) {
-      const real = resolveProgram(ownProc(c.program, b), b, facts.path ?? policy.env.PATH ?? "");
+      const real = resolveProgram(
+        look,
+        ownProc(c.program, b),
+        b,
+        facts.path ?? policy.env.PATH ?? "",
+      );
       if (!real || basename(real) === basename(c.program)) continue;
       // Read again as that program (`./e rm x`, ./e → env, is `rm x` too).
       const rest = c.text.slice(quoteForMessage(c.program).length);
@@ -429,6 +443,7 @@ function subjectsOf(policy: Policy, facts: CallFacts): Subjects {
 /** Why a command cannot be allowed whatever the rules say, or undefined. */
 function commandFloor(
   policy: Policy,
+  look: Lookups,
   c: SimpleCommand,
   bases: string[],
   path: string | undefined,
@@ -446,22 +461,38 @@ function commandFloor(
   if (!noShell && c.shell && !c.program.includes("/") && SHELL_BUILTINS.has(c.program)) {
     return undefined;
   }
-  return programFloor(policy, c.program, bases, path) ?? gitFloor(policy, c, bases);
+  return programFloor(policy, look, c.program, bases, path) ?? gitFloor(policy, look, c, bases);
 }
 
 /**
  * Why a git command cannot be allowed: git would use a bare repository inside the roots — a
  * folder a project can ship as plain files (`fixtures/x.git/config`), whose config names
- * programs git starts (`diff.external`, `core.fsmonitor`, `gpg.program`). A clone's own
- * `.git` is found first and is git's, not the project's.
+ * programs git starts (`diff.external`, `core.fsmonitor`, `gpg.program`) — or a repository
+ * whose config or hooks were made or changed during this session ({@link changedGitDir}). A
+ * clone's own `.git` is found first and is git's, not the project's.
  */
-function gitFloor(policy: Policy, c: SimpleCommand, bases: string[]): string | undefined {
+function gitFloor(
+  policy: Policy,
+  look: Lookups,
+  c: SimpleCommand,
+  bases: string[],
+): string | undefined {
   if (basename(c.program) !== "git") return undefined;
   for (const base of bases) {
-    let dir = c.chdir === undefined ? realPathLenient(base) : physicalPath(base, c.chdir);
+    let dir = c.chdir === undefined ? lenientReal(look, base) : physicalWith(look, base, c.chdir);
     for (;;) {
-      if (isDir(join(dir, ".git")) || isFile(join(dir, ".git"))) break;
-      if (isFile(join(dir, "HEAD")) && isDir(join(dir, "objects")) && isDir(join(dir, "refs"))) {
+      if (isDir(look, join(dir, ".git")) || isFile(look, join(dir, ".git"))) {
+        const changed = changedGitDir(look, dir);
+        if (changed) {
+          return `\`${c.text}\`: git would run the config and hooks of the repository "${dir}", ` +
+            `whose ${changed} was made or changed during this session (by a call, maybe)`;
+        }
+        break;
+      }
+      if (
+        isFile(look, join(dir, "HEAD")) && isDir(look, join(dir, "objects")) &&
+        isDir(look, join(dir, "refs"))
+      ) {
         if (policy.roots.some((r) => isInside(dir, r))) {
           return `\`${c.text}\`: git would use the bare repository "${dir}" inside the roots, ` +
             "whose config can name programs git starts";
@@ -476,20 +507,42 @@ function gitFloor(policy: Policy, c: SimpleCommand, bases: string[]): string | u
   return undefined;
 }
 
-function isDir(path: string): boolean {
-  try {
-    return Deno.statSync(path).isDirectory;
-  } catch {
-    return false;
+/**
+ * What of the git dir of the repository at `top` was made or changed during this session, or
+ * undefined: its `config`, `config.worktree`, `hooks` or `commondir`, and those of its common
+ * dir (a worktree's), by status change time. The sandbox keeps these read-only in every
+ * repository that existed when a call started, so a recent one is a repository a call made
+ * (`git init sub; git config core.fsmonitor …`) or pointed a `.git` file at.
+ */
+function changedGitDir(look: Lookups, top: string): string | undefined {
+  const dotGit = join(top, ".git");
+  let gitDir = dotGit;
+  if (isFile(look, dotGit)) {
+    const m = /^gitdir:\s*(.+)$/m.exec(look.text(dotGit) ?? "");
+    if (!m) return undefined;
+    gitDir = lenientReal(look, resolve(top, m[1].trim()));
   }
+  // Deno gives change times in whole seconds: a change in the session's first second is
+  // taken as older (no call can come that soon), so a repository made just before is not.
+  const since = Math.floor(look.since() / 1000) * 1000 + 1000;
+  const dirs = [gitDir];
+  const common = look.text(join(gitDir, "commondir"))?.trim();
+  if (common) dirs.push(lenientReal(look, resolve(gitDir, common)));
+  for (const g of dirs) {
+    for (const name of ["config", "config.worktree", "hooks", "commondir"]) {
+      const st = look.stat(join(g, name));
+      if (st && st.ctime !== null && st.ctime >= since) return join(g, name);
+    }
+  }
+  return undefined;
 }
 
-function isFile(path: string): boolean {
-  try {
-    return Deno.statSync(path).isFile;
-  } catch {
-    return false;
-  }
+function isDir(look: Lookups, path: string): boolean {
+  return look.stat(path)?.kind === "dir";
+}
+
+function isFile(look: Lookups, path: string): boolean {
+  return look.stat(path)?.kind === "file";
 }
 
 /**
@@ -499,15 +552,16 @@ function isFile(path: string): boolean {
  */
 function programFloor(
   policy: Policy,
+  look: Lookups,
   program: string,
   bases: string[],
   path: string | undefined,
 ): string | undefined {
-  const trusted = trustedProgram(policy, basename(program));
+  const trusted = look.trusted(basename(program))?.real;
   for (const cwd of bases) {
     const actual = program.includes("/")
-      ? physicalPath(cwd, ownProc(program, cwd))
-      : findOnPath(program, path ?? policy.env.PATH ?? "", cwd);
+      ? physicalWith(look, cwd, ownProc(program, cwd))
+      : locateWith(look, program, path ?? policy.env.PATH ?? "", cwd)?.real;
     if (trusted === undefined || actual !== trusted) {
       return `\`${program}\` resolves to ${actual ? `"${actual}"` : "nothing"}, not ${
         trusted ? `"${trusted}"` : "a program on magi's own PATH outside the roots"
@@ -521,75 +575,21 @@ function programFloor(
  * The real path of the program a command word names: a word with a slash from `cwd`, a bare
  * name as the first executable on `path`; undefined when there is none.
  */
-export function resolveProgram(program: string, cwd: string, path: string): string | undefined {
+export function resolveProgram(
+  look: Lookups,
+  program: string,
+  cwd: string,
+  path: string,
+): string | undefined {
   if (program.includes("/")) {
-    const real = physicalPath(cwd, program);
-    try {
-      return Deno.statSync(real).isFile ? real : undefined;
-    } catch {
-      return undefined;
-    }
+    const real = physicalWith(look, cwd, program);
+    return look.stat(real)?.kind === "file" ? real : undefined;
   }
-  return findOnPath(program, path, cwd);
+  return locateWith(look, program, path, cwd)?.real;
 }
 
 function basename(p: string): string {
   return p.slice(p.lastIndexOf("/") + 1);
-}
-
-/** The real path of the first executable `name` on PATH, or undefined. */
-function findOnPath(name: string, path: string, cwd: string, skip?: (dir: string) => boolean) {
-  return locateOnPath(name, path, cwd, skip)?.real;
-}
-
-/** Where a program was found on PATH, and its real path. */
-interface Located {
-  found: string;
-  real: string;
-}
-
-/** The first executable `name` on PATH: where it is, and its real path; or undefined. */
-function locateOnPath(
-  name: string,
-  path: string,
-  cwd: string,
-  skip?: (dir: string) => boolean,
-): Located | undefined {
-  for (const entry of path.split(delimiter)) {
-    const dir = resolve(cwd, entry === "" ? "." : entry);
-    if (skip?.(dir) || (skip && !isAbsolute(entry))) continue;
-    const candidate = join(dir, name);
-    try {
-      const info = Deno.statSync(candidate);
-      if (info.isFile && ((info.mode ?? 0o755) & 0o111) !== 0) {
-        return { found: candidate, real: Deno.realPathSync(candidate) };
-      }
-    } catch {
-      // not here
-    }
-  }
-  return undefined;
-}
-
-const trustedCache = new WeakMap<Policy, Map<string, Located | undefined>>();
-
-/** The program `name` as magi's own PATH finds it, skipping folders inside the roots. */
-function trustedLocation(policy: Policy, name: string): Located | undefined {
-  let cache = trustedCache.get(policy);
-  if (!cache) trustedCache.set(policy, cache = new Map());
-  if (!cache.has(name)) {
-    const inRoots = (dir: string) => {
-      const real = realPathLenient(dir);
-      return policy.roots.some((r) => isInside(real, r));
-    };
-    cache.set(name, locateOnPath(name, policy.env.PATH ?? "", "/", inRoots));
-  }
-  return cache.get(name);
-}
-
-/** The real path of the program `name` as magi's own PATH finds it (see trustedLocation). */
-function trustedProgram(policy: Policy, name: string): string | undefined {
-  return trustedLocation(policy, name)?.real;
 }
 
 /**
@@ -600,19 +600,22 @@ function trustedProgram(policy: Policy, name: string): string | undefined {
  * @param name the program as the command named it
  * @param real its real path, as judged
  */
-export function launchPath(policy: Policy, name: string, real: string): string {
+export function launchPath(look: Lookups, name: string, real: string): string {
   if (name.includes("/")) return real;
-  const at = trustedLocation(policy, name);
+  const at = look.trusted(name);
   return at?.real === real ? at.found : real;
 }
 
 /**
- * Decides one call.
+ * Decides one call: a pure function of the call, the policy and the file-system facts. Every
+ * fact it needs it asks of `look`; given `fromFacts(gathered)` it does no I/O (`facts.ts`
+ * gathers them first, in `judge`).
  *
  * @returns the decision, the rule that made it and why
+ * @throws MissingFact when `look` answers from facts that lack one it needs
  */
-export function decide(policy: Policy, facts: CallFacts): Verdict {
-  const { subjects, floors, aliases } = subjectsOf(policy, facts);
+export function decide(policy: Policy, facts: CallFacts, look: Lookups): Verdict {
+  const { subjects, floors, aliases } = subjectsOf(policy, facts, look);
   let best: Verdict | undefined;
   const consider = (v: Verdict) => {
     if (!best || STRICTNESS[v.decision] > STRICTNESS[best.decision]) best = v;
@@ -739,6 +742,8 @@ function unreadReason(
       if (runs) return `\`${c.text}\`: git's \`${runs}\` runs a command the judge does not read`;
     }
   }
+  const made = floors.find((f) => /during this session/.test(f.reason));
+  if (made) return made.reason;
   return floors.find((f) => f.index === -1 && /parse|function/.test(f.reason))?.reason;
 }
 
@@ -770,7 +775,7 @@ export function verdictLine(v: Verdict): string {
  * for a bare name also the path it is found at ({@link launchPath}). This is the Deno `run`
  * permission of in-process bodies and Lua Workers.
  */
-export function allowedPrograms(policy: Policy): string[] {
+export function allowedPrograms(policy: Policy, look: Lookups = systemLookups(policy)): string[] {
   const out = new Set<string>();
   for (const rule of policy.rules) {
     if (rule.decision !== "allow" || !rule.commands || !rule.matchTool("run")) continue;
@@ -781,11 +786,11 @@ export function allowedPrograms(policy: Policy): string[] {
       if (/[*?[]/.test(name)) continue;
       if (name.includes("/")) {
         // An absolute program (`/usr/bin/sort *`) is allowed only as the one magi's PATH finds.
-        const real = isAbsolute(name) ? trustedProgram(policy, basename(name)) : undefined;
-        if (real && realPathLenient(name) === real) out.add(real);
+        const real = isAbsolute(name) ? look.trusted(basename(name))?.real : undefined;
+        if (real && lenientReal(look, name) === real) out.add(real);
         continue;
       }
-      const at = trustedLocation(policy, name);
+      const at = look.trusted(name);
       // Both paths: a program is started where PATH finds it (see launchPath).
       if (at) out.add(at.real).add(at.found);
     }

@@ -65,6 +65,12 @@ export interface DoorCall {
   project?: boolean;
   /** The call's arguments, for the person asked (a `run` line's prefix rule). */
   args?: Record<string, unknown>;
+  /**
+   * The call asks for more than its own ruling gave it (a tool's request on the approvals
+   * socket): only a person grants that. `--auto` does not approve it; with no person it is
+   * refused. A rule of the person's that allows it still does.
+   */
+  escalation?: boolean;
 }
 
 /** The door's ruling, before an `ask` is settled. */
@@ -146,7 +152,7 @@ export type Settled =
 
 /**
  * Settles a ruling: `allow` runs; `deny` is refused; `ask` goes to "always", `--auto`
- * (approval "never") or the approver — approved, it runs in the ruling's sandbox — and is
+ * (approval "never"; not for an escalation) or the approver — approved, it runs in the ruling's sandbox — and is
  * refused with no one to ask.
  *
  * @param key the call's identity for "always" (tool name + JSON arguments)
@@ -179,7 +185,7 @@ export async function settle(
   const approved = (outcome: string) =>
     done(outcome, { run: true, sandbox: ruling.sandbox, byPerson: true });
   if (ctx.always.has(key)) return approved("approved: always, earlier in this session");
-  if (call.settings.approval === "never" && !ruling.why) {
+  if (call.settings.approval === "never" && !ruling.why && !call.escalation) {
     return approved("approved: --auto (approval never)");
   }
   const answer = ctx.approve

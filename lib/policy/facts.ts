@@ -1,12 +1,13 @@
 /**
  * The facts the door decides on, gathered before it (SPEC S8.1): the judge's verdict — the
  * rules over the call, which need the file system and PATH (real paths of the words, the
- * program each name finds) — the session's sandbox settings and whether a sandbox can start.
- * `door.ts` itself reads nothing.
+ * program each name finds, asked through `fs_facts.ts`) — the session's sandbox settings and
+ * whether a sandbox can start. `decide()` over gathered facts and `door.ts` read nothing.
  *
  * @module
  */
 import { type CallFacts, decide, type Policy, type Verdict } from "./decide.ts";
+import { fromFacts, type FsFacts, gatheringLookups } from "./fs_facts.ts";
 import type { DoorSettings } from "./door.ts";
 import { join } from "node:path";
 import { magiOwnDirs } from "./protected.ts";
@@ -66,9 +67,23 @@ export function sessionSettings(policy: Policy): SessionSettings {
   return made;
 }
 
-/** The judge's verdict on a call: the rules, after the file-system look-ups they need. */
-export function judge(policy: Policy, facts: CallFacts): Verdict {
-  return decide(policy, facts);
+/**
+ * The file-system facts a call's decision needs, gathered from the system: the questions
+ * `decide` asks (real paths of the words, what each path is, the program each name finds),
+ * each asked once and recorded. Gathering walks the same questions the decision will ask.
+ */
+export function gatherFacts(policy: Policy, call: CallFacts): FsFacts {
+  const { look, facts } = gatheringLookups(policy);
+  decide(policy, call, look);
+  return facts;
+}
+
+/**
+ * The judge's verdict on a call: its facts gathered first ({@link gatherFacts}), then the
+ * rules decided over them alone (no I/O).
+ */
+export function judge(policy: Policy, call: CallFacts): Verdict {
+  return decide(policy, call, fromFacts(gatherFacts(policy, call)));
 }
 
 /** The launcher for a call the door lets run in `mode`; undefined for "off". */

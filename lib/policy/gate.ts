@@ -24,7 +24,7 @@ import {
 } from "./door.ts";
 import { effectsOf } from "./effects.ts";
 import { judge, launcherFor, sessionSettings } from "./facts.ts";
-import type { Wrap } from "./sandbox.ts";
+import { trackLaunches, type Wrap } from "./sandbox.ts";
 
 export type { ApprovalAnswer, Approver, Caller } from "./door.ts";
 
@@ -256,7 +256,12 @@ export function gatedInner(policy: () => Policy, tool: Tool): Tool {
     invoke: async (inv) => {
       const got = await gate(contextOf(policy(), callerOf(inv)), tool, inv);
       if (isOutcome(got)) return got;
-      return await tool.invoke({ ...inv, sandbox: got.wrap });
+      const launches = trackLaunches(got.wrap);
+      try {
+        return await tool.invoke({ ...inv, sandbox: launches.wrap });
+      } finally {
+        launches.release();
+      }
     },
   };
 }
@@ -283,12 +288,18 @@ export function guardedFor(
         const env = brokerEnv(rt, tool, inv.env);
         const got = await gate(ctx, tool, { ...inv, env });
         if (isOutcome(got)) return got;
-        return await tool.invoke({
-          ...inv,
-          env,
-          sandbox: got.wrap,
-          [CALLER]: outer,
-        } as Invocation);
+        // The empty folders bwrap makes as mount points go once the call's programs have.
+        const launches = trackLaunches(got.wrap);
+        try {
+          return await tool.invoke({
+            ...inv,
+            env,
+            sandbox: launches.wrap,
+            [CALLER]: outer,
+          } as Invocation);
+        } finally {
+          launches.release();
+        }
       } finally {
         release();
       }

@@ -9,6 +9,7 @@ import type { ExecJob } from "../registry/lua/host_api.ts";
 import type { ExecVerdict, LuaConfinement } from "../registry/lua/worker_host.ts";
 import type { Invocation } from "../registry/types.ts";
 import { allowedPrograms, launchPath, type Policy, resolveProgram } from "./decide.ts";
+import { systemLookups } from "./fs_facts.ts";
 import { gateCommand, gateForProject } from "./gate.ts";
 import { shellWord } from "./shell.ts";
 
@@ -47,10 +48,11 @@ async function judgeExec(
   const gated = await gateCommand(policy, call, argv, line, job.cwd, tool, opts);
   if ("refused" in gated) return { refused: `${name}: ${gated.refused}` };
   const path = call?.env.PATH ?? policy.env.PATH ?? "";
-  const program = resolveProgram(job.program, job.cwd, path);
+  const look = systemLookups(policy);
+  const program = resolveProgram(look, job.program, job.cwd, path);
   if (!program) return { refused: `Cannot start ${name}: no such program` };
   return {
-    program: launchPath(policy, job.program, program),
+    program: launchPath(look, job.program, program),
     byPerson: gated.allowed === "by-person",
     wrap: gated.wrap,
   };

@@ -62,11 +62,64 @@ export interface SandboxScope {
   scratch?: readonly string[];
 }
 
-/** Turns a program and its arguments into the command that runs them inside the sandbox. */
+/**
+ * Turns a program and its arguments into the command that runs them inside the sandbox.
+ * `mountPoints`: the empty folders bwrap makes on the host for this command (a missing
+ * `.magi` or `.git/hooks` kept read-only); {@link trackLaunches} removes them afterwards.
+ */
 export type Wrap = (
   program: string,
   args: string[],
-) => { program: string; args: string[]; env?: Record<string, string> };
+) => { program: string; args: string[]; env?: Record<string, string>; mountPoints?: string[] };
+
+/**
+ * Empty folders the sandbox made as mount points, and how many commands still use each: one
+ * is removed when the last command using it has ended, so none is left on the host.
+ */
+const madeMountPoints = new Map<string, number>();
+
+/** Counts a command's use of the mount points it makes (or that an earlier one made). */
+function useMountPoints(paths: readonly string[]): string[] {
+  for (const p of paths) madeMountPoints.set(p, (madeMountPoints.get(p) ?? 0) + 1);
+  return [...paths];
+}
+
+/**
+ * Ends a command's use of its mount points; each no command uses any more is removed when it
+ * is still an empty folder (whatever another process put there stays).
+ */
+export function releaseMountPoints(paths: readonly string[]): void {
+  for (const p of paths) {
+    const n = (madeMountPoints.get(p) ?? 1) - 1;
+    if (n > 0) {
+      madeMountPoints.set(p, n);
+      continue;
+    }
+    madeMountPoints.delete(p);
+    try {
+      Deno.removeSync(p);
+    } catch {
+      // not empty, or gone: not ours to remove
+    }
+  }
+}
+
+/**
+ * A launcher whose commands' mount points are released by `release()` (call it once the
+ * commands have ended: a sandbox's processes end with its first one, in its PID namespace).
+ */
+export function trackLaunches(wrap: Wrap | undefined): { wrap?: Wrap; release(): void } {
+  if (!wrap) return { release: () => {} };
+  const made: string[] = [];
+  return {
+    wrap: (program, args) => {
+      const command = wrap(program, args);
+      made.push(...command.mountPoints ?? []);
+      return command;
+    },
+    release: () => releaseMountPoints(made.splice(0)),
+  };
+}
 
 /** The settings of the old `policy.sandbox` key (mapped to workspace-write). */
 export interface SandboxConfig {
@@ -137,6 +190,7 @@ export function bwrapArgs(
   settings: SandboxSettings,
   scope: SandboxScope,
   mode: "read-only" | "workspace-write",
+  mountPoints: string[] = [],
 ): string[] {
   const temp = realTemp();
   const args = ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"];
@@ -159,8 +213,15 @@ export function bwrapArgs(
     // "-try": a folder another process removes meanwhile is skipped, not a failed call.
     for (const dir of pinsFor(protects, outer)) args.push("--bind-try", dir, dir);
     for (const p of protects) {
-      if (p.kind === "missing-dir") args.push("--tmpfs", p.path, "--remount-ro", p.path);
-      else args.push("--ro-bind-try", p.path, p.path);
+      if (p.kind === "missing-dir") {
+        // bwrap makes the folder on the host: counted, and removed once no command uses it.
+        args.push("--tmpfs", p.path, "--remount-ro", p.path);
+        mountPoints.push(p.path);
+      } else {
+        args.push("--ro-bind-try", p.path, p.path);
+        // One an earlier command made, still in use: counted too.
+        if (madeMountPoints.has(p.path)) mountPoints.push(p.path);
+      }
     }
   }
   const emptied: string[] = [];
@@ -206,10 +267,11 @@ export function sandboxLauncher(
 ): Wrap {
   const bwrap = findBwrap(scope.path ?? defaultPath(), [...scope.roots, realTemp()]) ?? "bwrap";
   if (!Array.isArray(settings.network)) {
-    return (program, rest) => ({
-      program: bwrap,
-      args: [...bwrapArgs(settings, scope, mode), "--", program, ...rest],
-    });
+    return (program, rest) => {
+      const made: string[] = [];
+      const args = [...bwrapArgs(settings, scope, mode, made), "--", program, ...rest];
+      return { program: bwrap, args, mountPoints: useMountPoints(made) };
+    };
   }
   const bridge = bridgeCommand();
   const proxy = domainProxy(settings.network);
@@ -224,18 +286,19 @@ export function sandboxLauncher(
     sockets: [...(scope.sockets ?? []), proxy.socket],
     needed: [...(scope.needed ?? []), ...bridgeDirs],
   };
-  return (program, rest) => ({
-    program: bwrap,
-    args: [
-      ...bwrapArgs(closed, withSocket, mode),
+  return (program, rest) => {
+    const made: string[] = [];
+    const args = [
+      ...bwrapArgs(closed, withSocket, mode, made),
       "--",
       ...bridge,
       proxy.socket,
       "--",
       program,
       ...rest,
-    ],
-  });
+    ];
+    return { program: bwrap, args, mountPoints: useMountPoints(made) };
+  };
 }
 
 /** How to start the bridge inside the sandbox: Deno running `sandbox_bridge.js`. */

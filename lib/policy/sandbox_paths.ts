@@ -137,6 +137,35 @@ function listing(dir: string): Listing | undefined {
   return out;
 }
 
+/**
+ * The git dirs below `dir` (a `worktrees` or `modules` folder): each folder holding `HEAD`,
+ * down to `depth` (a submodule's name may have slashes: `modules/lib/a`), within the budget.
+ */
+function gitDirsUnder(dir: string, depth: number): string[] {
+  const out: string[] = [];
+  let level = [dir];
+  let budget = SCAN_BUDGET;
+  for (let d = 0; d < depth && level.length > 0; d++) {
+    const next: string[] = [];
+    for (const at of level) {
+      let names: string[];
+      try {
+        names = [...Deno.readDirSync(at)].filter((e) => e.isDirectory).map((e) => e.name);
+      } catch {
+        continue;
+      }
+      for (const sub of names.map((n) => join(at, n))) {
+        if (budget-- <= 0) return out;
+        if (kindOf(join(sub, "HEAD")) === "file") out.push(sub);
+        // A submodule's own submodules: `modules/a/modules/b`, reached through gitDir.
+        else next.push(sub);
+      }
+    }
+    level = next;
+  }
+  return out;
+}
+
 /** One read-only re-mount inside a writable folder. */
 export interface Protect {
   path: string;
@@ -170,14 +199,21 @@ export function protectedPaths(
   const add = (path: string, kind: Protect["kind"]) => {
     if (isWritable(path) && !out.has(path)) out.set(path, { path, kind });
   };
-  const gitDir = (g: string) => {
-    for (const name of ["config", "config.worktree"]) {
+  const seen = new Set<string>();
+  /** `nested`: a worktree's git dir (its hooks are the common dir's) or a submodule's. */
+  const gitDir = (g: string, nested?: "worktree" | "module") => {
+    if (seen.has(g)) return;
+    seen.add(g);
+    for (const name of ["config", "config.worktree", ...(nested ? ["gitdir"] : [])]) {
       const k = kindOf(join(g, name));
       if (k) add(join(g, name), k === "dir" ? "dir" : "file");
     }
     const hooks = join(g, "hooks");
     const hk = kindOf(hooks);
-    add(hooks, hk === undefined ? "missing-dir" : hk === "dir" ? "dir" : "file");
+    // git runs a worktree's hooks from the common dir: one missing here is never run.
+    if (hk !== undefined || nested !== "worktree") {
+      add(hooks, hk === undefined ? "missing-dir" : hk === "dir" ? "dir" : "file");
+    }
     try {
       const common = Deno.readTextFileSync(join(g, "commondir")).trim();
       if (common && common !== ".") {
@@ -187,6 +223,12 @@ export function protectedPaths(
       add(join(g, "commondir"), "file");
     } catch {
       // not a worktree's git dir
+    }
+    // A worktree's and a submodule's git dirs (`worktrees/X`, `modules/X`, nested modules):
+    // git runs their config and hooks as it runs the repository's own.
+    for (const sub of ["worktrees", "modules"]) {
+      const kind = sub === "modules" ? "module" : "worktree";
+      for (const d of gitDirsUnder(join(g, sub), kind === "module" ? 4 : 1)) gitDir(d, kind);
     }
   };
   const repoAt = (top: string) => {

@@ -18,6 +18,8 @@ export interface CallContext {
   MAGI_ATTACH_DIR?: string;
   MAGI_PRIV?: string;
   MAGI_APPROVAL_SOCK?: string;
+  /** Who makes the call the child runs for: "person", "model" or "mcp" (see `caller.ts`). */
+  MAGI_CALLER?: string;
 }
 
 /**

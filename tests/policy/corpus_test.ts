@@ -6,7 +6,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { runTool } from "../../lib/pipeline/run_tool.ts";
-import { decide } from "../../lib/policy/decide.ts";
+import { judge } from "../../lib/policy/facts.ts";
 import { tempDir, testRuntime } from "../helpers.ts";
 
 type Attempt = [tool: string, args: Record<string, unknown>, expect: "deny" | "ask"];
@@ -164,7 +164,7 @@ Deno.test("the corpus: every attempt is denied or asked, and none runs", async (
   });
   const problems: string[] = [];
   for (const [tool, args, expect] of ATTEMPTS) {
-    const verdict = decide(t.rt.policy, {
+    const verdict = judge(t.rt.policy, {
       tool,
       source: "builtin",
       args,
@@ -192,7 +192,7 @@ Deno.test("the default allow-list runs read-only commands inside the roots", asy
     config: { shipped_tools: false, roots: [dir.path] },
   });
   for (const command of ["ls", "wc -l a.txt | cat", "git status --short || true", "cat -n a.txt"]) {
-    const v = decide(t.rt.policy, {
+    const v = judge(t.rt.policy, {
       tool: "run",
       source: "builtin",
       args: { command },

@@ -5,7 +5,8 @@
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { decide, loadPolicy } from "../../lib/policy/decide.ts";
+import { loadPolicy } from "../../lib/policy/decide.ts";
+import { judge } from "../../lib/policy/facts.ts";
 import { tempDir } from "../helpers.ts";
 
 const RULES = [
@@ -99,7 +100,7 @@ Deno.test("deny rules for git push and curl hold whatever the spelling", async (
   const policy = loadPolicy({ rules: RULES }, "test", [dir.path], Deno.env.toObject());
   const problems: string[] = [];
   for (const [command, want, rule] of LINES) {
-    const v = decide(policy, { tool: "run", source: "builtin", args: { command }, cwd: dir.path });
+    const v = judge(policy, { tool: "run", source: "builtin", args: { command }, cwd: dir.path });
     if (v.decision !== want || (rule !== undefined && v.rule?.id !== rule)) {
       problems.push(`${command}: ${v.decision} by ${v.rule?.id ?? "no rule"} (${v.reason})`);
     }

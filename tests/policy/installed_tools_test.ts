@@ -37,7 +37,7 @@ Deno.test("a path outside the roots inside an option word is refused too: --x=/p
   const root = join(dir.path, "project");
   await Deno.mkdir(root);
   await using t = await testRuntime({ cwd: root, config: { roots: [root] } });
-  const { decide } = await import("../../lib/policy/decide.ts");
+  const { judge: decide } = await import("../../lib/policy/facts.ts");
   const judge = (args: Record<string, unknown>) =>
     decide(t.rt.policy, { tool: "some-tool", source: "tools_dir", args, cwd: root }).decision;
   for (

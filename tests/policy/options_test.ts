@@ -6,7 +6,8 @@
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { decide, loadPolicy, type Policy } from "../../lib/policy/decide.ts";
+import { loadPolicy, type Policy } from "../../lib/policy/decide.ts";
+import { judge } from "../../lib/policy/facts.ts";
 import { optionKind } from "../../lib/policy/option_reader.ts";
 import { PROGRAM_OPTIONS, type ProgramOptions } from "../../lib/policy/options.ts";
 import { GIT_GLOBAL_OPTIONS, GIT_SUBCOMMAND_OPTIONS } from "../../lib/policy/options_git.ts";
@@ -45,7 +46,7 @@ function installed(program: string): boolean {
 const RULE_ASKS = new Set<string>([]);
 
 function verdict(policy: Policy, root: string, command: string) {
-  return decide(policy, { tool: "run", source: "builtin", args: { command }, cwd: root });
+  return judge(policy, { tool: "run", source: "builtin", args: { command }, cwd: root });
 }
 
 async function withPolicy(fn: (policy: Policy, root: string) => void) {

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { decide, loadPolicy } from "../../lib/policy/decide.ts";
+import { loadPolicy } from "../../lib/policy/decide.ts";
+import { judge } from "../../lib/policy/facts.ts";
 import { prefixRule, saveRunRule, withPrefixRules } from "../../lib/policy/prefix_rule.ts";
 import { readConfigFile } from "../../lib/config/load.ts";
 import { tempDir } from "../helpers.ts";
@@ -40,7 +41,7 @@ Deno.test("withPrefixRules() allows what the rules cover, as a saved rule would"
   );
   const policy = withPrefixRules(base, ["ls *", "git push *", "uname *"]);
   const decision = (command: string) =>
-    decide(policy, { tool: "run", source: "builtin", args: { command }, cwd: dir.path }).decision;
+    judge(policy, { tool: "run", source: "builtin", args: { command }, cwd: dir.path }).decision;
   assert.equal(decision("ls -la"), "allow");
   assert.equal(decision("uname -a && ls"), "allow");
   assert.equal(decision("ls && rm x"), "ask");

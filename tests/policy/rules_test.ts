@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { runTool } from "../../lib/pipeline/run_tool.ts";
-import { decide } from "../../lib/policy/decide.ts";
+import { judge as decide } from "../../lib/policy/facts.ts";
 import { commandPattern, matchCommand } from "../../lib/policy/rules.ts";
 import { readLine } from "../../lib/policy/shell.ts";
 import { magi, tempDir, TESTDATA, testRuntime, writeConfig } from "../helpers.ts";

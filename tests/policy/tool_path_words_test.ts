@@ -7,7 +7,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { tempDir, testRuntime } from "../helpers.ts";
-import { decide } from "../../lib/policy/decide.ts";
+import { judge as decide } from "../../lib/policy/facts.ts";
 
 Deno.test("file: URLs and curl's @FILE in option words are judged as paths; other words are not", async () => {
   await using dir = await tempDir();

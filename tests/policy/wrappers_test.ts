@@ -5,7 +5,8 @@
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { decide, loadPolicy } from "../../lib/policy/decide.ts";
+import { loadPolicy } from "../../lib/policy/decide.ts";
+import { judge } from "../../lib/policy/facts.ts";
 import { readLine } from "../../lib/policy/shell.ts";
 import { WRAPPERS } from "../../lib/policy/wrappers.ts";
 import { tempDir } from "../helpers.ts";
@@ -22,7 +23,7 @@ Deno.test("each wrapper's example: the rm it wraps is denied by a rule denying r
   const problems: string[] = [];
   for (const [name, spec] of Object.entries(WRAPPERS)) {
     assert.ok(spec.example.startsWith(`${name} `) && spec.example.includes("rm victim"), name);
-    const v = decide(policy, {
+    const v = judge(policy, {
       tool: "run",
       source: "builtin",
       args: { command: spec.example },
