@@ -65,7 +65,7 @@ export interface SandboxScope {
 /**
  * Turns a program and its arguments into the command that runs them inside the sandbox.
  * `mountPoints`: the empty folders bwrap makes on the host for this command (a missing
- * `.magi` or `.git/hooks` kept read-only); {@link trackLaunches} removes them afterwards.
+ * `.magi` or `.git/hooks` kept read-only); they stay (see {@link releaseMountPoints}).
  */
 export type Wrap = (
   program: string,
@@ -73,8 +73,7 @@ export type Wrap = (
 ) => { program: string; args: string[]; env?: Record<string, string>; mountPoints?: string[] };
 
 /**
- * Empty folders the sandbox made as mount points, and how many commands still use each: one
- * is removed when the last command using it has ended, so none is left on the host.
+ * Empty folders the sandbox made as mount points, and how many commands still use each.
  */
 const madeMountPoints = new Map<string, number>();
 
@@ -85,22 +84,17 @@ function useMountPoints(paths: readonly string[]): string[] {
 }
 
 /**
- * Ends a command's use of its mount points; each no command uses any more is removed when it
- * is still an empty folder (whatever another process put there stays).
+ * Ends a command's use of its mount points. The empty folders stay on the host: removing a
+ * folder that is a mount point in another process's sandbox (a second magi in the same
+ * repository) lazily detaches the read-only cover there (Linux ≥ 3.18), and the program
+ * inside could then create `.git/hooks/pre-commit`. An empty `.git/hooks` or `.magi` runs
+ * nothing; a detached cover would.
  */
 export function releaseMountPoints(paths: readonly string[]): void {
   for (const p of paths) {
     const n = (madeMountPoints.get(p) ?? 1) - 1;
-    if (n > 0) {
-      madeMountPoints.set(p, n);
-      continue;
-    }
-    madeMountPoints.delete(p);
-    try {
-      Deno.removeSync(p);
-    } catch {
-      // not empty, or gone: not ours to remove
-    }
+    if (n > 0) madeMountPoints.set(p, n);
+    else madeMountPoints.delete(p);
   }
 }
 
