@@ -113,6 +113,8 @@ export interface ProviderSettings {
   maxTokens: number;
   /** The `parallel_tool_calls` field to send, if any. */
   parallelToolCalls?: boolean;
+  /** The fetch the SDK uses (lib/agent/http_watch.ts: its retries made visible). */
+  fetch?: typeof fetch;
 }
 
 /**

@@ -7,7 +7,8 @@
  */
 import { AnthropicProvider } from "./anthropic.ts";
 import { OpenAIProvider } from "./openai.ts";
-import type { Provider, ProviderConfig } from "./provider.ts";
+import { HttpWatch } from "./http_watch.ts";
+import { type Provider, type ProviderConfig, ProviderError } from "./provider.ts";
 import { PRESETS } from "./provider_config.ts";
 
 /** A provider that cannot be set up from the config and flags: a usage error (exit 2). */
@@ -19,6 +20,8 @@ export class ProviderConfigError extends Error {
 export interface ChosenProvider {
   provider: Provider;
   maxRetries: number;
+  /** The SDK's HTTP requests: retries told to a listener, the last URL tried. */
+  http: HttpWatch;
 }
 
 /**
@@ -62,6 +65,7 @@ export function chooseProvider(
     }
   }
   const maxRetries = config.max_retries ?? 3;
+  const http = new HttpWatch(maxRetries);
   const settings = {
     name,
     model,
@@ -71,9 +75,33 @@ export function chooseProvider(
     maxRetries,
     maxTokens: config.max_tokens ?? 8192,
     parallelToolCalls: config.parallel_tool_calls,
+    fetch: http.fetch,
   };
   const provider = config.kind === "anthropic"
     ? new AnthropicProvider(settings)
     : new OpenAIProvider(settings);
-  return { provider, maxRetries };
+  return { provider: namingUrl(provider, http), maxRetries, http };
+}
+
+/**
+ * A provider whose connection failures name the URL tried: the SDKs say only
+ * "Connection error." (a stopped Ollama, a llama.cpp server on another port).
+ */
+function namingUrl(provider: Provider, http: HttpWatch): Provider {
+  const turn = provider.turn.bind(provider);
+  provider.turn = async (request) => {
+    try {
+      return await turn(request);
+    } catch (error) {
+      if (
+        error instanceof ProviderError && /connection error|fetch failed|ECONNREFUSED/i.test(
+          error.message,
+        ) && http.lastUrl && !error.message.includes(http.lastUrl)
+      ) {
+        throw new ProviderError(`${error.message} (tried ${http.lastUrl}; is the server running?)`);
+      }
+      throw error;
+    }
+  };
+  return provider;
 }

@@ -17,7 +17,14 @@ import type { Message, ToolCallRequest } from "./provider.ts";
 export type SessionEvent =
   | { type: "session"; v: 1; id: string; at: string; cwd: string; provider: string; model: string }
   | { type: "user"; at: string; text: string }
-  | { type: "assistant"; at: string; text: string; tool_calls: ToolCallRequest[] }
+  | {
+    type: "assistant";
+    at: string;
+    text: string;
+    tool_calls: ToolCallRequest[];
+    // terminal (#18): the person stopped this answer mid-stream (Ctrl-C); `text` is partial.
+    interrupted?: true;
+  }
   | { type: "tool_result"; at: string; id: string; name: string; said: string; is_error: boolean }
   | { type: "usage"; at: string; input_tokens: number; output_tokens: number }
   // A tool's request on the approvals socket and its answer (lib/policy/approvals.ts).
@@ -36,6 +43,10 @@ export type SessionEvent =
 export type NewEvent = SessionEvent extends infer E ? E extends SessionEvent ? Omit<E, "at">
   : never
   : never;
+
+/** Appended, for the model, to an answer the person interrupted (terminal, #18). */
+export const INTERRUPTED_NOTE =
+  "[magi: the person interrupted this answer here (Ctrl-C); it was not finished]";
 
 const TRANSCRIPT = "transcript.jsonl";
 const MIRROR = "context.md";
@@ -179,7 +190,9 @@ export class Session {
       else {
         const calls = e.tool_calls ?? [];
         order = new Map(calls.map((c, i) => [c.id, i]));
-        out.push({ role: "assistant", text: e.text, tool_calls: calls });
+        // terminal (#18): the next request tells the model its answer was cut by the person.
+        const text = e.interrupted ? `${e.text}\n\n${INTERRUPTED_NOTE}` : e.text;
+        out.push({ role: "assistant", text, tool_calls: calls });
       }
     }
     flush();

@@ -9,6 +9,7 @@ import { sessionSettings } from "../policy/facts.ts";
 import { join } from "node:path";
 import type { Runtime } from "../runtime.ts";
 import { systemPrompt } from "./prompt.ts";
+import type { HttpWatch } from "./http_watch.ts";
 import type { Provider } from "./provider.ts";
 import { chooseProvider } from "./providers.ts";
 import { defaultSessionsDir, Session } from "./session.ts";
@@ -19,6 +20,8 @@ import { privateDir } from "../output/private.ts";
 export interface Agent {
   provider: Provider;
   maxRetries: number;
+  /** The provider's HTTP requests (its SDK's retries, the last URL tried). */
+  http: HttpWatch;
   session: Session;
   system: string;
 }
@@ -50,7 +53,7 @@ export function startAgent(rt: Runtime, flags: AgentFlags, now = new Date()): Ag
       providerFlags = { provider: meta.provider, model: flags.model ?? meta.model };
     }
   }
-  const { provider, maxRetries } = chooseProvider(v, providerFlags, rt.env);
+  const { provider, maxRetries, http } = chooseProvider(v, providerFlags, rt.env);
   session ??= Session.create(sessionsDir, rt.masker, {
     cwd: rt.session.cwd,
     provider: provider.name,
@@ -74,5 +77,5 @@ export function startAgent(rt: Runtime, flags: AgentFlags, now = new Date()): Ag
   (reach.writable ??= []).push(attach);
   onApproval(rt.policy, (r) => session.append({ type: "approval", ...r }));
   const system = rt.masker.maskText(systemPrompt({ cwd: rt.session.cwd, env: rt.env, now }));
-  return { provider, maxRetries, session, system };
+  return { provider, maxRetries, http, session, system };
 }

@@ -4,6 +4,7 @@
  * @module
  */
 import { resolve } from "node:path";
+import { CONFIG_OPTIONS } from "./options.ts";
 import { loadConfig, readConfigFile, stringList } from "../config/load.ts";
 import { policySources, userConfigFile } from "../policy/decide.ts";
 import { maskerFor } from "../runtime.ts";
@@ -11,7 +12,7 @@ import { parseCommand, UsageError, warn, write } from "./common.ts";
 
 /** Runs `magi config`. */
 export async function configCommand(args: string[]): Promise<number> {
-  const { values, positionals } = parseCommand(args, { json: { type: "boolean" } });
+  const { values, positionals } = parseCommand(args, CONFIG_OPTIONS);
   if (positionals.length > 0) {
     throw new UsageError(`magi config takes no words; got "${positionals[0]}"`);
   }

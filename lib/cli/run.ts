@@ -17,6 +17,10 @@ import { TerminalView } from "../agent/view.ts";
 import { stderr, stdout } from "../output/out.ts";
 import { EXIT, parseCommand, runtimeFor, UsageError, warn } from "./common.ts";
 import { claimInterrupts } from "../process/spawn.ts";
+import { RUN_OPTIONS } from "./options.ts";
+import { choicesLine, normaliseAnswer } from "../terminal/choice.ts";
+import { DEFAULT_LINES } from "../terminal/display_cap.ts";
+import { recordInterrupted } from "./interrupted.ts";
 
 /**
  * Builds the runtime and starts (or resumes) the agent for `magi run` and `magi chat`. A
@@ -64,9 +68,10 @@ export const AGENT_OPTIONS = {
 export function answersFrom(values: string[], view: TerminalView): AnswerProvider {
   const left = [...values];
   return (question) => {
-    const answer = left.shift();
+    const given = left.shift();
+    const answer = given === undefined ? undefined : normaliseAnswer(given, question.choices);
     view.event({ type: "question", ...question, answer: answer ?? null });
-    const choices = question.choices?.length ? ` [${question.choices.join(" / ")}]` : "";
+    const choices = question.choices?.length ? ` ${choicesLine(question.choices)}` : "";
     if (!view.json) {
       view.note(`? ${question.question}${choices} → ${answer ?? "(no --answer left)"}`);
     }
@@ -97,11 +102,7 @@ function finished(session: Session): boolean {
 
 /** Runs `magi run`. */
 export async function runCommand(args: string[]): Promise<number> {
-  const { values, positionals } = parseCommand(args, {
-    ...AGENT_OPTIONS,
-    answer: { type: "string", multiple: true },
-    auto: { type: "boolean" },
-  });
+  const { values, positionals } = parseCommand(args, RUN_OPTIONS);
   let task = positionals.join(" ");
   if (task === "-") task = await new Response(Deno.stdin.readable).text();
   if (task.trim() === "" && !values.resume) {
@@ -118,7 +119,17 @@ export async function runCommand(args: string[]): Promise<number> {
     info: stderr,
     fancy: !json && fancyOutput(),
     progress: stderr,
+    // Piped, the answer is written when its attempt finished: a retry leaves nothing behind.
+    hold: !Deno.stdout.isTerminal(),
+    ...(Deno.stderr.isTerminal()
+      ? {
+        lines: typeof rt.config.values["display.lines"] === "number"
+          ? rt.config.values["display.lines"] as number
+          : DEFAULT_LINES,
+      }
+      : {}),
   });
+  agent.http.listener = (retry) => view.httpRetry(retry);
   const { session } = agent;
   // A resumed session killed mid-turn: its calls' results must come before the new text.
   if (task.trim() !== "") {
@@ -138,6 +149,7 @@ export async function runCommand(args: string[]): Promise<number> {
   const releaseInterrupts = claimInterrupts();
   let status: number;
   let reason: string;
+  view.begin();
   try {
     reason = await runAgent({
       rt,
@@ -156,6 +168,7 @@ export async function runCommand(args: string[]): Promise<number> {
       : reason === "max_turns"
       ? RUN_EXIT.maxTurns
       : RUN_EXIT.interrupted;
+    if (reason === "cancelled") recordInterrupted(session, view.takePartial());
     if (reason === "max_turns") {
       view.note(`magi: stopped after --max-turns ${maxTurns} model requests`);
     }
@@ -168,6 +181,7 @@ export async function runCommand(args: string[]): Promise<number> {
   } finally {
     Deno.removeSignalListener("SIGINT", onInterrupt);
     releaseInterrupts();
+    view.done();
     view.close();
   }
   session.append({ type: "end", reason });

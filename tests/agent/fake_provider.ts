@@ -19,6 +19,8 @@ export interface Reply {
   cut?: boolean;
   /** Send nothing more after the frames, and never end (a stalled stream). */
   stall?: boolean;
+  /** Send the first `after` frames, then wait for `until` before the rest (a slow model). */
+  pause?: { after: number; until: Promise<unknown> };
 }
 
 /** A request as the server received it. */
@@ -70,7 +72,8 @@ export function scriptedServer(
     const encoder = new TextEncoder();
     const stream = new ReadableStream<Uint8Array>({
       async start(controller) {
-        for (const frame of frames) {
+        for (const [i, frame] of frames.entries()) {
+          if (reply.pause && i === reply.pause.after) await reply.pause.until;
           controller.enqueue(encoder.encode(frame));
           await new Promise((r) => setTimeout(r, 1));
         }
