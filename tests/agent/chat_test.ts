@@ -199,8 +199,10 @@ Deno.test("magi chat: Ctrl-C cancels a model response that is still streaming", 
   assert.equal(out.code, 0, new TextDecoder().decode(out.stderr));
   assert.match(stdout, /Let me think\n\(interrupted\)\n/);
   assert.match(stdout, /Short answer\./);
-  const roles = (server.requests[1].json.messages as { role: string }[]).map((m) => m.role);
-  assert.deepEqual(roles, ["system", "user", "user"]);
+  // The partial answer is kept, and the model is told it was interrupted.
+  const messages = server.requests[1].json.messages as { role: string; content: string }[];
+  assert.deepEqual(messages.map((m) => m.role), ["system", "user", "assistant", "user"]);
+  assert.match(messages[2].content, /^Let me think\n\n\[magi: the person interrupted/);
 });
 
 Deno.test("magi chat: always for a run line offers its prefix rule, for the session and saved", async () => {
