@@ -16,7 +16,7 @@ Deno.test("every subcommand's --help lists all its options, with an example; --v
       assert.ok(help.stdout.includes(`--${option}`), `magi ${name} --help lacks --${option}`);
     }
     assert.match(help.stdout, /^Usage: magi /);
-    assert.match(help.stdout, /Examples?:\n  magi /);
+    assert.match(help.stdout, /Examples?:\n {2}magi /);
     const version = await magi([name, "--version"], { cwd: dir.path });
     assert.equal(version.code, 0, version.stderr);
     assert.match(version.stdout, /^magi \d+\.\d+\.\d+\n$/);
