@@ -99,6 +99,8 @@ export class TerminalView implements AgentView {
   #streamed = 0;
   /** Output tokens reported since {@link begin}. */
   #spent = new Tally();
+  /** Retry notes written since the answer (re)started (a restart writes them again). */
+  #notes: string[] = [];
   /** The text of the answer streaming now (what an interruption leaves). */
   #partial = "";
   /** The whole of the last tool call's shown, for `/last`. */
@@ -235,6 +237,7 @@ export class TerminalView implements AgentView {
     }
     this.#endLine();
     this.#rows = 0;
+    this.#notes = [];
     this.#streamed = 0;
     this.#status?.show("working");
   }
@@ -327,7 +330,15 @@ export class TerminalView implements AgentView {
 
   retry(message: string): void {
     if (this.#json) return this.event({ type: "retry", message });
-    if (!this.#midLine || this.#shared) return this.note(`magi: ${message}`);
+    if (this.#shared) {
+      // The note joins what a restart erases on the screen (and is written again after).
+      if (this.#midLine) this.#rows++;
+      this.#notes.push(`magi: ${message}`);
+      this.note(`magi: ${message}`);
+      this.#count(`magi: ${message}\n`);
+      return;
+    }
+    if (!this.#midLine) return this.note(`magi: ${message}`);
     // The cut text is mid-line on stdout and the answer may go on from it: the note breaks
     // the line on its own stream, so stdout still holds the answer alone.
     this.#clearProgress();
@@ -353,9 +364,13 @@ export class TerminalView implements AgentView {
     if (this.#fancy && this.#rows > 0 && this.#rows < screenRows && this.#shared) {
       this.#out.own(ansiEscapes.eraseLines(this.#rows + 1));
       this.#rows = 0;
+      const notes = this.#notes;
+      this.#notes = [];
+      for (const note of notes) this.note(note);
       return;
     }
     this.#rows = 0;
+    this.#notes = [];
     this.#styled(DIM, RESTART);
   }
 

@@ -169,3 +169,28 @@ Deno.test({
     assert.ok(sent.includes(INTERRUPTED_NOTE.slice(0, 40)), sent);
   },
 });
+
+Deno.test({
+  name: "magi chat on a terminal: a retried answer that starts over leaves no abandoned text",
+  ignore: !hasTmux,
+  sanitizeResources: false,
+  sanitizeOps: false,
+  async fn() {
+    await using dir = await tempDir();
+    const tools = await makeTools(dir.path);
+    const cut = {
+      sse: [
+        oaChunk({ role: "assistant", content: "Abandoned paragraph.\n\n" }),
+        oaChunk({ content: "More of it" }),
+      ],
+      cut: true,
+    };
+    await using server = scriptedServer("openai", [cut, reply("openai", "The real answer.")]);
+    const config = await agentConfig(dir.path, "openai", server.url);
+    await using pane = await chat(dir.path, config, tools);
+    await pane.keys("answer", "Enter");
+    const screen = await pane.waitFor(/The real answer\.[\s\S]*tokens: /);
+    assert.doesNotMatch(screen, /Abandoned|More of it/);
+    assert.match(screen, /retrying \(2\/3\)/);
+  },
+});
