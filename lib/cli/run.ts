@@ -20,6 +20,7 @@ import { claimInterrupts } from "../process/spawn.ts";
 import { RUN_OPTIONS } from "./options.ts";
 import { choicesLine, normaliseAnswer } from "../terminal/choice.ts";
 import { DEFAULT_LINES } from "../terminal/display_cap.ts";
+import { loadRenderer } from "../terminal/markdown.ts";
 import { recordInterrupted } from "./interrupted.ts";
 
 /**
@@ -109,10 +110,14 @@ export async function runCommand(args: string[]): Promise<number> {
     throw new UsageError('magi run needs a task: magi run "what to do"');
   }
   const maxTurns = maxTurnsOf(values["max-turns"]);
+  const json = values.json ?? false;
+  // On a terminal with colour the answer is rendered as markdown; the renderer loads meanwhile.
+  const rendering = !json && Deno.stdout.isTerminal() && fancyOutput()
+    ? loadRenderer(Math.min(Deno.consoleSize().columns || 80, 100)).catch(() => undefined)
+    : Promise.resolve(undefined);
   const started = await startFromFlags(values);
   if (typeof started === "number") return started;
   const { rt, agent } = started;
-  const json = values.json ?? false;
   const view = new TerminalView({
     json,
     out: stdout,
@@ -121,6 +126,7 @@ export async function runCommand(args: string[]): Promise<number> {
     progress: stderr,
     // Piped, the answer is written when its attempt finished: a retry leaves nothing behind.
     hold: !Deno.stdout.isTerminal(),
+    render: await rendering,
     ...(Deno.stderr.isTerminal()
       ? {
         lines: typeof rt.config.values["display.lines"] === "number"
