@@ -201,3 +201,29 @@ Deno.test({
     assert.match(screen, /retrying \(2\/3\)/);
   },
 });
+
+Deno.test({
+  name: "magi chat on a terminal: a tool's output is cut at display.lines; /last shows it all",
+  ignore: !hasTmux,
+  sanitizeResources: false,
+  sanitizeOps: false,
+  async fn() {
+    await using dir = await tempDir();
+    const tools = await makeTools(dir.path);
+    await using server = scriptedServer("openai", [
+      reply("openai", "", [{ id: "call_1", name: "flood", args: { args: ["30"] } }]),
+      reply("openai", "Flooded."),
+    ]);
+    const config = await agentConfig(dir.path, "openai", server.url, { display: { lines: 5 } });
+    await using pane = await chat(dir.path, config, tools);
+    await pane.keys("flood", "Enter");
+    const screen = await pane.waitFor(/Flooded\./);
+    assert.match(screen, /^line 5$/m);
+    assert.doesNotMatch(screen, /^line 6$/m);
+    const more = /… 25 more lines — full: (\S+)/.exec(screen);
+    assert.ok(more, screen);
+    assert.match(await Deno.readTextFile(more[1]), /line 30\n$/);
+    await pane.keys("/last", "Enter");
+    await pane.waitFor(/^line 30$/m);
+  },
+});
