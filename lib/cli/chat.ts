@@ -31,7 +31,7 @@ import { APPROVAL, approvalOf, choicesLine, normaliseAnswer } from "../terminal/
 import { costReport, Tally } from "../terminal/cost.ts";
 import { DEFAULT_LINES, pages } from "../terminal/display_cap.ts";
 import { loadRenderer, type Render } from "../terminal/markdown.ts";
-import { SlashTable } from "../terminal/slash.ts";
+import { applySlashSources, SlashTable } from "../terminal/slash.ts";
 import { CHAT_OPTIONS } from "./options.ts";
 import { recordInterrupted } from "./interrupted.ts";
 
@@ -314,6 +314,7 @@ export async function chatCommand(args: string[]): Promise<number> {
     },
   });
   slash.add({ name: "exit", aliases: ["quit"], help: "leave the chat", run: () => "exit" });
+  applySlashSources(slash);
 
   let controller: AbortController | undefined;
   const interrupt = () => {

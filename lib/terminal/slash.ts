@@ -92,3 +92,21 @@ export class SlashTable {
     return [options, partial];
   }
 }
+
+/** Adds commands to a chat's table when it starts (MCP prompts, a feature's own command). */
+export type SlashSource = (table: SlashTable) => void;
+
+const sources: SlashSource[] = [];
+
+/**
+ * Registers a source of slash commands: each `magi chat` calls it once its own commands are
+ * in, so a source may add more or replace one (the context work's `/compact`).
+ */
+export function addSlashSource(source: SlashSource): void {
+  sources.push(source);
+}
+
+/** Lets every registered source add its commands to `table`. */
+export function applySlashSources(table: SlashTable): void {
+  for (const source of sources) source(table);
+}
