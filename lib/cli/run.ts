@@ -52,16 +52,6 @@ export async function startFromFlags(
 /** Exit statuses of `magi run` beyond {@link EXIT}. */
 export const RUN_EXIT = { providerFailed: 1, maxTurns: 3, interrupted: 130 } as const;
 
-/** Options `magi run` and `magi chat` share. */
-export const AGENT_OPTIONS = {
-  provider: { type: "string" },
-  model: { type: "string" },
-  resume: { type: "string" },
-  "max-turns": { type: "string" },
-  json: { type: "boolean" },
-  sandbox: { type: "string" },
-} as const;
-
 /**
  * Answers tools' questions from `--answer` values, in order; once they run out a question
  * ends as an error result the model reads. Each question and its answer are shown.
