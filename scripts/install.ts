@@ -10,7 +10,7 @@
  *
  * @module
  */
-import { join } from "node:path";
+import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { RUN_FLAGS } from "./permissions.ts";
@@ -42,9 +42,20 @@ if (import.meta.main) {
     stdout: "inherit",
     stderr: "inherit",
   }).output();
-  if (out.success) {
-    const bin = values.root ? join(values.root, "bin", "magi") : "magi (in Deno's bin folder)";
-    console.log(`installed ${bin}`);
-  }
+  if (out.success) console.log(installedMessage(values.root, Deno.env.toObject()));
   Deno.exit(out.code);
+}
+
+/**
+ * Where the command went and whether its folder is on PATH: `deno install` puts it in
+ * `ROOT/bin`, ROOT being `--root`, else `$DENO_INSTALL_ROOT`, else `~/.deno`.
+ */
+export function installedMessage(root: string | undefined, env: Record<string, string>): string {
+  const base = root ?? env.DENO_INSTALL_ROOT ?? join(env.HOME ?? "~", ".deno");
+  const bin = join(resolve(base), "bin");
+  const onPath = (env.PATH ?? "").split(":").some((p) => p !== "" && resolve(p) === bin);
+  return `installed ${join(bin, "magi")}
+` + (onPath
+    ? `${bin} is on PATH: run magi --help`
+    : `${bin} is not on PATH: add it (export PATH="${bin}:$PATH") or run ${join(bin, "magi")}`);
 }

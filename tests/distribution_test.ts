@@ -69,6 +69,8 @@ Deno.test("deno task install puts a working magi command in the root it is given
   ]);
   assert.equal(installed.code, 0, installed.stderr);
   const bin = join(root, "bin", "magi");
+  assert.ok(installed.stdout.includes(`installed ${bin}\n`), installed.stdout);
+  assert.ok(installed.stdout.includes(`${join(root, "bin")} is not on PATH`), installed.stdout);
   const script = Deno.readTextFileSync(bin);
   for (const flag of RUN_FLAGS) assert.ok(script.includes(flag), `${flag} in ${script}`);
   assert.ok(!/ -A /.test(script));

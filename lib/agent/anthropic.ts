@@ -128,6 +128,7 @@ export class AnthropicProvider implements Provider {
       baseURL: settings.baseURL ?? "https://api.anthropic.com",
       timeout: settings.timeoutMs,
       maxRetries: settings.maxRetries,
+      ...(settings.fetch ? { fetch: settings.fetch } : {}),
       logLevel: "off",
     });
   }

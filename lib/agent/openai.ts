@@ -131,6 +131,7 @@ export class OpenAIProvider implements Provider {
       baseURL: settings.baseURL ?? "https://api.openai.com/v1",
       timeout: settings.timeoutMs,
       maxRetries: settings.maxRetries,
+      ...(settings.fetch ? { fetch: settings.fetch } : {}),
       organization: null,
       project: null,
       logLevel: "off",

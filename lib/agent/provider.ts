@@ -185,6 +185,8 @@ export interface ProviderSettings {
   server?: ProviderConfig["server"];
   thinkingBudget?: number;
   reasoningEffort?: ProviderConfig["reasoning_effort"];
+  /** The fetch the SDK uses (lib/agent/http_watch.ts: its retries made visible). */
+  fetch?: typeof fetch;
 }
 
 /**

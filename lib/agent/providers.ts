@@ -7,8 +7,9 @@
  */
 import { AnthropicProvider } from "./anthropic.ts";
 import { OpenAIProvider } from "./openai.ts";
-import type { Provider, ProviderConfig } from "./provider.ts";
 import type { ContextSettings } from "./compact.ts";
+import { HttpWatch } from "./http_watch.ts";
+import { type Provider, type ProviderConfig, ProviderError } from "./provider.ts";
 import { PRESETS } from "./provider_config.ts";
 
 /** A provider that cannot be set up from the config and flags: a usage error (exit 2). */
@@ -24,6 +25,8 @@ export interface ChosenProvider {
   maxTokens: number;
   /** The context window and when to compact. */
   context: ContextSettings;
+  /** The SDK's HTTP requests: retries told to a listener, the last URL tried. */
+  http: HttpWatch;
 }
 
 /**
@@ -67,6 +70,7 @@ export function chooseProvider(
     }
   }
   const maxRetries = config.max_retries ?? 3;
+  const http = new HttpWatch(maxRetries);
   const settings = {
     name,
     model,
@@ -79,14 +83,39 @@ export function chooseProvider(
     server: config.server,
     thinkingBudget: config.thinking_budget,
     reasoningEffort: config.reasoning_effort,
+    fetch: http.fetch,
   };
   const provider = config.kind === "anthropic"
     ? new AnthropicProvider(settings)
     : new OpenAIProvider(settings);
   return {
-    provider,
+    provider: namingUrl(provider, http),
     maxRetries,
+    http,
     maxTokens: settings.maxTokens,
     context: { window: config.context_window, compactAt: config.compact_at },
   };
+}
+
+/**
+ * A provider whose connection failures name the URL tried: the SDKs say only
+ * "Connection error." (a stopped Ollama, a llama.cpp server on another port).
+ */
+function namingUrl(provider: Provider, http: HttpWatch): Provider {
+  const turn = provider.turn.bind(provider);
+  provider.turn = async (request) => {
+    try {
+      return await turn(request);
+    } catch (error) {
+      if (
+        error instanceof ProviderError && /connection error|fetch failed|ECONNREFUSED/i.test(
+          error.message,
+        ) && http.lastUrl && !error.message.includes(http.lastUrl)
+      ) {
+        throw new ProviderError(`${error.message} (tried ${http.lastUrl}; is the server running?)`);
+      }
+      throw error;
+    }
+  };
+  return provider;
 }

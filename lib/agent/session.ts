@@ -54,6 +54,8 @@ export type SessionEvent =
     reasoning?: string;
     /** Anthropic thinking blocks with their signatures, sent back with this answer. */
     thinking?: ThinkingBlock[];
+    // terminal (#18): the person stopped this answer mid-stream (Ctrl-C); `text` is partial.
+    interrupted?: true;
   }
   | { type: "tool_result"; at: string; id: string; name: string; said: string; is_error: boolean }
   // What the provider reported for one request; `estimated_tokens` is magi's estimate of the
@@ -99,6 +101,10 @@ export type SessionEvent =
 export type NewEvent = SessionEvent extends infer E ? E extends SessionEvent ? Omit<E, "at">
   : never
   : never;
+
+/** Appended, for the model, to an answer the person interrupted (terminal, #18). */
+export const INTERRUPTED_NOTE =
+  "[magi: the person interrupted this answer here (Ctrl-C); it was not finished]";
 
 const TRANSCRIPT = "transcript.jsonl";
 const MIRROR = "context.md";
@@ -254,9 +260,11 @@ export class Session {
       else {
         const calls = e.tool_calls ?? [];
         order = new Map(calls.map((c, i) => [c.id, i]));
+        // terminal (#18): the next request tells the model its answer was cut by the person.
+        const text = e.interrupted ? `${e.text}\n\n${INTERRUPTED_NOTE}` : e.text;
         out.push({
           role: "assistant",
-          text: e.text ?? "",
+          text: text ?? "",
           tool_calls: calls,
           ...(Array.isArray(e.thinking) && e.thinking.length > 0 ? { thinking: e.thinking } : {}),
         });

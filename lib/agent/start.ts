@@ -9,6 +9,7 @@ import { sessionSettings } from "../policy/facts.ts";
 import { join } from "node:path";
 import type { Runtime } from "../runtime.ts";
 import { promptFor } from "./prompt.ts";
+import type { HttpWatch } from "./http_watch.ts";
 import type { Provider } from "./provider.ts";
 import type { ContextSettings } from "./compact.ts";
 import { chooseProvider } from "./providers.ts";
@@ -25,6 +26,8 @@ export interface Agent {
   maxTokens: number;
   /** The context window and when to compact (for `runAgent`'s `context`). */
   context: ContextSettings;
+  /** The provider's HTTP requests (its SDK's retries, the last URL tried). */
+  http: HttpWatch;
   session: Session;
   system: string;
 }
@@ -56,7 +59,11 @@ export function startAgent(rt: Runtime, flags: AgentFlags, now = new Date()): Ag
       providerFlags = { provider: meta.provider, model: flags.model ?? meta.model };
     }
   }
-  const { provider, maxRetries, maxTokens, context } = chooseProvider(v, providerFlags, rt.env);
+  const { provider, maxRetries, maxTokens, context, http } = chooseProvider(
+    v,
+    providerFlags,
+    rt.env,
+  );
   session ??= Session.create(sessionsDir, rt.masker, {
     cwd: rt.session.cwd,
     provider: provider.name,
@@ -94,5 +101,5 @@ export function startAgent(rt: Runtime, flags: AgentFlags, now = new Date()): Ag
     depth: 0,
   });
   const system = promptFor(rt, now).text;
-  return { provider, maxRetries, maxTokens, context, session, system };
+  return { provider, maxRetries, maxTokens, context, http, session, system };
 }

@@ -5,6 +5,7 @@
  * @module
  */
 import { stderr } from "../output/out.ts";
+import { choicesLine, normaliseAnswer } from "../terminal/choice.ts";
 import type { AnswerProvider } from "../pipeline/ask.ts";
 import type { Question } from "../registry/types.ts";
 
@@ -22,29 +23,28 @@ export function cliAnswers(
 ): AnswerProvider | undefined {
   if (given.length > 0) {
     const queue = [...given];
-    return (_question) => Promise.resolve(queue.shift());
+    return (question) => {
+      const next = queue.shift();
+      return Promise.resolve(
+        next === undefined ? undefined : normaliseAnswer(next, question.choices),
+      );
+    };
   }
   return interactive ? askOnTerminal : undefined;
 }
 
 /**
  * Asks on stderr (masked, terminal-safe: the question is a tool's text) and reads one line
- * from stdin; a number picks a choice by position.
+ * from stdin; a choice is answered by its word, its letter or its number
+ * (`[y]es / [n]o / [a]lways`, lib/terminal/choice.ts).
  */
 export async function askOnTerminal(question: Question): Promise<string | undefined> {
-  const lines = [`? ${question.question}`];
-  question.choices?.forEach((c, i) => lines.push(`  ${i + 1}) ${c}`));
-  lines.push("> ");
-  stderr.text(lines.join("\n"));
+  const choices = question.choices?.length ? ` ${choicesLine(question.choices)}` : "";
+  stderr.text(`? ${question.question}${choices}\n`);
+  stderr.own("answer> ");
   const line = await readLine();
   if (line === undefined) return undefined;
-  const text = line.trim();
-  const choices = question.choices;
-  if (choices && /^\d+$/.test(text)) {
-    const i = Number(text) - 1;
-    if (i >= 0 && i < choices.length) return choices[i];
-  }
-  return text;
+  return normaliseAnswer(line, question.choices);
 }
 
 async function readLine(): Promise<string | undefined> {

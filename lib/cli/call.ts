@@ -9,6 +9,8 @@
 import { runTool } from "../pipeline/run_tool.ts";
 import { askOnTerminal, cliAnswers } from "./answers.ts";
 import type { Approver } from "../policy/gate.ts";
+import { CALL_OPTIONS } from "./options.ts";
+import { APPROVAL, approvalOf } from "../terminal/choice.ts";
 import { EXIT, parseCommand, runtimeFor, UsageError, write, writeJson } from "./common.ts";
 
 async function readStdin(): Promise<string> {
@@ -17,12 +19,7 @@ async function readStdin(): Promise<string> {
 
 /** Runs `magi call`. */
 export async function callCommand(args: string[]): Promise<number> {
-  const { values, positionals } = parseCommand(args, {
-    json: { type: "boolean" },
-    answer: { type: "string", multiple: true },
-    "as-model": { type: "boolean" },
-    sandbox: { type: "string" },
-  });
+  const { values, positionals } = parseCommand(args, CALL_OPTIONS);
   const [name, json, ...extra] = positionals;
   if (!name) throw new UsageError("magi call needs a tool name: magi call NAME [JSON|-]");
   if (extra.length > 0) {
@@ -56,7 +53,7 @@ export async function callCommand(args: string[]): Promise<number> {
 const terminalApprover: Approver = async ({ tool, verdict }) => {
   const answer = await askOnTerminal({
     question: `allow ${tool}: ${verdict.reason}?`,
-    choices: ["yes", "no", "always"],
+    choices: [...APPROVAL],
   });
-  return answer === "yes" || answer === "always" ? answer : answer === undefined ? undefined : "no";
+  return answer === undefined ? undefined : approvalOf(answer);
 };

@@ -30,15 +30,38 @@ export const COMMON_OPTIONS = {
 /** Parses a command's arguments; unknown options are a {@link UsageError}. */
 export function parseCommand<O extends ParseArgsConfig["options"]>(args: string[], options: O) {
   try {
+    // Only parseArgs's own fields: the tables in options.ts carry help text too.
+    const plain = Object.fromEntries(
+      Object.entries({ ...COMMON_OPTIONS, version: { type: "boolean", short: "V" }, ...options })
+        .map(([name, o]) => {
+          const { type, multiple, short } = o as {
+            type: string;
+            multiple?: boolean;
+            short?: string;
+          };
+          return [name, { type, ...(multiple ? { multiple } : {}), ...(short ? { short } : {}) }];
+        }),
+    ) as O & typeof COMMON_OPTIONS;
     return parseArgs({
       args,
-      options: { ...COMMON_OPTIONS, ...options },
+      options: plain,
       allowPositionals: true,
       strict: true,
     });
   } catch (error) {
-    throw new UsageError((error as Error).message);
+    throw new UsageError(inMagisVoice((error as Error).message));
   }
+}
+
+/** Node's parseArgs messages, said as magi says things. */
+function inMagisVoice(message: string): string {
+  const unknown = /Unknown option '([^']+)'/.exec(message);
+  if (unknown) return `unknown option "${unknown[1]}"; --help lists the options`;
+  const missing = /Option '(?:-\w, )?([^' ]+)[^']*' argument missing/.exec(message);
+  if (missing) return `option "${missing[1]}" needs a value`;
+  const noValue = /Option '(?:-\w, )?([^' ]+)' does not take an argument/.exec(message);
+  if (noValue) return `option "${noValue[1]}" takes no value`;
+  return message;
 }
 
 /**

@@ -4,14 +4,15 @@
  * @module
  */
 import { resolve } from "node:path";
+import { CONFIG_OPTIONS } from "./options.ts";
 import { loadConfig, readConfigFile, stringList } from "../config/load.ts";
-import { policySources, userConfigFile } from "../policy/decide.ts";
+import { loadPolicy, policySources, userConfigFile } from "../policy/decide.ts";
 import { maskerFor } from "../runtime.ts";
 import { parseCommand, UsageError, warn, write } from "./common.ts";
 
 /** Runs `magi config`. */
 export async function configCommand(args: string[]): Promise<number> {
-  const { values, positionals } = parseCommand(args, { json: { type: "boolean" } });
+  const { values, positionals } = parseCommand(args, CONFIG_OPTIONS);
   if (positionals.length > 0) {
     throw new UsageError(`magi config takes no words; got "${positionals[0]}"`);
   }
@@ -29,6 +30,8 @@ export async function configCommand(args: string[]): Promise<number> {
   // project's counts only where it tightens (its allow rules and disable are dropped here too).
   const own = (file: string) => file === config.explicit || file === userConfigFile(env);
   const policies = policySources(config.files, own, readConfigFile, warn);
+  // Checked as every other command checks it: a rule that does not compile is an error here too.
+  loadPolicy(policies, "default", [], env);
   const keys = Object.keys(config.values).filter((k) => k !== "policy").sort();
   if (values.json) {
     const out: Record<string, unknown> = Object.fromEntries(

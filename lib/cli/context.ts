@@ -10,11 +10,12 @@ import { promptFor } from "../agent/prompt.ts";
 import { maxDepth } from "../agents/host.ts";
 import { agentDeclaration } from "../agents/tool.ts";
 import { listProfiles } from "../agents/profiles.ts";
+import { CONTEXT_OPTIONS } from "./options.ts";
 import { parseCommand, runtimeFor, UsageError, write, writeJson } from "./common.ts";
 
 /** Runs `magi context`. */
 export async function contextCommand(args: string[]): Promise<number> {
-  const { values, positionals } = parseCommand(args, { json: { type: "boolean" } });
+  const { values, positionals } = parseCommand(args, CONTEXT_OPTIONS);
   if (positionals.length > 0) {
     throw new UsageError(`magi context takes no words; got "${positionals[0]}"`);
   }

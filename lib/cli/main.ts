@@ -7,6 +7,7 @@
 import { VERSION } from "../version.ts";
 import { EXIT, isUsageError, warn, write } from "./common.ts";
 import { lateImport } from "../lazy_require.ts";
+import { COMMAND_SPECS, commandHelp } from "./options.ts";
 
 type Command = (args: string[]) => Promise<number>;
 
@@ -17,80 +18,43 @@ type Command = (args: string[]) => Promise<number>;
  */
 const late = <T>(file: string) => lateImport<T>(new URL(file, import.meta.url));
 
-/**
- * Every command: name → [load, one-line help]. Commands are imported only when run, so
- * `magi tools` never loads the provider SDKs or the MCP SDK.
- */
-const COMMANDS: Record<string, [() => Promise<Command>, string]> = {
-  tools: [
-    async () => (await late<typeof import("./tools.ts")>("./tools.ts")).toolsCommand,
-    "tools [--json]                 list the tools the model sees",
-  ],
-  call: [
-    async () => (await late<typeof import("./call.ts")>("./call.ts")).callCommand,
-    "call NAME [JSON|-] [--json] [--answer TEXT]…  call one tool through the pipeline",
-  ],
-  builtin: [
-    async () => (await late<typeof import("./builtin.ts")>("./builtin.ts")).builtinCommand,
-    "builtin NAME [ARGS…|--help]    call a builtin from a shell line",
-  ],
-  mcp: [
-    async () => (await late<typeof import("./mcp.ts")>("./mcp.ts")).mcpCommand,
-    "mcp [--http [--port N]]        serve the tools over MCP (stdio, or HTTP with a token)",
-  ],
-  check: [
-    async () => (await late<typeof import("./check.ts")>("./check.ts")).checkCommand,
-    "check                          run every tool's selftest.sh",
-  ],
-  new: [
-    async () => (await late<typeof import("./new.ts")>("./new.ts")).newCommand,
-    "new NAME --from PROGRAM [--max-params N | --only A,B] [--dry-run] [--generic] [--force]  " +
-    "make a tool",
-  ],
-  run: [
-    async () => (await late<typeof import("./run.ts")>("./run.ts")).runCommand,
-    'run "TASK" [options]           one task: --provider P --model M --json --resume ID ' +
-    "--max-turns N",
-  ],
-  chat: [
-    async () => (await late<typeof import("./chat.ts")>("./chat.ts")).chatCommand,
-    "chat [options]                 a conversation: --provider P --model M --resume ID",
-  ],
-  skills: [
-    async () => (await late<typeof import("./skills.ts")>("./skills.ts")).skillsCommand,
-    "skills [--json]                list the skills the model can load",
-  ],
-  context: [
-    async () => (await late<typeof import("./context.ts")>("./context.ts")).contextCommand,
-    "context [--json]               print the system prompt and tools the model is given, in bytes",
-  ],
-  sessions: [
-    async () => (await late<typeof import("./sessions.ts")>("./sessions.ts")).sessionsCommand,
-    "sessions [--json]              list the sessions",
-  ],
-  config: [
-    async () => (await late<typeof import("./config.ts")>("./config.ts")).configCommand,
-    "config [--json]                print the effective config and its origins",
-  ],
-  policy: [
-    async () => (await late<typeof import("./policy.ts")>("./policy.ts")).policyCommand,
-    "policy explain TOOL [JSON]     the policy's decision on a call, and the rule",
-  ],
+/** Every command: name → how to load it. Its help is in options.ts, with its options. */
+const COMMANDS: Record<string, () => Promise<Command>> = {
+  tools: async () => (await late<typeof import("./tools.ts")>("./tools.ts")).toolsCommand,
+  call: async () => (await late<typeof import("./call.ts")>("./call.ts")).callCommand,
+  builtin: async () => (await late<typeof import("./builtin.ts")>("./builtin.ts")).builtinCommand,
+  mcp: async () => (await late<typeof import("./mcp.ts")>("./mcp.ts")).mcpCommand,
+  check: async () => (await late<typeof import("./check.ts")>("./check.ts")).checkCommand,
+  new: async () => (await late<typeof import("./new.ts")>("./new.ts")).newCommand,
+  run: async () => (await late<typeof import("./run.ts")>("./run.ts")).runCommand,
+  chat: async () => (await late<typeof import("./chat.ts")>("./chat.ts")).chatCommand,
+  skills: async () => (await late<typeof import("./skills.ts")>("./skills.ts")).skillsCommand,
+  context: async () => (await late<typeof import("./context.ts")>("./context.ts")).contextCommand,
+  sessions: async () =>
+    (await late<typeof import("./sessions.ts")>("./sessions.ts")).sessionsCommand,
+  config: async () => (await late<typeof import("./config.ts")>("./config.ts")).configCommand,
+  policy: async () => (await late<typeof import("./policy.ts")>("./policy.ts")).policyCommand,
 };
 
-const USAGE =
-  `magi ${VERSION} — an agent runtime: one registry of tools, one pipeline for their results
+function usage(): string {
+  const rows = Object.keys(COMMANDS).map((name) => {
+    const spec = COMMAND_SPECS[name];
+    const head = `magi ${name}${spec.usage ? " " + spec.usage : ""}`;
+    return `  ${head.padEnd(40)} ${spec.summary}`;
+  });
+  return `magi ${VERSION} — an agent runtime: one registry of tools, one pipeline for their results
 
-Usage: magi COMMAND [options]
+Usage: magi COMMAND [options]    (magi COMMAND --help lists its options)
 
 Commands:
-${Object.values(COMMANDS).map(([, help]) => `  magi ${help}`).join("\n")}
+${rows.join("\n")}
 
 Options every command takes:
   --config FILE      read this config file last, over the user's and the project's (instead of $MAGI_CONFIG)
   --tools-dir DIR    add a tools folder (repeatable)
   --version, --help
 `;
+}
 
 /**
  * An error nothing caught (a timer's, a stream's) ends magi as Deno would — status 1 — but
@@ -154,7 +118,7 @@ async function dispatch(args: string[]): Promise<number> {
     return EXIT.ok;
   }
   if (first === undefined || first === "--help" || first === "-h" || first === "help") {
-    await write(USAGE);
+    await write(usage());
     return first === undefined ? EXIT.usage : EXIT.ok;
   }
   let name = first;
@@ -168,16 +132,23 @@ async function dispatch(args: string[]): Promise<number> {
     warn(`unknown command "${first}"; \`magi --help\` lists the commands`);
     return EXIT.usage;
   }
-  if (name === "new" && (commandArgs.includes("--help") || commandArgs.includes("-h"))) {
+  // Options end at `--`: what follows is the command's own (a JSON argument, a task).
+  const dashes = commandArgs.indexOf("--");
+  const options = dashes < 0 ? commandArgs : commandArgs.slice(0, dashes);
+  if (name === "new" && (options.includes("--help") || options.includes("-h"))) {
     await write((await late<typeof import("./new.ts")>("./new.ts")).NEW_HELP);
     return EXIT.ok;
   }
-  if (name !== "builtin" && (commandArgs.includes("--help") || commandArgs.includes("-h"))) {
-    await write(`Usage: magi ${entry[1]}\n`);
+  if (name !== "builtin" && (options.includes("--help") || options.includes("-h"))) {
+    await write(commandHelp(name, COMMAND_SPECS[name]));
+    return EXIT.ok;
+  }
+  if (name !== "builtin" && (options.includes("--version") || options.includes("-V"))) {
+    await write(`magi ${VERSION}\n`);
     return EXIT.ok;
   }
   try {
-    return await (await entry[0]())(commandArgs);
+    return await (await entry())(commandArgs);
   } catch (error) {
     if (isUsageError(error)) {
       warn(error.message);

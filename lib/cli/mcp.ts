@@ -8,6 +8,7 @@
  * @module
  */
 import { join } from "node:path";
+import { MCP_OPTIONS } from "./options.ts";
 import process from "node:process";
 // @ts-types="@modelcontextprotocol/sdk/server/index"
 import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
@@ -25,13 +26,7 @@ import { EXIT, parseCommand, runtimeFor, UsageError, warn } from "./common.ts";
 
 /** Runs `magi mcp`. */
 export async function mcpCommand(args: string[]): Promise<number> {
-  const { values, positionals } = parseCommand(args, {
-    http: { type: "boolean" },
-    port: { type: "string" },
-    "no-auth": { type: "boolean" },
-    "token-file": { type: "string" },
-    sandbox: { type: "string" },
-  });
+  const { values, positionals } = parseCommand(args, MCP_OPTIONS);
   if (positionals.length > 0) {
     throw new UsageError(`magi mcp takes no arguments; got ${JSON.stringify(positionals)}`);
   }

@@ -7,6 +7,7 @@
  * @module
  */
 import { basename, resolve } from "node:path";
+import { NEW_OPTIONS } from "./options.ts";
 import { BUILTINS } from "../../builtins/mod.ts";
 import { loadConfig, stringList } from "../config/load.ts";
 import {
@@ -100,14 +101,7 @@ export interface NewResult {
 
 /** Runs `magi new`. */
 export async function newCommand(args: string[]): Promise<number> {
-  const { values, positionals } = parseCommand(args, {
-    from: { type: "string" },
-    "dry-run": { type: "boolean" },
-    generic: { type: "boolean" },
-    force: { type: "boolean" },
-    "max-params": { type: "string" },
-    only: { type: "string", multiple: true },
-  });
+  const { values, positionals } = parseCommand(args, NEW_OPTIONS);
   const [name, ...more] = positionals;
   if (!name) throw new UsageError("magi new needs a tool NAME: magi new NAME --from PROGRAM");
   if (!values.from) {

@@ -7,6 +7,7 @@
  * @module
  */
 import { verdictLine } from "../policy/decide.ts";
+import { POLICY_OPTIONS } from "./options.ts";
 import { door } from "../policy/door.ts";
 import { effectsOf, NONE } from "../policy/effects.ts";
 import { judge } from "../policy/facts.ts";
@@ -15,10 +16,7 @@ import { EXIT, parseCommand, runtimeFor, UsageError, write, writeJson } from "./
 
 /** Runs `magi policy`. */
 export async function policyCommand(args: string[]): Promise<number> {
-  const { values, positionals } = parseCommand(args, {
-    json: { type: "boolean" },
-    cwd: { type: "string" },
-  });
+  const { values, positionals } = parseCommand(args, POLICY_OPTIONS);
   const [sub, name, json, ...extra] = positionals;
   if (sub !== "explain") {
     throw new UsageError("magi policy takes one subcommand: magi policy explain TOOL [JSON]");

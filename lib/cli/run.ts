@@ -20,6 +20,11 @@ import { stderr, stdout } from "../output/out.ts";
 import { EXIT, parseCommand, runtimeFor, UsageError, warn } from "./common.ts";
 import { claimInterrupts } from "../process/spawn.ts";
 import { sessionStartHook, userPromptHook } from "../hooks/session_hooks.ts";
+import { RUN_OPTIONS } from "./options.ts";
+import { choicesLine, normaliseAnswer } from "../terminal/choice.ts";
+import { DEFAULT_LINES } from "../terminal/display_cap.ts";
+import { loadRenderer } from "../terminal/markdown.ts";
+import { recordInterrupted } from "./interrupted.ts";
 
 /**
  * Builds the runtime and starts (or resumes) the agent for `magi run` and `magi chat`. A
@@ -65,16 +70,6 @@ export const RUN_EXIT = {
   cancelled: 130,
 } as const;
 
-/** Options `magi run` and `magi chat` share. */
-export const AGENT_OPTIONS = {
-  provider: { type: "string" },
-  model: { type: "string" },
-  resume: { type: "string" },
-  "max-turns": { type: "string" },
-  json: { type: "boolean" },
-  sandbox: { type: "string" },
-} as const;
-
 /**
  * Answers tools' questions from `--answer` values, in order; once they run out a question
  * ends as an error result the model reads. Each question and its answer are shown.
@@ -82,9 +77,10 @@ export const AGENT_OPTIONS = {
 export function answersFrom(values: string[], view: TerminalView): AnswerProvider {
   const left = [...values];
   return (question) => {
-    const answer = left.shift();
+    const given = left.shift();
+    const answer = given === undefined ? undefined : normaliseAnswer(given, question.choices);
     view.event({ type: "question", ...question, answer: answer ?? null });
-    const choices = question.choices?.length ? ` [${question.choices.join(" / ")}]` : "";
+    const choices = question.choices?.length ? ` ${choicesLine(question.choices)}` : "";
     if (!view.json) {
       view.note(`? ${question.question}${choices} → ${answer ?? "(no --answer left)"}`);
     }
@@ -115,28 +111,39 @@ function finished(session: Session): boolean {
 
 /** Runs `magi run`. */
 export async function runCommand(args: string[]): Promise<number> {
-  const { values, positionals } = parseCommand(args, {
-    ...AGENT_OPTIONS,
-    answer: { type: "string", multiple: true },
-    auto: { type: "boolean" },
-  });
+  const { values, positionals } = parseCommand(args, RUN_OPTIONS);
   let task = positionals.join(" ");
   if (task === "-") task = await new Response(Deno.stdin.readable).text();
   if (task.trim() === "" && !values.resume) {
     throw new UsageError('magi run needs a task: magi run "what to do"');
   }
   const maxTurns = maxTurnsOf(values["max-turns"]);
+  const json = values.json ?? false;
+  // On a terminal with colour the answer is rendered as markdown; the renderer loads meanwhile.
+  const rendering = !json && Deno.stdout.isTerminal() && fancyOutput()
+    ? loadRenderer(Math.min(Deno.consoleSize().columns || 80, 100)).catch(() => undefined)
+    : Promise.resolve(undefined);
   const started = await startFromFlags(values);
   if (typeof started === "number") return started;
   const { rt, agent } = started;
-  const json = values.json ?? false;
   const view = new TerminalView({
     json,
     out: stdout,
     info: stderr,
     fancy: !json && fancyOutput(),
     progress: stderr,
+    // Piped, the answer is written when its attempt finished: a retry leaves nothing behind.
+    hold: !Deno.stdout.isTerminal(),
+    render: await rendering,
+    ...(Deno.stderr.isTerminal()
+      ? {
+        lines: typeof rt.config.values["display.lines"] === "number"
+          ? rt.config.values["display.lines"] as number
+          : DEFAULT_LINES,
+      }
+      : {}),
   });
+  agent.http.listener = (retry) => view.httpRetry(retry);
   const { session } = agent;
   // A resumed session killed mid-turn: its calls' results must come before the new text.
   const held = task.trim() === "" ? undefined : await userPromptHook(rt, task);
@@ -163,6 +170,7 @@ export async function runCommand(args: string[]): Promise<number> {
   const releaseInterrupts = claimInterrupts();
   let status: number;
   let reason: string;
+  view.begin();
   try {
     const ended = await runAgent({
       rt,
@@ -180,6 +188,7 @@ export async function runCommand(args: string[]): Promise<number> {
     });
     reason = ended;
     status = ended === "done" ? EXIT.ok : RUN_EXIT[ended];
+    if (reason === "cancelled") recordInterrupted(session, view.takePartial());
     if (reason === "max_turns") {
       view.note(`magi: stopped after --max-turns ${maxTurns} model requests`);
     }
@@ -192,6 +201,7 @@ export async function runCommand(args: string[]): Promise<number> {
   } finally {
     Deno.removeSignalListener("SIGINT", onInterrupt);
     releaseInterrupts();
+    view.done();
     view.close();
   }
   session.append({ type: "end", reason });

@@ -5,11 +5,12 @@
  *
  * @module
  */
+import { SKILLS_OPTIONS } from "./options.ts";
 import { parseCommand, runtimeFor, UsageError, write, writeJson } from "./common.ts";
 
 /** Runs `magi skills`. */
 export async function skillsCommand(args: string[]): Promise<number> {
-  const { values, positionals } = parseCommand(args, { json: { type: "boolean" } });
+  const { values, positionals } = parseCommand(args, SKILLS_OPTIONS);
   if (positionals.length > 0) {
     throw new UsageError(`magi skills takes no words; got "${positionals[0]}"`);
   }

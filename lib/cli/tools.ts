@@ -5,10 +5,11 @@
  * @module
  */
 import { parseCommand, runtimeFor, UsageError, write, writeJson } from "./common.ts";
+import { TOOLS_OPTIONS } from "./options.ts";
 
 /** Runs `magi tools`. */
 export async function toolsCommand(args: string[]): Promise<number> {
-  const { values, positionals } = parseCommand(args, { json: { type: "boolean" } });
+  const { values, positionals } = parseCommand(args, TOOLS_OPTIONS);
   if (positionals.length > 0) {
     throw new UsageError(`magi tools takes no words; got "${positionals[0]}"`);
   }

@@ -63,7 +63,7 @@ export const PROJECT_TRUSTED_ONLY = [
 export const PROJECT_NEVER = ["secrets.ignore"];
 
 /** Keys whose value is an object of further keys. */
-export const GROUPS = ["limits", "secrets", "sandbox", "agents"] as const;
+export const GROUPS = ["limits", "secrets", "sandbox", "agents", "display"] as const;
 
 const hookList = {
   type: "array",
@@ -110,6 +110,27 @@ export const KEYS: Record<string, KeySpec> = {
     schema: { type: "number", exclusiveMinimum: 0 },
     expected: "a number of seconds greater than 0",
     default: 120,
+  },
+  "display.lines": {
+    schema: { type: "integer", minimum: 1, maximum: 100000 },
+    expected: "a whole number of lines from 1 to 100000 (each tool call's shown on the terminal)",
+    default: 20,
+  },
+  prices: {
+    schema: {
+      type: "object",
+      additionalProperties: {
+        type: "object",
+        additionalProperties: false,
+        properties: {
+          input: { type: "number", minimum: 0 },
+          output: { type: "number", minimum: 0 },
+          cached: { type: "number", minimum: 0 },
+        },
+      },
+    },
+    expected: "an object of prices in US dollars per million tokens, by model: " +
+      '{"gpt-4o": {"input": 2.5, "output": 10, "cached": 1.25}}',
   },
   "limits.said_bytes": {
     schema: { type: "integer", minimum: 1024, maximum: 67108864 },

@@ -126,8 +126,9 @@ async function visit(
         ? { summary: mask(summary) }
         : { summary: mask(summary), usage: mask(usage) };
     }
-    // A time-out or a failure to start may pass (a busy machine, no file handles left):
-    // only what the tool itself said is remembered.
+    // A failure to start may pass (no file handles left): it is not remembered. A time-out
+    // is (terminal, #18): a hanging --help would cost 5 s on every start; the tool is
+    // visited again when its file changes.
     if (!help.transient) opts.cache.set(bin, stamp, help);
   }
   if (help.skip || !help.lines) {
@@ -179,7 +180,10 @@ async function readHelp(
   });
   if (spawned.startError) return { skip: spawned.startError };
   if (spawned.timedOut) {
-    return { skip: `--help did not finish within ${HELP_TIMEOUT_MS / 1000} s`, transient: true };
+    return {
+      skip: `--help did not finish within ${HELP_TIMEOUT_MS / 1000} s ` +
+        "(remembered until the file changes)",
+    };
   }
   if (spawned.signal && !spawned.capped) return { skip: `--help crashed (${spawned.signal})` };
   const decoder = new TextDecoder();

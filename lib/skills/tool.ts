@@ -11,6 +11,7 @@ import { containedPath } from "./contained.ts";
 import { gateCommand } from "../policy/gate.ts";
 import { launchPath, type Policy, resolveProgram } from "../policy/decide.ts";
 import { NONE } from "../policy/effects.ts";
+import { systemLookups } from "../policy/fs_facts.ts";
 import { shellWord } from "../policy/shell.ts";
 import { processOutcome } from "../process/outcome.ts";
 import { spawnProcess } from "../process/spawn.ts";
@@ -132,9 +133,10 @@ async function runScript(policy: Policy, skill: Skill, inv: Invocation): Promise
     return fail(`${line}: ${gated.refused}${whose}`);
   }
   const path = inv.env.PATH ?? policy.env.PATH ?? "";
-  const found = resolveProgram(argv[0], inv.cwd, path);
+  const look = systemLookups(policy);
+  const found = resolveProgram(look, argv[0], inv.cwd, path);
   if (!found) return fail(`Cannot start "${argv[0]}": no such program`);
-  const program = launchPath(policy, argv[0], found);
+  const program = launchPath(look, argv[0], found);
   const command = gated.wrap?.(program, argv.slice(1)) ?? { program, args: argv.slice(1) };
   const spawned = await spawnProcess({
     program: command.program,

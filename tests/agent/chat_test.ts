@@ -106,7 +106,7 @@ Deno.test("magi chat: Ctrl-C ends the running tool's process group, not the sess
   const out = await child.output();
   const stdout = new TextDecoder().decode(out.stdout);
   assert.equal(out.code, 0, new TextDecoder().decode(out.stderr));
-  assert.match(stdout, /\(cancelled\)/);
+  assert.match(stdout, /\(interrupted\)/);
   assert.match(stdout, /Fine, awake\./);
   // Ended (a zombie is: inside the sandbox its parent bwrap may go first).
   for (const pid of napping) {
@@ -132,7 +132,7 @@ Deno.test("magi chat asks a tool's question at the prompt", async () => {
     stdin: "delete a\nno\n/exit\n",
   });
   assert.equal(run.code, 0, run.stderr);
-  assert.match(run.stdout, /\? Delete a\? \[yes \/ no\]/);
+  assert.match(run.stdout, /\? Delete a\? \[y\]es \/ \[n\]o/);
   assert.match(run.stdout, /Kept a\./);
   const [a] = toolResultsIn("openai", server.requests[1]);
   assert.equal(a.content, "answer for a: no\n");
@@ -197,10 +197,12 @@ Deno.test("magi chat: Ctrl-C cancels a model response that is still streaming", 
   const out = await child.output();
   const stdout = new TextDecoder().decode(out.stdout);
   assert.equal(out.code, 0, new TextDecoder().decode(out.stderr));
-  assert.match(stdout, /Let me think\n\(cancelled\)\n/);
+  assert.match(stdout, /Let me think\n\(interrupted\)\n/);
   assert.match(stdout, /Short answer\./);
-  const roles = (server.requests[1].json.messages as { role: string }[]).map((m) => m.role);
-  assert.deepEqual(roles, ["system", "user", "user"]);
+  // The partial answer is kept, and the model is told it was interrupted.
+  const messages = server.requests[1].json.messages as { role: string; content: string }[];
+  assert.deepEqual(messages.map((m) => m.role), ["system", "user", "assistant", "user"]);
+  assert.match(messages[2].content, /^Let me think\n\n\[magi: the person interrupted/);
 });
 
 Deno.test("magi chat: always for a run line offers its prefix rule, for the session and saved", async () => {

@@ -21,6 +21,8 @@ export interface Reply {
   stall?: boolean;
   /** Send every frame at once instead of one a millisecond (long scripted sessions). */
   burst?: boolean;
+  /** Send the first `after` frames, then wait for `until` before the rest (a slow model). */
+  pause?: { after: number; until: Promise<unknown> };
 }
 
 /** A request as the server received it. */
@@ -72,7 +74,8 @@ export function scriptedServer(
     const encoder = new TextEncoder();
     const stream = new ReadableStream<Uint8Array>({
       async start(controller) {
-        for (const frame of frames) {
+        for (const [i, frame] of frames.entries()) {
+          if (reply.pause && i === reply.pause.after) await reply.pause.until;
           controller.enqueue(encoder.encode(frame));
           if (!reply.burst) await new Promise((r) => setTimeout(r, 1));
         }

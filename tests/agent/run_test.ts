@@ -292,7 +292,7 @@ Deno.test("magi run --answer answers a tool's question; with none left it is an 
     { cwd: dir.path, env: ENV },
   );
   assert.equal(run.code, 0, run.stderr);
-  assert.match(run.stderr, /\? Delete a\? \[yes \/ no\] → yes/);
+  assert.match(run.stderr, /\? Delete a\? \[y\]es \/ \[n\]o → yes/);
   const [a] = toolResultsIn("openai", server.requests[1]);
   assert.equal(a.content, "answer for a: yes\n");
   const [, b] = toolResultsIn("openai", server.requests[2]);

@@ -54,12 +54,12 @@ Deno.test({
   ignore: !hasScript,
   async fn() {
     const fancy = await onTerminal(false);
-    assert.match(fancy, /⋯ slow \ds/);
+    assert.match(fancy, /running slow · \ds/);
     assert.ok(fancy.includes("\x1b[2m"), "dim text on a terminal");
     assert.match(fancy, /Finished\./);
     const plain = await onTerminal(true);
     assert.ok(!plain.includes("\x1b["), "no escape sequences with NO_COLOR");
-    assert.doesNotMatch(plain, /⋯/);
+    assert.doesNotMatch(plain, /running slow/);
     assert.match(plain, /→ slow/);
     assert.match(plain, /Finished\./);
   },

@@ -138,7 +138,8 @@ Deno.test({
     const out = await child.output();
     const text = new TextDecoder().decode(out.stdout).replaceAll("\r", "");
     assert.equal(out.code, 0, text);
-    assert.match(text, /\? Which colour\?\n {2}1\) red\n {2}2\) blue\n> /);
+    // One prompt style (lib/terminal/choice.ts): a choice by its letter, word or number.
+    assert.match(text, /\? Which colour\? \[r\]ed \/ \[b\]lue\nanswer> /);
     assert.match(text, /colour: blue\n/);
   },
 });

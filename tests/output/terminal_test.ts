@@ -128,7 +128,7 @@ Deno.test({
         // deno-lint-ignore no-control-regex -- escape sequences are what is looked for
         const escapes = screen.match(/\x1b\[[0-9;]*[A-Za-z]/g) ?? [];
         assert.ok(escapes.every((e) => ["\x1b[2m", "\x1b[0m", "\x1b[31m", "\x1b[2K"].includes(e)));
-        assert.match(screen, /⋯ hostile \ds/);
+        assert.match(screen, /running hostile · \ds/);
       }
     }
     await using server = scripted();
