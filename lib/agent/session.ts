@@ -112,7 +112,7 @@ export class Session {
     const dir = join(sessionsDir, found);
     const path = join(dir, TRANSCRIPT);
     const bytes = Deno.readFileSync(path);
-    const lastNewline = bytes.lastIndexOf(10);
+    const lastNewline = tornTail(bytes);
     if (lastNewline + 1 < bytes.length) {
       warn(
         `session "${found}": ignored a half-written last line (${
@@ -213,6 +213,24 @@ export class Session {
     this.#file.close();
     this.#mirror.close();
   }
+}
+
+/**
+ * Where the transcript's whole lines end: the index of the newline after the last line that is
+ * whole JSON (-1 when none). A kill mid-append leaves a tail with no newline, or (a write split
+ * by the OS) one that ends in a newline but is not JSON; either is torn and cut off, so the
+ * session stays resumable and later appends do not follow garbage.
+ */
+function tornTail(bytes: Uint8Array): number {
+  let end = bytes.lastIndexOf(10);
+  if (end < 0) return -1;
+  const start = bytes.lastIndexOf(10, end - 1) + 1;
+  try {
+    JSON.parse(new TextDecoder().decode(bytes.subarray(start, end)));
+  } catch {
+    end = start - 1;
+  }
+  return end;
 }
 
 /** Whether a transcript line has the shape of the event its type names. */
