@@ -89,6 +89,8 @@ const syntax: Node = new Proxy({}, {
   get: (_, key) => (loaded ??= (requireModule("mvdan-sh") as { syntax: Node }).syntax)[key],
 });
 let loaded: Node;
+/** One parser for every line: a new one costs several times the parse (mvdan/sh resets it). */
+let parser: Node | undefined;
 
 const MAX_DEPTH = 8;
 /** Programs whose options are single-dash words (`find -name`): never split. */
@@ -141,7 +143,7 @@ function collect(
   }
   let file: Node;
   try {
-    file = syntax.NewParser().Parse(line, "");
+    file = (parser ??= syntax.NewParser()).Parse(line, "");
   } catch (error) {
     // deno-lint-ignore no-explicit-any
     const message = typeof (error as any)?.Error === "function"
