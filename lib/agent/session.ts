@@ -12,6 +12,7 @@ import type { Masker } from "../pipeline/mask.ts";
 import { openPrivateAppend, privateDir } from "../output/private.ts";
 import type { Warn } from "../registry/types.ts";
 import type { Message, ToolCallRequest } from "./provider.ts";
+import { magiDir } from "../core/xdg.ts";
 
 /** One line of a transcript. `at` is an ISO 8601 time. */
 export type SessionEvent =
@@ -42,8 +43,7 @@ const MIRROR = "context.md";
 
 /** The default sessions dir: `$XDG_STATE_HOME/magi/sessions` (`~/.local/state/…`). */
 export function defaultSessionsDir(env: Record<string, string>): string {
-  const base = env.XDG_STATE_HOME || join(env.HOME ?? Deno.cwd(), ".local", "state");
-  return join(base, "magi", "sessions");
+  return join(magiDir(env, "state", env.HOME ?? Deno.cwd()), "sessions");
 }
 
 function newId(now = new Date()): string {

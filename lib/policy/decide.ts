@@ -6,7 +6,7 @@
  *
  * @module
  */
-import { delimiter, dirname, isAbsolute, join, resolve } from "node:path";
+import { dirname, isAbsolute, join, resolve } from "node:path";
 import { ConfigError } from "../config/load.ts";
 import { DEFAULT_RULES } from "./defaults.ts";
 import { isInside, physicalPath, realPathLenient } from "./roots.ts";
@@ -20,14 +20,8 @@ import {
   type Subject,
 } from "./rules.ts";
 import type { SandboxConfig } from "./sandbox.ts";
-import {
-  type PathUse,
-  quoteForMessage,
-  readArgv,
-  readLine,
-  shellWord,
-  type SimpleCommand,
-} from "./shell.ts";
+import { type PathUse, readArgv, readLine, shellWord, type SimpleCommand } from "./shell.ts";
+import { findProgram } from "../core/program.ts";
 
 /** The loaded policy. */
 export interface Policy {
@@ -413,8 +407,8 @@ function subjectsOf(policy: Policy, facts: CallFacts): Subjects {
       const real = resolveProgram(ownProc(c.program, b), b, facts.path ?? policy.env.PATH ?? "");
       if (!real || basename(real) === basename(c.program)) continue;
       // Read again as that program (`./e rm x`, ./e → env, is `rm x` too).
-      const rest = c.text.slice(quoteForMessage(c.program).length);
-      const again = c.text.startsWith(quoteForMessage(c.program))
+      const rest = c.text.slice(shellWord(c.program).length);
+      const again = c.text.startsWith(shellWord(c.program))
         ? readLine(shellWord(real) + rest).commands
         : [];
       for (const command of [{ ...c, program: real }, ...again]) {
@@ -555,20 +549,14 @@ function locateOnPath(
   cwd: string,
   skip?: (dir: string) => boolean,
 ): Located | undefined {
-  for (const entry of path.split(delimiter)) {
-    const dir = resolve(cwd, entry === "" ? "." : entry);
-    if (skip?.(dir) || (skip && !isAbsolute(entry))) continue;
-    const candidate = join(dir, name);
-    try {
-      const info = Deno.statSync(candidate);
-      if (info.isFile && ((info.mode ?? 0o755) & 0o111) !== 0) {
-        return { found: candidate, real: Deno.realPathSync(candidate) };
-      }
-    } catch {
-      // not here
-    }
+  // With folders to pass over (trusted programs), a relative entry is passed over too.
+  const found = findProgram(name, path, skip ? { skip } : { cwd });
+  if (!found) return undefined;
+  try {
+    return { found, real: Deno.realPathSync(found) };
+  } catch {
+    return undefined;
   }
-  return undefined;
 }
 
 const trustedCache = new WeakMap<Policy, Map<string, Located | undefined>>();
@@ -794,7 +782,4 @@ export function allowedPrograms(policy: Policy): string[] {
 }
 
 /** The user's own config file (`$XDG_CONFIG_HOME/magi/config.jsonc`), as `loadConfig` finds it. */
-export function userConfigFile(env: Record<string, string>): string | undefined {
-  const base = env.XDG_CONFIG_HOME || (env.HOME ? `${env.HOME}/.config` : undefined);
-  return base ? `${base}/magi/config.jsonc` : undefined;
-}
+export { userConfigFile } from "../core/xdg.ts";

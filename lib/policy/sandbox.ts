@@ -32,6 +32,7 @@ import {
   within,
 } from "./sandbox_paths.ts";
 import type { SandboxSettings } from "./sandbox_settings.ts";
+import { xdgBase } from "../core/xdg.ts";
 
 export type { SandboxMode, SandboxSettings } from "./sandbox_settings.ts";
 export { sandboxSettings } from "./sandbox_settings.ts";
@@ -328,8 +329,8 @@ export function sandboxFor(
   const config: SandboxConfig = typeof policy.sandbox === "object" ? policy.sandbox : {};
   const env = policy.env;
   const home = env.HOME ?? "/root";
-  const config_ = env.XDG_CONFIG_HOME || join(home, ".config");
-  const state = env.XDG_STATE_HOME || join(home, ".local", "state");
+  const config_ = xdgBase(env, "config", home);
+  const state = xdgBase(env, "state", home);
   const settings: SandboxSettings = {
     mode: "workspace-write",
     network: config.network === true,

@@ -6,6 +6,7 @@
  * @module
  */
 import { newTag, sweepLater, sweepNow, TAG_VARIABLE } from "./sweep.ts";
+import { findProgram, isExecutableFile } from "../core/program.ts";
 
 /** What to run and how. */
 export interface SpawnOptions {
@@ -353,7 +354,7 @@ function setsidProgram(): string | null {
   setsidPath = null;
   if (Deno.build.os !== "linux") return null;
   for (const path of ["/usr/bin/setsid", "/bin/setsid"]) {
-    if (executableFile(path)) return setsidPath = path;
+    if (isExecutableFile(path)) return setsidPath = path;
   }
   return null;
 }
@@ -365,10 +366,9 @@ function setsidProgram(): string | null {
  */
 function directlyExecutable(program: string, env: Record<string, string>): boolean {
   let path: string | undefined;
-  if (program.startsWith("/")) path = executableFile(program) ? program : undefined;
+  if (program.startsWith("/")) path = isExecutableFile(program) ? program : undefined;
   else if (!program.includes("/") && env.PATH) {
-    path = env.PATH.split(":").filter((d) => d.startsWith("/"))
-      .map((d) => `${d}/${program}`).find(executableFile);
+    path = findProgram(program, env.PATH);
   }
   if (!path) return false;
   try {
@@ -378,15 +378,6 @@ function directlyExecutable(program: string, env: Record<string, string>): boole
     const elf = n === 4 && head[0] === 0x7f && head[1] === 0x45 && head[2] === 0x4c &&
       head[3] === 0x46;
     return elf || (n >= 2 && head[0] === 0x23 && head[1] === 0x21);
-  } catch {
-    return false;
-  }
-}
-
-function executableFile(path: string): boolean {
-  try {
-    const info = Deno.statSync(path);
-    return info.isFile && ((info.mode ?? 0) & 0o111) !== 0;
   } catch {
     return false;
   }
