@@ -65,7 +65,10 @@ const DRAIN_MS = 200;
 const liveGroups = new Set<number>();
 /** The tags (`sweep.ts`) of children still running; swept too when magi itself is ended. */
 const liveTags = new Set<string>();
+/** Groups that also end when magi exits normally (servers: {@link trackGroup}'s `atExit`). */
+const exitGroups = new Set<number>();
 let signalsHooked = false;
+let unloadHooked = false;
 let interruptClaims = 0;
 
 /**
@@ -126,18 +129,36 @@ function hookSignals(): void {
 /**
  * Tracks a long-lived process group started elsewhere (an MCP server, a Worker's child): it
  * is killed, like every group spawnProcess starts, when magi gets SIGINT, SIGTERM or SIGHUP.
- * With its tag (`sweep.ts`), what left the group is swept once it is untracked.
+ * With its tag (`sweep.ts`), what left the group is swept once it is untracked. With
+ * `atExit`, the group is also killed when magi exits normally (a server it started).
  *
  * @returns the function that stops tracking it (call it once the group has ended)
  */
-export function trackGroup(pgid: number, tag?: string): () => void {
+export function trackGroup(
+  pgid: number,
+  tag?: string,
+  opts: { atExit?: boolean } = {},
+): () => void {
   hookSignals();
   liveGroups.add(pgid);
   if (tag) liveTags.add(tag);
+  if (opts.atExit) {
+    hookUnload();
+    exitGroups.add(pgid);
+  }
   return () => {
     liveGroups.delete(pgid);
+    exitGroups.delete(pgid);
     if (tag && liveTags.delete(tag)) sweepLater(tag);
   };
+}
+
+function hookUnload(): void {
+  if (unloadHooked) return;
+  unloadHooked = true;
+  globalThis.addEventListener("unload", () => {
+    for (const pgid of exitGroups) killGroup(pgid, "SIGKILL");
+  });
 }
 
 /**
