@@ -52,10 +52,18 @@ async function runBuiltin(
     cwd = isAbsolute(args.cwd) ? args.cwd : resolve(ctx.cwd, args.cwd);
     try {
       if (!(await Deno.stat(cwd)).isDirectory) {
-        return { said: `Cannot run in "${args.cwd}": not a directory\n`, isError: true };
+        return {
+          said: `Cannot run in "${args.cwd}": not a directory\n`,
+          isError: true,
+          code: "bad_arguments",
+        };
       }
     } catch {
-      return { said: `Cannot run in "${args.cwd}": no such directory\n`, isError: true };
+      return {
+        said: `Cannot run in "${args.cwd}": no such directory\n`,
+        isError: true,
+        code: "bad_arguments",
+      };
     }
   }
   const timeoutMs = typeof args.timeout_seconds === "number"
@@ -92,6 +100,7 @@ async function runBuiltin(
     return {
       said: bytes === 0 && !outcome.isError ? "(no output)\n" : "",
       isError: outcome.isError,
+      code: outcome.code,
       note: outcome.note,
       ...(moved ? { cwd: final } : {}),
     };

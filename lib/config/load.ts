@@ -13,14 +13,13 @@ import { lazyRequire } from "../lazy_require.ts";
 import { argumentsProblem, isValid } from "../registry/schema.ts";
 import { GROUPS, KEYS, PROJECT_NEVER, PROJECT_TRUSTED_ONLY } from "./keys.ts";
 import { userConfigFile } from "../core/xdg.ts";
+import { ConfigError } from "../core/errors.ts";
 
 /** The JSONC parser, loaded when a config file exists rather than at every start. */
 const jsonc = lazyRequire<typeof Jsonc>("jsonc-parser");
 
-/** A config file or value that cannot be used; the message names the file and the key. */
-export class ConfigError extends Error {
-  override name = "ConfigError";
-}
+/** A config file or value that cannot be used (defined in lib/core, below the policy). */
+export { ConfigError } from "../core/errors.ts";
 
 /** The effective config: dotted key → value, with defaults filled in. */
 export interface Config {

@@ -13,6 +13,7 @@ import { childEnv } from "../process/env.ts";
 import { type Approver, type Caller, guardedFor } from "../policy/gate.ts";
 import type { Runtime } from "../runtime.ts";
 import { Channel } from "./channel.ts";
+import { type CodedError, type ErrorCode, errorMessage } from "../core/errors.ts";
 
 /**
  * The longest time limit, in milliseconds: what a timer can hold (2^31 − 1 ms, about 24.8
@@ -49,6 +50,8 @@ export interface ToolResult {
   is_error: boolean;
   /** Absolute path of the file holding the whole (masked) output, when it was cut. */
   spill: string | null;
+  /** An error result's kind and one-line message (`lib/core/errors.ts`); absent on success. */
+  error?: CodedError;
 }
 
 /**
@@ -99,8 +102,8 @@ export async function runTool(rt: Runtime, call: ToolCall): Promise<ToolResult> 
   let shown: Channel | undefined;
   let outcome: Outcome;
   const prepared = prepare(rt, call);
-  if (typeof prepared === "string") {
-    outcome = { isError: true, note: prepared };
+  if ("note" in prepared) {
+    outcome = { isError: true, ...prepared };
   } else {
     const { tool: bare, args, cwd, timeoutMs } = prepared;
     // The policy decides here, for this invocation and each one resumed with an answer.
@@ -155,13 +158,18 @@ export async function runTool(rt: Runtime, call: ToolCall): Promise<ToolResult> 
   const saidDone = await said.finish();
   const shownDone = shown ? await shown.finish() : undefined;
   const note = outcome.note ? rt.masker.maskText(outcome.note) : undefined;
-  return {
+  const result: ToolResult = {
     name: call.name,
     said: appendNote(saidDone.texts[0], note, limits.saidBytes),
     shown: appendNote(shownDone ? shownDone.texts[0] : saidDone.texts[1], note, limits.shownBytes),
     is_error: outcome.isError,
     spill: saidDone.spill ?? shownDone?.spill ?? null,
   };
+  if (outcome.isError) {
+    const code = outcome.code ?? (call.signal?.aborted ? "cancelled" : "tool_error");
+    result.error = { code, message: errorMessage(note, saidDone.texts[0]) };
+  }
+  return result;
 }
 
 interface Prepared {
@@ -171,10 +179,22 @@ interface Prepared {
   timeoutMs: number;
 }
 
+/** What is wrong with a call before it runs: its code and one line. */
+interface Unprepared {
+  code: ErrorCode;
+  note: string;
+}
+
 /** Finds the tool and checks the arguments; returns what is wrong as one line. */
-function prepare(rt: Runtime, call: ToolCall): Prepared | string {
+function prepare(rt: Runtime, call: ToolCall): Prepared | Unprepared {
   const tool = rt.registry.get(call.name);
-  if (!tool) return `[magi: unknown tool "${call.name}"; \`magi tools\` lists the tools]`;
+  if (!tool) {
+    return {
+      code: "not_found",
+      note: `[magi: unknown tool "${call.name}"; \`magi tools\` lists the tools]`,
+    };
+  }
+  const bad = (note: string): Unprepared => ({ code: "bad_arguments", note });
   let raw = call.args ?? {};
   if (typeof raw === "string") {
     if (raw.trim() === "") raw = {};
@@ -182,14 +202,14 @@ function prepare(rt: Runtime, call: ToolCall): Prepared | string {
       try {
         raw = JSON.parse(raw);
       } catch (error) {
-        return `[magi: invalid arguments for "${call.name}": not JSON (${
-          (error as Error).message
-        })]`;
+        return bad(
+          `[magi: invalid arguments for "${call.name}": not JSON (${(error as Error).message})]`,
+        );
       }
     }
   }
   if (typeof raw !== "object" || raw === null || Array.isArray(raw)) {
-    return `[magi: invalid arguments for "${call.name}": expected a JSON object]`;
+    return bad(`[magi: invalid arguments for "${call.name}": expected a JSON object]`);
   }
   const args: Record<string, unknown> = { ...raw as Record<string, unknown> };
   let cwd = rt.session.cwd;
@@ -198,7 +218,7 @@ function prepare(rt: Runtime, call: ToolCall): Prepared | string {
   const own = (tool.declaration.parameters.properties ?? {}) as Record<string, unknown>;
   if ("cwd" in args && !("cwd" in own)) {
     if (typeof args.cwd !== "string") {
-      return `[magi: invalid arguments for "${call.name}": field "cwd" must be string]`;
+      return bad(`[magi: invalid arguments for "${call.name}": field "cwd" must be string]`);
     }
     cwd = isAbsolute(args.cwd) ? args.cwd : resolve(rt.session.cwd, args.cwd);
     delete args.cwd;
@@ -206,17 +226,19 @@ function prepare(rt: Runtime, call: ToolCall): Prepared | string {
   if ("timeout_seconds" in args && !("timeout_seconds" in own)) {
     const t = args.timeout_seconds;
     if (typeof t !== "number" || !(t > 0)) {
-      return `[magi: invalid arguments for "${call.name}": field "timeout_seconds" must be a number greater than 0]`;
+      return bad(
+        `[magi: invalid arguments for "${call.name}": field "timeout_seconds" must be a number greater than 0]`,
+      );
     }
     timeoutMs = Math.min(t * 1000, MAX_TIMEOUT_MS);
     delete args.timeout_seconds;
   }
   try {
-    if (!Deno.statSync(cwd).isDirectory) return `[magi: cwd "${cwd}" is not a directory]`;
+    if (!Deno.statSync(cwd).isDirectory) return bad(`[magi: cwd "${cwd}" is not a directory]`);
   } catch {
-    return `[magi: cwd "${cwd}" does not exist]`;
+    return bad(`[magi: cwd "${cwd}" does not exist]`);
   }
   const problem = argumentsProblem(tool.declaration.parameters, args);
-  if (problem) return `[magi: invalid arguments for "${call.name}": ${problem}]`;
+  if (problem) return bad(`[magi: invalid arguments for "${call.name}": ${problem}]`);
   return { tool, args, cwd, timeoutMs };
 }

@@ -7,7 +7,7 @@
  * @module
  */
 import { dirname, isAbsolute, join, resolve } from "node:path";
-import { ConfigError } from "../config/load.ts";
+import { ConfigError } from "../core/errors.ts";
 import { DEFAULT_RULES } from "./defaults.ts";
 import { isInside, physicalPath, realPathLenient } from "./roots.ts";
 import {
@@ -19,7 +19,7 @@ import {
   STRICTNESS,
   type Subject,
 } from "./rules.ts";
-import type { SandboxConfig } from "./sandbox.ts";
+import type { SandboxConfig } from "./sandbox_settings.ts";
 import { type PathUse, readArgv, readLine, shellWord, type SimpleCommand } from "./shell.ts";
 import { findProgram } from "../core/program.ts";
 

@@ -33,6 +33,7 @@ import {
 } from "./sandbox_paths.ts";
 import type { SandboxSettings } from "./sandbox_settings.ts";
 import { xdgBase } from "../core/xdg.ts";
+import type { SandboxConfig } from "./sandbox_settings.ts";
 
 export type { SandboxMode, SandboxSettings } from "./sandbox_settings.ts";
 export { sandboxSettings } from "./sandbox_settings.ts";
@@ -69,10 +70,8 @@ export type Wrap = (
   args: string[],
 ) => { program: string; args: string[]; env?: Record<string, string> };
 
-/** The settings of the old `policy.sandbox` key (mapped to workspace-write). */
-export interface SandboxConfig {
-  network?: boolean;
-}
+/** The `sandbox` config value's object form (in sandbox_settings.ts, below the policy). */
+export type { SandboxConfig } from "./sandbox_settings.ts";
 
 /** Where bwrap is looked for when no PATH is given: the system folders, then magi's PATH. */
 const SYSTEM_DIRS = ["/usr/bin", "/bin", "/usr/local/bin", "/usr/sbin"];
