@@ -86,6 +86,24 @@ function appendNote(text: string, note: string | undefined, limit: number): stri
  * Runs one tool call through the pipeline. Never throws for anything a tool or its
  * arguments do: an unknown tool, bad JSON, a schema violation, a crash, a time-out and a
  * transport that throws all come back as a result with `is_error: true` (SPEC S2.6).
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { join } from "node:path";
+ * import { createRuntime } from "../runtime.ts";
+ * import { runTool } from "./run_tool.ts";
+ * const home = await Deno.realPath(await Deno.makeTempDir());
+ * await Deno.writeTextFile(join(home, "a.txt"), "one\ntwo\n");
+ * const env = { PATH: Deno.env.get("PATH") ?? "/usr/bin:/bin", HOME: home };
+ * const rt = await createRuntime({ cwd: home, env, warn: () => {} });
+ * const read = await runTool(rt, { name: "read", args: { path: "a.txt" } });
+ * assert.equal(read.is_error, false);
+ * assert.match(read.said, /two/);
+ * const wrong = await runTool(rt, { name: "read", args: "{not json" });
+ * assert.equal(wrong.error?.code, "bad_arguments");
+ * await Deno.remove(home, { recursive: true });
+ * ```
  */
 export async function runTool(rt: Runtime, call: ToolCall): Promise<ToolResult> {
   const limits = rt.limits;
