@@ -461,6 +461,7 @@ async function callRemote(
     if (error instanceof McpError && error.code === ErrorCode.RequestTimeout) {
       return {
         isError: true,
+        code: "timeout",
         note: `[magi: ${who} gave no result within ${limitMs / 1000} s; the call was cancelled]`,
       };
     }
