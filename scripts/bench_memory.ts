@@ -70,18 +70,22 @@ async function outputGrowth(home: string, env: Record<string, string>): Promise<
   return big.peak - small.peak;
 }
 
+/**
+ * Writes a sparse log: 10,000 lines `head N` (so it starts as text: binary detection reads
+ * 8 kB), a hole up to `size` bytes, then the lines `tail 1`, `tail 2`.
+ */
+export async function sparseLog(path: string, size: number): Promise<void> {
+  using file = await Deno.open(path, { write: true, create: true });
+  const head = Array.from({ length: 10_000 }, (_, i) => `head ${i + 1}\n`).join("");
+  await file.write(new TextEncoder().encode(head));
+  await file.truncate(size);
+  await file.seek(size, Deno.SeekMode.Start);
+  await file.write(new TextEncoder().encode("\ntail 1\ntail 2\n"));
+}
+
 /** Peak memory of `magi call read` after a 2 GB hole of a sparse file. */
 async function sparseRead(home: string, env: Record<string, string>): Promise<number> {
-  const path = join(home, "sparse.log");
-  const size = 2 * 1024 ** 3;
-  {
-    using file = await Deno.open(path, { write: true, create: true });
-    const head = Array.from({ length: 10_000 }, (_, i) => `head ${i + 1}\n`).join("");
-    await file.write(new TextEncoder().encode(head));
-    await file.truncate(size);
-    await file.seek(size, Deno.SeekMode.Start);
-    await file.write(new TextEncoder().encode("\ntail 1\ntail 2\n"));
-  }
+  await sparseLog(join(home, "sparse.log"), 2 * 1024 ** 3);
   const args = ["call", "read", JSON.stringify({ path: "sparse.log", offset: 10_000, limit: 4 })];
   const { peak, stdout } = await peakOf(args.concat("--json"), home, env);
   if (!/tail 2/.test(JSON.parse(stdout).said)) throw new Error(`read gave: ${stdout}`);

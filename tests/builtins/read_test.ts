@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { magi, tempDir } from "../helpers.ts";
+import { sparseLog } from "../../scripts/bench_memory.ts";
 import { builtinRuntime, call } from "./helpers.ts";
 
 Deno.test("read numbers lines, honours offset and limit, and says how to go on", async () => {
@@ -56,21 +57,11 @@ Deno.test("read describes a binary file and lists a directory", async () => {
   assert.equal(missing.said, `Cannot read "nope.txt": no such file or directory\n`);
 });
 
-/** Peak resident memory (kB) of a process, polled from /proc while it runs. */
 // Its peak memory after a 2 GB hole is a figure of `deno task bench:memory`.
 Deno.test("read takes lines after a 256 MiB hole of a sparse file", async () => {
   await using dir = await tempDir();
   const path = join(dir.path, "sparse.log");
-  const size = 256 * 1024 ** 2;
-  {
-    using file = await Deno.open(path, { write: true, create: true });
-    // 10,000 lines of text first, so the file starts as text (binary detection reads 8 kB).
-    const head = Array.from({ length: 10_000 }, (_, i) => `head ${i + 1}\n`).join("");
-    await file.write(new TextEncoder().encode(head));
-    await file.truncate(size);
-    await file.seek(size, Deno.SeekMode.Start);
-    await file.write(new TextEncoder().encode("\ntail 1\ntail 2\n"));
-  }
+  await sparseLog(path, 256 * 1024 ** 2);
   const run = await magi(
     ["call", "read", JSON.stringify({ path: "sparse.log", offset: 10_000, limit: 4 }), "--json"],
     { cwd: dir.path },
