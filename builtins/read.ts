@@ -251,6 +251,7 @@ function readUtf16(
     return {
       said: `Cannot read "${path}": a UTF-16 file of ${size} bytes (at most ${MAX_UTF16_BYTES})\n`,
       isError: true,
+      code: "too_large",
     };
   }
   // The rest of the open file after the first chunk already read.

@@ -13,6 +13,7 @@ import { isAbsolute, resolve } from "node:path";
 import { processOutcome } from "../lib/process/outcome.ts";
 import { spawnProcess } from "../lib/process/spawn.ts";
 import type { Builtin, BuiltinContext, BuiltinResult } from "../lib/registry/builtins.ts";
+import { singleQuoted } from "../lib/core/quote.ts";
 
 /** The `run` builtin. */
 export const run: Builtin = {
@@ -41,10 +42,6 @@ export const run: Builtin = {
   run: (args, ctx) => runBuiltin(args, ctx),
 };
 
-function quote(word: string): string {
-  return `'${word.replaceAll("'", `'\\''`)}'`;
-}
-
 async function runBuiltin(
   args: Record<string, unknown>,
   ctx: BuiltinContext,
@@ -55,10 +52,18 @@ async function runBuiltin(
     cwd = isAbsolute(args.cwd) ? args.cwd : resolve(ctx.cwd, args.cwd);
     try {
       if (!(await Deno.stat(cwd)).isDirectory) {
-        return { said: `Cannot run in "${args.cwd}": not a directory\n`, isError: true };
+        return {
+          said: `Cannot run in "${args.cwd}": not a directory\n`,
+          isError: true,
+          code: "bad_arguments",
+        };
       }
     } catch {
-      return { said: `Cannot run in "${args.cwd}": no such directory\n`, isError: true };
+      return {
+        said: `Cannot run in "${args.cwd}": no such directory\n`,
+        isError: true,
+        code: "bad_arguments",
+      };
     }
   }
   const timeoutMs = typeof args.timeout_seconds === "number"
@@ -67,7 +72,7 @@ async function runBuiltin(
   // In magi's scratch folder: writable inside the read-only sandbox too.
   const pwdFile = await Deno.makeTempFile({ dir: scratchDir(), prefix: "magi-pwd-" });
   // Errors from bash itself and from the command share stdout's pipe: one arrival order.
-  const script = `trap 'builtin pwd >| ${quote(pwdFile)} 2>/dev/null' EXIT\nexec 2>&1\n` +
+  const script = `trap 'builtin pwd >| ${singleQuoted(pwdFile)} 2>/dev/null' EXIT\nexec 2>&1\n` +
     command;
   let bytes = 0;
   const said = (chunk: Uint8Array) => {
@@ -95,6 +100,7 @@ async function runBuiltin(
     return {
       said: bytes === 0 && !outcome.isError ? "(no output)\n" : "",
       isError: outcome.isError,
+      code: outcome.code,
       note: outcome.note,
       ...(moved ? { cwd: final } : {}),
     };

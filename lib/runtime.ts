@@ -23,7 +23,8 @@ import { gatedInner } from "./policy/gate.ts";
 import { type SessionSettings, setSessionSettings } from "./policy/facts.ts";
 import { sandboxProblem, sandboxSettings } from "./policy/sandbox.ts";
 import { luaConfinement } from "./policy/lua_exec.ts";
-import { builtinShim, selfCommand, shellQuote } from "./process/self_command.ts";
+import { builtinShim, selfCommand } from "./process/self_command.ts";
+import { shellWord } from "./core/quote.ts";
 import { defaultCachePath, DiscoveryCache } from "./registry/discovery_cache.ts";
 import { expandSpec, type McpServerSpec, mcpTools } from "./registry/mcp.ts";
 import { declaredTools } from "./registry/lua/sources.ts";
@@ -34,6 +35,7 @@ import { shippedToolsDir } from "./shipped.ts";
 import { discoverSkills, type Skill } from "./skills/discover.ts";
 import { skillTool } from "./skills/tool.ts";
 import { Hooks } from "./hooks/hooks.ts";
+import { magiDir } from "./core/xdg.ts";
 
 /** The session a call belongs to. `cwd` changes when `run` does `cd`. */
 export interface Session {
@@ -102,13 +104,11 @@ export interface RuntimeOptions {
 
 /** magi's state folder: `$XDG_STATE_HOME/magi` (or `~/.local/state/magi`). */
 export function stateDir(env: Record<string, string>): string {
-  const base = env.XDG_STATE_HOME || join(env.HOME ?? Deno.cwd(), ".local", "state");
-  return join(base, "magi");
+  return magiDir(env, "state", env.HOME ?? Deno.cwd());
 }
 
 function cacheDir(env: Record<string, string>): string {
-  const base = env.XDG_CACHE_HOME || join(env.HOME ?? Deno.cwd(), ".cache");
-  return join(base, "magi");
+  return magiDir(env, "cache", env.HOME ?? Deno.cwd());
 }
 
 /**
@@ -402,5 +402,5 @@ function approvalSocket(policy: Policy, warn: Warn): string | undefined {
 
 /** The text of the tool-links folder's `magi`: runs this same magi with the script's arguments. */
 function magiShim(): string {
-  return `#!/bin/sh\n# magi\nexec ${selfCommand().map(shellQuote).join(" ")} "$@"\n`;
+  return `#!/bin/sh\n# magi\nexec ${selfCommand().map(shellWord).join(" ")} "$@"\n`;
 }

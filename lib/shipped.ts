@@ -17,6 +17,7 @@ import { DIR_MODE, FILE_MODE, privateDir } from "./output/private.ts";
 import { basename, dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { VERSION } from "./version.ts";
+import { xdgBase } from "./core/xdg.ts";
 
 /** Whether this process is a `deno compile` binary. */
 export const COMPILED: boolean = Deno.build.standalone;
@@ -39,8 +40,8 @@ export function shippedToolsDir(): string {
 
 /** The folder real copies go to: `$XDG_CACHE_HOME/magi/shipped/<version>-<build>`. */
 function copiesDir(): string {
-  const base = Deno.env.get("XDG_CACHE_HOME") ||
-    join(Deno.env.get("HOME") ?? Deno.makeTempDirSync({ prefix: "magi-" }), ".cache");
+  const base = xdgBase(Deno.env.toObject(), "cache") ??
+    join(Deno.makeTempDirSync({ prefix: "magi-" }), ".cache");
   let build = "run";
   try {
     const info = Deno.statSync(Deno.execPath());

@@ -190,3 +190,48 @@ export async function testRuntime(
     [Symbol.asyncDispose]: () => Deno.remove(home, { recursive: true }).catch(() => {}),
   };
 }
+
+/**
+ * A child's output read as it comes, so a test can wait for the line it acts after (a kill, a
+ * signal, a file it creates) instead of sleeping. `until(re)` resolves with the text so far
+ * once it matches, and rejects with the whole text if the stream ends first; `done` is the
+ * whole text once the stream ends.
+ */
+export class StreamText {
+  text = "";
+  readonly done: Promise<string>;
+  #ended = false;
+  #waiters: { re: RegExp; resolve: (t: string) => void; reject: (e: Error) => void }[] = [];
+
+  constructor(stream: ReadableStream<Uint8Array>) {
+    this.done = this.#read(stream);
+  }
+
+  async #read(stream: ReadableStream<Uint8Array>): Promise<string> {
+    for await (const chunk of stream.pipeThrough(new TextDecoderStream())) {
+      this.text += chunk;
+      this.#settle();
+    }
+    this.#ended = true;
+    this.#settle();
+    return this.text;
+  }
+
+  #settle(): void {
+    this.#waiters = this.#waiters.filter((w) => {
+      if (w.re.test(this.text)) w.resolve(this.text);
+      else if (this.#ended) {
+        w.reject(new Error(`the output ended without ${w.re}:\n${this.text}`));
+      } else return true;
+      return false;
+    });
+  }
+
+  /** Waits until the text so far matches `re`. */
+  until(re: RegExp): Promise<string> {
+    return new Promise((resolve, reject) => {
+      this.#waiters.push({ re, resolve, reject });
+      this.#settle();
+    });
+  }
+}

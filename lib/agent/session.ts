@@ -13,6 +13,7 @@ import { openPrivateAppend, privateDir } from "../output/private.ts";
 import type { Warn } from "../registry/types.ts";
 import type { Message, ThinkingBlock, ToolCallRequest } from "./provider.ts";
 import { pruneMessages, summaryMessage } from "./history.ts";
+import { magiDir } from "../core/xdg.ts";
 
 /**
  * One line of a transcript. `at` is an ISO 8601 time. Fields added later are optional, so
@@ -111,8 +112,7 @@ const MIRROR = "context.md";
 
 /** The default sessions dir: `$XDG_STATE_HOME/magi/sessions` (`~/.local/state/…`). */
 export function defaultSessionsDir(env: Record<string, string>): string {
-  const base = env.XDG_STATE_HOME || join(env.HOME ?? Deno.cwd(), ".local", "state");
-  return join(base, "magi", "sessions");
+  return join(magiDir(env, "state", env.HOME ?? Deno.cwd()), "sessions");
 }
 
 function newId(now = new Date()): string {
@@ -181,7 +181,7 @@ export class Session {
     const dir = join(sessionsDir, found);
     const path = join(dir, TRANSCRIPT);
     const bytes = Deno.readFileSync(path);
-    const lastNewline = bytes.lastIndexOf(10);
+    const lastNewline = tornTail(bytes);
     if (lastNewline + 1 < bytes.length) {
       warn(
         `session "${found}": ignored a half-written last line (${
@@ -301,6 +301,24 @@ export class Session {
     this.#file.close();
     this.#mirror.close();
   }
+}
+
+/**
+ * Where the transcript's whole lines end: the index of the newline after the last line that is
+ * whole JSON (-1 when none). A kill mid-append leaves a tail with no newline, or (a write split
+ * by the OS) one that ends in a newline but is not JSON; either is torn and cut off, so the
+ * session stays resumable and later appends do not follow garbage.
+ */
+function tornTail(bytes: Uint8Array): number {
+  let end = bytes.lastIndexOf(10);
+  if (end < 0) return -1;
+  const start = bytes.lastIndexOf(10, end - 1) + 1;
+  try {
+    JSON.parse(new TextDecoder().decode(bytes.subarray(start, end)));
+  } catch {
+    end = start - 1;
+  }
+  return end;
 }
 
 /** Whether a transcript line has the shape of the event its type names. */

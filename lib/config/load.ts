@@ -12,14 +12,14 @@ import type { ParseError } from "jsonc-parser";
 import { lazyRequire } from "../lazy_require.ts";
 import { argumentsProblem, isValid } from "../registry/schema.ts";
 import { GROUPS, KEYS, PROJECT_NEVER, PROJECT_TRUSTED_ONLY } from "./keys.ts";
+import { userConfigFile } from "../core/xdg.ts";
+import { ConfigError } from "../core/errors.ts";
 
 /** The JSONC parser, loaded when a config file exists rather than at every start. */
 const jsonc = lazyRequire<typeof Jsonc>("jsonc-parser");
 
-/** A config file or value that cannot be used; the message names the file and the key. */
-export class ConfigError extends Error {
-  override name = "ConfigError";
-}
+/** A config file or value that cannot be used (defined in lib/core, below the policy). */
+export { ConfigError } from "../core/errors.ts";
 
 /** The effective config: dotted key → value, with defaults filled in. */
 export interface Config {
@@ -40,11 +40,6 @@ export interface ConfigSources {
   env: Record<string, string>;
   /** `--config FILE`. */
   configFlag?: string;
-}
-
-function userConfigPath(env: Record<string, string>): string | undefined {
-  const base = env.XDG_CONFIG_HOME || (env.HOME ? join(env.HOME, ".config") : undefined);
-  return base ? join(base, "magi", "config.jsonc") : undefined;
 }
 
 function projectConfigPath(cwd: string, skip: string | undefined): string | undefined {
@@ -77,7 +72,7 @@ export function loadConfig(sources: ConfigSources): Config {
       origins[key] = "default";
     }
   }
-  const user = userConfigPath(sources.env);
+  const user = userConfigFile(sources.env);
   const explicitRaw = sources.configFlag ?? sources.env.MAGI_CONFIG;
   const explicit = explicitRaw ? resolve(sources.cwd, explicitRaw) : undefined;
   const files: string[] = [];

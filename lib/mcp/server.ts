@@ -56,7 +56,8 @@ export function listedTools(rt: Runtime): McpTool[] {
 /**
  * A tool result as an MCP `CallToolResult`: said as text content for the model; when shown
  * differs, said carries `audience: ["assistant"]` and shown follows with `audience: ["user"]`.
- * An error result is `isError: true` (never a JSON-RPC error).
+ * An error result is `isError: true` (never a JSON-RPC error), its coded error in
+ * `_meta["magi/error"]` (`{code, message}`).
  */
 export function callResult(result: ToolResult): CallToolResult {
   const content: CallToolResult["content"] = [];
@@ -66,7 +67,13 @@ export function callResult(result: ToolResult): CallToolResult {
     content.push({ type: "text", text: result.said, annotations: { audience: ["assistant"] } });
     content.push({ type: "text", text: result.shown, annotations: { audience: ["user"] } });
   }
-  return result.is_error ? { content, isError: true } : { content };
+  if (!result.is_error) return { content };
+  // The coded error beside the prose, for clients that branch on it (`lib/core/errors.ts`).
+  return {
+    content,
+    isError: true,
+    ...(result.error ? { _meta: { "magi/error": result.error } } : {}),
+  };
 }
 
 /** How the server reaches the runtime; a getter, because watching may rebuild it. */

@@ -9,6 +9,7 @@ import { basename, dirname, join } from "node:path";
 import { stringList } from "../config/load.ts";
 import { luaDirs } from "../registry/lua/sources.ts";
 import type { Runtime } from "../runtime.ts";
+import { magiDir } from "../core/xdg.ts";
 
 /** Milliseconds of quiet after the last change before `onChange` runs. */
 export const SETTLE_MS = 300;
@@ -22,9 +23,9 @@ export interface WatchPlan {
 /** The folders a runtime's tools come from (those that exist). */
 export function watchPlan(rt: Runtime): WatchPlan {
   const env = rt.env;
-  const userConfig = env.XDG_CONFIG_HOME || (env.HOME ? join(env.HOME, ".config") : undefined);
+  const userConfig = magiDir(env, "config");
   const configDirs = new Set<string>(rt.config.files.map((f) => dirname(f)));
-  if (userConfig) configDirs.add(join(userConfig, "magi"));
+  if (userConfig) configDirs.add(userConfig);
   configDirs.add(join(rt.session.cwd, ".magi"));
   for (const dir of luaDirs(rt.config, rt.session.cwd, env)) configDirs.add(dir);
   return {

@@ -65,16 +65,20 @@ export async function invokeAsking(
     if (asked >= MAX_QUESTIONS) {
       return {
         isError: true,
+        code: "unanswered",
         note: `[magi: the tool asked more than ${MAX_QUESTIONS} questions; the last was ${
           describe(question)
         }]`,
       };
     }
-    if (first.signal.aborted) return { isError: true, note: "[magi: cancelled]" };
+    if (first.signal.aborted) {
+      return { isError: true, code: "cancelled", note: "[magi: cancelled]" };
+    }
     const answer = opts.answer ? await opts.answer(question) : undefined;
     if (answer === undefined) {
       return {
         isError: true,
+        code: "unanswered",
         note: `[magi: the tool asked ${describe(question)} and no answer was given (${
           opts.unanswered ?? "no one to ask"
         })]`,
@@ -83,6 +87,7 @@ export async function invokeAsking(
     if (question.choices && !question.choices.includes(answer)) {
       return {
         isError: true,
+        code: "unanswered",
         note: `[magi: the answer ${JSON.stringify(answer)} to ${
           describe(question)
         } is not one of the choices]`,
@@ -96,6 +101,7 @@ export async function invokeAsking(
     if (problem) {
       return {
         isError: true,
+        code: "bad_arguments",
         note:
           `[magi: invalid arguments for "${tool.declaration.name}" with the answer: ${problem}]`,
       };

@@ -203,9 +203,10 @@ export function revealingForms(value: string): string[] {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { Masker } from "./mask.ts";
  * const masker = new Masker([{ name: "API_TOKEN", value: "s3cr3t-value" }]);
- * masker.maskText("token=s3cr3t-value"); // "token=$API_TOKEN"
+ * assert.equal(masker.maskText("token=s3cr3t-value"), "token=$API_TOKEN");
  * ```
  */
 export class Masker {

@@ -14,6 +14,7 @@ import { type Approver, type Caller, guardedFor } from "../policy/gate.ts";
 import type { Runtime } from "../runtime.ts";
 import { Channel } from "./channel.ts";
 import { afterTool, beforeTool } from "../hooks/tool_hooks.ts";
+import { type CodedError, type ErrorCode, errorMessage } from "../core/errors.ts";
 
 /**
  * The longest time limit, in milliseconds: what a timer can hold (2^31 − 1 ms, about 24.8
@@ -50,6 +51,8 @@ export interface ToolResult {
   is_error: boolean;
   /** Absolute path of the file holding the whole (masked) output, when it was cut. */
   spill: string | null;
+  /** An error result's kind and one-line message (`lib/core/errors.ts`); absent on success. */
+  error?: CodedError;
 }
 
 /**
@@ -84,6 +87,24 @@ function appendNote(text: string, note: string | undefined, limit: number): stri
  * Runs one tool call through the pipeline. Never throws for anything a tool or its
  * arguments do: an unknown tool, bad JSON, a schema violation, a crash, a time-out and a
  * transport that throws all come back as a result with `is_error: true` (SPEC S2.6).
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { join } from "node:path";
+ * import { createRuntime } from "../runtime.ts";
+ * import { runTool } from "./run_tool.ts";
+ * const home = await Deno.realPath(await Deno.makeTempDir());
+ * await Deno.writeTextFile(join(home, "a.txt"), "one\ntwo\n");
+ * const env = { PATH: Deno.env.get("PATH") ?? "/usr/bin:/bin", HOME: home };
+ * const rt = await createRuntime({ cwd: home, env, warn: () => {} });
+ * const read = await runTool(rt, { name: "read", args: { path: "a.txt" } });
+ * assert.equal(read.is_error, false);
+ * assert.match(read.said, /two/);
+ * const wrong = await runTool(rt, { name: "read", args: "{not json" });
+ * assert.equal(wrong.error?.code, "bad_arguments");
+ * await Deno.remove(home, { recursive: true });
+ * ```
  */
 export async function runTool(rt: Runtime, given: ToolCall): Promise<ToolResult> {
   // Hooks (config `hooks`): before_tool may refuse the call or approve an ask (lib/hooks/).
@@ -102,9 +123,11 @@ export async function runTool(rt: Runtime, given: ToolCall): Promise<ToolResult>
   );
   let shown: Channel | undefined;
   let outcome: Outcome;
-  const prepared = hooked.refused ?? prepare(rt, call);
-  if (typeof prepared === "string") {
-    outcome = { isError: true, note: prepared };
+  const prepared: Prepared | Unprepared = hooked.refused !== undefined
+    ? { code: "denied", note: hooked.refused }
+    : prepare(rt, call);
+  if ("note" in prepared) {
+    outcome = { isError: true, ...prepared };
   } else {
     const { tool: bare, args, cwd, timeoutMs } = prepared;
     // The policy decides here, for this invocation and each one resumed with an answer.
@@ -163,13 +186,17 @@ export async function runTool(rt: Runtime, given: ToolCall): Promise<ToolResult>
   const saidDone = await said.finish();
   const shownDone = shown ? await shown.finish() : undefined;
   const note = outcome.note ? rt.masker.maskText(outcome.note) : undefined;
-  const result = {
+  const result: ToolResult = {
     name: call.name,
     said: appendNote(saidDone.texts[0], note, limits.saidBytes),
     shown: appendNote(shownDone ? shownDone.texts[0] : saidDone.texts[1], note, limits.shownBytes),
     is_error: outcome.isError,
     spill: saidDone.spill ?? shownDone?.spill ?? null,
   };
+  if (outcome.isError) {
+    const code = outcome.code ?? (call.signal?.aborted ? "cancelled" : "tool_error");
+    result.error = { code, message: errorMessage(note, saidDone.texts[0]) };
+  }
   if (!hooked.refused) await afterTool(rt, call, result);
   return result;
 }
@@ -181,10 +208,22 @@ interface Prepared {
   timeoutMs: number;
 }
 
+/** What is wrong with a call before it runs: its code and one line. */
+interface Unprepared {
+  code: ErrorCode;
+  note: string;
+}
+
 /** Finds the tool and checks the arguments; returns what is wrong as one line. */
-function prepare(rt: Runtime, call: ToolCall): Prepared | string {
+function prepare(rt: Runtime, call: ToolCall): Prepared | Unprepared {
   const tool = rt.registry.get(call.name);
-  if (!tool) return `[magi: unknown tool "${call.name}"; \`magi tools\` lists the tools]`;
+  if (!tool) {
+    return {
+      code: "not_found",
+      note: `[magi: unknown tool "${call.name}"; \`magi tools\` lists the tools]`,
+    };
+  }
+  const bad = (note: string): Unprepared => ({ code: "bad_arguments", note });
   let raw = call.args ?? {};
   if (typeof raw === "string") {
     if (raw.trim() === "") raw = {};
@@ -192,14 +231,14 @@ function prepare(rt: Runtime, call: ToolCall): Prepared | string {
       try {
         raw = JSON.parse(raw);
       } catch (error) {
-        return `[magi: invalid arguments for "${call.name}": not JSON (${
-          (error as Error).message
-        })]`;
+        return bad(
+          `[magi: invalid arguments for "${call.name}": not JSON (${(error as Error).message})]`,
+        );
       }
     }
   }
   if (typeof raw !== "object" || raw === null || Array.isArray(raw)) {
-    return `[magi: invalid arguments for "${call.name}": expected a JSON object]`;
+    return bad(`[magi: invalid arguments for "${call.name}": expected a JSON object]`);
   }
   const args: Record<string, unknown> = { ...raw as Record<string, unknown> };
   let cwd = rt.session.cwd;
@@ -208,7 +247,7 @@ function prepare(rt: Runtime, call: ToolCall): Prepared | string {
   const own = (tool.declaration.parameters.properties ?? {}) as Record<string, unknown>;
   if ("cwd" in args && !("cwd" in own)) {
     if (typeof args.cwd !== "string") {
-      return `[magi: invalid arguments for "${call.name}": field "cwd" must be string]`;
+      return bad(`[magi: invalid arguments for "${call.name}": field "cwd" must be string]`);
     }
     cwd = isAbsolute(args.cwd) ? args.cwd : resolve(rt.session.cwd, args.cwd);
     delete args.cwd;
@@ -216,17 +255,19 @@ function prepare(rt: Runtime, call: ToolCall): Prepared | string {
   if ("timeout_seconds" in args && !("timeout_seconds" in own)) {
     const t = args.timeout_seconds;
     if (typeof t !== "number" || !(t > 0)) {
-      return `[magi: invalid arguments for "${call.name}": field "timeout_seconds" must be a number greater than 0]`;
+      return bad(
+        `[magi: invalid arguments for "${call.name}": field "timeout_seconds" must be a number greater than 0]`,
+      );
     }
     timeoutMs = Math.min(t * 1000, MAX_TIMEOUT_MS);
     delete args.timeout_seconds;
   }
   try {
-    if (!Deno.statSync(cwd).isDirectory) return `[magi: cwd "${cwd}" is not a directory]`;
+    if (!Deno.statSync(cwd).isDirectory) return bad(`[magi: cwd "${cwd}" is not a directory]`);
   } catch {
-    return `[magi: cwd "${cwd}" does not exist]`;
+    return bad(`[magi: cwd "${cwd}" does not exist]`);
   }
   const problem = argumentsProblem(tool.declaration.parameters, args);
-  if (problem) return `[magi: invalid arguments for "${call.name}": ${problem}]`;
+  if (problem) return bad(`[magi: invalid arguments for "${call.name}": ${problem}]`);
   return { tool, args, cwd, timeoutMs };
 }

@@ -7,7 +7,7 @@
  * @module
  */
 import { dirname, isAbsolute, join, resolve } from "node:path";
-import { ConfigError } from "../config/load.ts";
+import { ConfigError } from "../core/errors.ts";
 import { DEFAULT_RULES } from "./defaults.ts";
 import { isInside } from "./roots.ts";
 import { lenientReal, locateWith, type Lookups, physicalWith, systemLookups } from "./fs_facts.ts";
@@ -20,15 +20,8 @@ import {
   STRICTNESS,
   type Subject,
 } from "./rules.ts";
-import type { SandboxConfig } from "./sandbox.ts";
-import {
-  type PathUse,
-  quoteForMessage,
-  readArgv,
-  readLine,
-  shellWord,
-  type SimpleCommand,
-} from "./shell.ts";
+import type { SandboxConfig } from "./sandbox_settings.ts";
+import { type PathUse, readArgv, readLine, shellWord, type SimpleCommand } from "./shell.ts";
 
 /** The loaded policy. */
 export interface Policy {
@@ -427,8 +420,8 @@ function subjectsOf(policy: Policy, facts: CallFacts, look: Lookups): Subjects {
       );
       if (!real || basename(real) === basename(c.program)) continue;
       // Read again as that program (`./e rm x`, ./e → env, is `rm x` too).
-      const rest = c.text.slice(quoteForMessage(c.program).length);
-      const again = c.text.startsWith(quoteForMessage(c.program))
+      const rest = c.text.slice(shellWord(c.program).length);
+      const again = c.text.startsWith(shellWord(c.program))
         ? readLine(shellWord(real) + rest).commands
         : [];
       for (const command of [{ ...c, program: real }, ...again]) {
@@ -799,7 +792,4 @@ export function allowedPrograms(policy: Policy, look: Lookups = systemLookups(po
 }
 
 /** The user's own config file (`$XDG_CONFIG_HOME/magi/config.jsonc`), as `loadConfig` finds it. */
-export function userConfigFile(env: Record<string, string>): string | undefined {
-  const base = env.XDG_CONFIG_HOME || (env.HOME ? `${env.HOME}/.config` : undefined);
-  return base ? `${base}/magi/config.jsonc` : undefined;
-}
+export { userConfigFile } from "../core/xdg.ts";

@@ -19,6 +19,7 @@ import {
   scratchDir,
   type Wrap,
 } from "./sandbox.ts";
+import { xdgBase } from "../core/xdg.ts";
 
 /** The session's settings for the door, with the sandbox's own. */
 export interface SessionSettings extends DoorSettings {
@@ -112,9 +113,8 @@ export function launcherFor(
  * sandbox's own list (`CREDENTIAL_STORES`).
  */
 function magiOwnFiles(env: Record<string, string>): string[] {
-  const home = env.HOME;
-  const config = env.XDG_CONFIG_HOME || (home ? join(home, ".config") : undefined);
-  const state = env.XDG_STATE_HOME || (home ? join(home, ".local", "state") : undefined);
+  const config = xdgBase(env, "config");
+  const state = xdgBase(env, "state");
   const out: string[] = [];
   if (config) out.push(join(config, "magi", "config.jsonc"));
   if (state) out.push(join(state, "magi"));

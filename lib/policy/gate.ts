@@ -126,7 +126,11 @@ export async function gate(
     { project: opts.project },
   );
   if ("refused" in passed) {
-    return { isError: true, note: `[magi: ${passed.refused}${reachedHint(ctx, opts)}]` };
+    return {
+      isError: true,
+      code: "denied",
+      note: `[magi: ${passed.refused}${reachedHint(ctx, opts)}]`,
+    };
   }
   return { wrap: passed.wrap };
 }

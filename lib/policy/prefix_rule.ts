@@ -12,7 +12,7 @@ import { dirname } from "node:path";
 import { lazyRequire } from "../lazy_require.ts";
 import type { Policy } from "./decide.ts";
 import { compileRule } from "./rules.ts";
-import { quoteForMessage, readLine } from "./shell.ts";
+import { readLine, shellWord } from "./shell.ts";
 
 /** jsonc-parser, loaded when a rule is saved. */
 const jsonc = lazyRequire<typeof Jsonc>("jsonc-parser");
@@ -37,7 +37,7 @@ export function prefixRule(line: string): string | undefined {
   if (c.program === ">" || c.program === "<") return undefined;
   if (!/^[\w@%+=:,./-]+$/.test(c.program)) return undefined;
   // The words in the order written: the message text quotes each word that is not plain.
-  const written = c.text.slice(quoteForMessage(c.program).length).trim().split(" ");
+  const written = c.text.slice(shellWord(c.program).length).trim().split(" ");
   const subcommands: string[] = [];
   for (const w of written) {
     if (subcommands.length >= MAX_SUBCOMMANDS || !SUBCOMMAND.test(w)) break;

@@ -15,20 +15,15 @@
  */
 import { join } from "node:path";
 import { HOME_STARTUP, within } from "./sandbox_paths.ts";
+import { magiDir } from "../core/xdg.ts";
 
 /**
  * magi's own folders: config, state (sessions, spills, the MCP token) and cache (the tool
  * links, discovery), from the environment's XDG variables or HOME.
  */
 export function magiOwnDirs(env: Record<string, string | undefined>): string[] {
-  const home = env.HOME;
-  const base = (xdg: string | undefined, rel: string[]) =>
-    xdg || (home ? join(home, ...rel) : undefined);
-  return [
-    base(env.XDG_CONFIG_HOME, [".config"]),
-    base(env.XDG_STATE_HOME, [".local", "state"]),
-    base(env.XDG_CACHE_HOME, [".cache"]),
-  ].filter((d): d is string => d !== undefined).map((d) => join(d, "magi"));
+  return (["config", "state", "cache"] as const).map((kind) => magiDir(env, kind))
+    .filter((d): d is string => d !== undefined);
 }
 
 /** Why a write to `real` (a real absolute path) is refused, or undefined when it is not. */

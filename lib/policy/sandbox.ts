@@ -32,6 +32,8 @@ import {
   within,
 } from "./sandbox_paths.ts";
 import type { SandboxSettings } from "./sandbox_settings.ts";
+import { xdgBase } from "../core/xdg.ts";
+import type { SandboxConfig } from "./sandbox_settings.ts";
 
 export type { SandboxMode, SandboxSettings } from "./sandbox_settings.ts";
 export { sandboxSettings } from "./sandbox_settings.ts";
@@ -115,10 +117,8 @@ export function trackLaunches(wrap: Wrap | undefined): { wrap?: Wrap; release():
   };
 }
 
-/** The settings of the old `policy.sandbox` key (mapped to workspace-write). */
-export interface SandboxConfig {
-  network?: boolean;
-}
+/** The `sandbox` config value's object form (in sandbox_settings.ts, below the policy). */
+export type { SandboxConfig } from "./sandbox_settings.ts";
 
 /** Where bwrap is looked for when no PATH is given: the system folders, then magi's PATH. */
 const SYSTEM_DIRS = ["/usr/bin", "/bin", "/usr/local/bin", "/usr/sbin"];
@@ -385,8 +385,8 @@ export function sandboxFor(
   const config: SandboxConfig = typeof policy.sandbox === "object" ? policy.sandbox : {};
   const env = policy.env;
   const home = env.HOME ?? "/root";
-  const config_ = env.XDG_CONFIG_HOME || join(home, ".config");
-  const state = env.XDG_STATE_HOME || join(home, ".local", "state");
+  const config_ = xdgBase(env, "config", home);
+  const state = xdgBase(env, "state", home);
   const settings: SandboxSettings = {
     mode: "workspace-write",
     network: config.network === true,

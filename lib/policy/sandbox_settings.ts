@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { ConfigError } from "../config/load.ts";
+import { ConfigError } from "../core/errors.ts";
 
 /** How much a sandboxed program may change: nothing, the roots, or (off) no sandbox at all. */
 export type SandboxMode = "read-only" | "workspace-write" | "off";
@@ -131,4 +131,9 @@ export function tightenPolicy(_before: unknown, project: unknown): unknown {
   if (typeof p?.sandbox !== "object" || p.sandbox === null) return project;
   if ((p.sandbox as { network?: unknown }).network !== true) return project;
   return { ...p, sandbox: true };
+}
+
+/** The settings of the old `policy.sandbox` key (mapped to workspace-write). */
+export interface SandboxConfig {
+  network?: boolean;
 }

@@ -22,6 +22,7 @@ import { isWrapper, wrapperOptions, WRAPPERS } from "./wrappers.ts";
 import { dangerOf, optionKind, readOptions } from "./option_reader.ts";
 import { PROGRAM_OPTIONS } from "./options.ts";
 import { GIT_BUILTINS, GIT_GLOBAL_OPTIONS, GIT_SUBCOMMAND_OPTIONS } from "./options_git.ts";
+import { shellWord } from "../core/quote.ts";
 
 /** How a command uses a path: reads it, or writes it (an output redirect, `time -o`). */
 export interface PathUse {
@@ -89,6 +90,8 @@ const syntax: Node = new Proxy({}, {
   get: (_, key) => (loaded ??= (requireModule("mvdan-sh") as { syntax: Node }).syntax)[key],
 });
 let loaded: Node;
+/** One parser for every line: a new one costs several times the parse (mvdan/sh resets it). */
+let parser: Node | undefined;
 
 const MAX_DEPTH = 8;
 /** Programs whose options are single-dash words (`find -name`): never split. */
@@ -141,7 +144,7 @@ function collect(
   }
   let file: Node;
   try {
-    file = syntax.NewParser().Parse(line, "");
+    file = (parser ??= syntax.NewParser()).Parse(line, "");
   } catch (error) {
     // deno-lint-ignore no-explicit-any
     const message = typeof (error as any)?.Error === "function"
@@ -464,7 +467,7 @@ function record(
   }
   if (program === "cd" && words.length === 0) paths.push({ path: "~", access: "read" });
   const dynamic = forcedDynamic || head.dynamic || rest.some((a) => a.dynamic);
-  const text = [head, ...rest].map((w) => quoteForMessage(w.text)).join(" ");
+  const text = [head, ...rest].map((w) => shellWord(w.text)).join(" ");
   out.commands.push({
     ...command(program, flags, words, dynamic, paths, assigns, via, text),
     shell,
@@ -519,11 +522,6 @@ function gitGlobals(args: WordText[]): {
 
 function joinPath(base: string, dir: string): string {
   return dir.startsWith("/") ? dir : `${base.replace(/\/$/, "")}/${dir}`;
-}
-
-/** A word as {@link SimpleCommand.text} shows it (quoted when it is not plain). */
-export function quoteForMessage(w: string): string {
-  return /^[\w@%+=:,./-]+$/.test(w) ? w : `'${w.replaceAll("'", `'\\''`)}'`;
 }
 
 /**
@@ -803,11 +801,8 @@ export function envSplit(s: string): { words: string[]; dynamic: boolean; proble
   return { words, dynamic };
 }
 
-/** A word as bash reads it literally: bare when it is plain, else in single quotes. */
-export function shellWord(word: string): string {
-  if (/^[A-Za-z0-9_@%+:,./-]+$/.test(word)) return word;
-  return "'" + word.replaceAll("'", `'\\''`) + "'";
-}
+/** A word as bash reads it literally (and as {@link SimpleCommand.text} shows it). */
+export { shellWord } from "../core/quote.ts";
 
 function optionValue(name: string, key: string, value: string, result: Unwrapped): void {
   if (

@@ -7,22 +7,14 @@
  */
 import { join } from "node:path";
 import { privateDirAsync } from "../output/private.ts";
+import { findProgram } from "../core/program.ts";
 
 /** One entry: a symlink to `target`, or a small executable script with `script` as text. */
 export type LinkEntry = { name: string; target: string } | { name: string; script: string };
 
 /** Whether `name` is an executable file in one of the PATH folders. */
 export function onPath(name: string, path: string): boolean {
-  for (const dir of path.split(":")) {
-    if (!dir) continue;
-    try {
-      const info = Deno.statSync(join(dir, name));
-      if (info.isFile && ((info.mode ?? 0o111) & 0o111) !== 0) return true;
-    } catch {
-      // Not in this folder.
-    }
-  }
-  return false;
+  return findProgram(name, path) !== undefined;
 }
 
 /**

@@ -6,6 +6,7 @@
  */
 import type { Outcome } from "../registry/types.ts";
 import type { SpawnOutcome } from "./spawn.ts";
+import type { ErrorCode } from "../core/errors.ts";
 
 /** At most this many lines, and bytes, of stderr's tail go into an error result. */
 const STDERR_LINES = 20;
@@ -46,12 +47,17 @@ export function stderrTail(bytes: Uint8Array, cut = false): string {
  * @param timeoutMs the limit that applied, for the time-out note
  */
 export function processOutcome(spawned: SpawnOutcome, timeoutMs: number): Outcome {
-  if (spawned.startError) return { isError: true, note: `[magi: ${spawned.startError}]` };
+  if (spawned.startError) {
+    return { isError: true, code: "not_found", note: `[magi: ${spawned.startError}]` };
+  }
   let status: string | undefined;
+  let code: ErrorCode = "exit_status";
   if (spawned.timedOut) {
     status = `timed out after ${timeoutMs / 1000} s; its process group was ended`;
+    code = "timeout";
   } else if (spawned.cancelled) {
     status = "cancelled; its process group was ended";
+    code = "cancelled";
   } else if (spawned.signal) {
     status = `killed by signal ${spawned.signal}`;
   } else if (spawned.code !== 0) {
@@ -59,5 +65,9 @@ export function processOutcome(spawned: SpawnOutcome, timeoutMs: number): Outcom
   }
   if (status === undefined) return { isError: false };
   const tail = stderrTail(spawned.stderrTail, spawned.stderrCut);
-  return { isError: true, note: `[magi: ${status}]` + (tail ? `\n[stderr]\n${tail}` : "") };
+  return {
+    isError: true,
+    code,
+    note: `[magi: ${status}]` + (tail ? `\n[stderr]\n${tail}` : ""),
+  };
 }

@@ -7,6 +7,7 @@
 import { fileURLToPath } from "node:url";
 import { RUN_FLAGS } from "../../scripts/permissions.ts";
 import { COMPILED } from "../shipped.ts";
+import { shellWord } from "../core/quote.ts";
 
 const REPO = fileURLToPath(new URL("../../", import.meta.url));
 
@@ -20,13 +21,8 @@ export function selfCommand(): string[] {
   return [exe, "run", ...RUN_FLAGS, "--quiet", "--config", `${REPO}deno.json`, `${REPO}main.ts`];
 }
 
-/** Quotes one word for a POSIX shell. */
-export function shellQuote(word: string): string {
-  return /^[A-Za-z0-9_\/.,:=+-]+$/.test(word) ? word : `'${word.replaceAll("'", `'\\''`)}'`;
-}
-
 /** The text of a shim script that runs `magi builtin NAME` with the script's arguments. */
 export function builtinShim(name: string): string {
-  const words = [...selfCommand(), "builtin", name].map(shellQuote).join(" ");
+  const words = [...selfCommand(), "builtin", name].map(shellWord).join(" ");
   return `#!/bin/sh\n# magi builtin ${name}\nexec ${words} "$@"\n`;
 }

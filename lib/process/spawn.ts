@@ -6,6 +6,7 @@
  * @module
  */
 import { newTag, sweepLater, sweepNow, TAG_VARIABLE } from "./sweep.ts";
+import { findProgram, isExecutableFile } from "../core/program.ts";
 
 /** What to run and how. */
 export interface SpawnOptions {
@@ -64,7 +65,10 @@ const DRAIN_MS = 200;
 const liveGroups = new Set<number>();
 /** The tags (`sweep.ts`) of children still running; swept too when magi itself is ended. */
 const liveTags = new Set<string>();
+/** Groups that also end when magi exits normally (servers: {@link trackGroup}'s `atExit`). */
+const exitGroups = new Set<number>();
 let signalsHooked = false;
+let unloadHooked = false;
 let interruptClaims = 0;
 
 /**
@@ -125,18 +129,36 @@ function hookSignals(): void {
 /**
  * Tracks a long-lived process group started elsewhere (an MCP server, a Worker's child): it
  * is killed, like every group spawnProcess starts, when magi gets SIGINT, SIGTERM or SIGHUP.
- * With its tag (`sweep.ts`), what left the group is swept once it is untracked.
+ * With its tag (`sweep.ts`), what left the group is swept once it is untracked. With
+ * `atExit`, the group is also killed when magi exits normally (a server it started).
  *
  * @returns the function that stops tracking it (call it once the group has ended)
  */
-export function trackGroup(pgid: number, tag?: string): () => void {
+export function trackGroup(
+  pgid: number,
+  tag?: string,
+  opts: { atExit?: boolean } = {},
+): () => void {
   hookSignals();
   liveGroups.add(pgid);
   if (tag) liveTags.add(tag);
+  if (opts.atExit) {
+    hookUnload();
+    exitGroups.add(pgid);
+  }
   return () => {
     liveGroups.delete(pgid);
+    exitGroups.delete(pgid);
     if (tag && liveTags.delete(tag)) sweepLater(tag);
   };
+}
+
+function hookUnload(): void {
+  if (unloadHooked) return;
+  unloadHooked = true;
+  globalThis.addEventListener("unload", () => {
+    for (const pgid of exitGroups) killGroup(pgid, "SIGKILL");
+  });
 }
 
 /**
@@ -353,7 +375,7 @@ function setsidProgram(): string | null {
   setsidPath = null;
   if (Deno.build.os !== "linux") return null;
   for (const path of ["/usr/bin/setsid", "/bin/setsid"]) {
-    if (executableFile(path)) return setsidPath = path;
+    if (isExecutableFile(path)) return setsidPath = path;
   }
   return null;
 }
@@ -365,10 +387,9 @@ function setsidProgram(): string | null {
  */
 function directlyExecutable(program: string, env: Record<string, string>): boolean {
   let path: string | undefined;
-  if (program.startsWith("/")) path = executableFile(program) ? program : undefined;
+  if (program.startsWith("/")) path = isExecutableFile(program) ? program : undefined;
   else if (!program.includes("/") && env.PATH) {
-    path = env.PATH.split(":").filter((d) => d.startsWith("/"))
-      .map((d) => `${d}/${program}`).find(executableFile);
+    path = findProgram(program, env.PATH);
   }
   if (!path) return false;
   try {
@@ -378,15 +399,6 @@ function directlyExecutable(program: string, env: Record<string, string>): boole
     const elf = n === 4 && head[0] === 0x7f && head[1] === 0x45 && head[2] === 0x4c &&
       head[3] === 0x46;
     return elf || (n >= 2 && head[0] === 0x23 && head[1] === 0x21);
-  } catch {
-    return false;
-  }
-}
-
-function executableFile(path: string): boolean {
-  try {
-    const info = Deno.statSync(path);
-    return info.isFile && ((info.mode ?? 0) & 0o111) !== 0;
   } catch {
     return false;
   }

@@ -8,6 +8,7 @@
 import { builtinEffects } from "../policy/effects.ts";
 import { stripExtensions } from "./schema.ts";
 import type { Invocation, JsonSchema, Tool } from "./types.ts";
+import type { ErrorCode } from "../core/errors.ts";
 
 /** What a builtin gets for one call. */
 export interface BuiltinContext {
@@ -34,6 +35,8 @@ export interface BuiltinResult {
   /** For the person; absent means the same as said. */
   shown?: string;
   isError?: boolean;
+  /** What kind of failure an error is (`lib/core/errors.ts`). */
+  code?: ErrorCode;
   /** A status line appended after the bounded output, such as "[magi: exit status 2]". */
   note?: string;
   /** The session's new working directory (absolute), when the call changed it. */
@@ -83,7 +86,12 @@ export function builtinTool(builtin: Builtin, settings: BuiltinSettings): Tool {
       });
       await call.emit.said(result.said);
       if (result.shown !== undefined) await call.emit.shown(result.shown);
-      return { isError: result.isError === true, note: result.note, cwd: result.cwd };
+      return {
+        isError: result.isError === true,
+        code: result.code,
+        note: result.note,
+        cwd: result.cwd,
+      };
     },
   };
 }

@@ -7,6 +7,7 @@
 import { join } from "node:path";
 import type { HelpLines } from "./help.ts";
 import { writePrivateFile } from "../output/private.ts";
+import { magiDir } from "../core/xdg.ts";
 
 /** What a visit found: the contract's lines, or why the tool was skipped. */
 export interface HelpVisit {
@@ -25,8 +26,8 @@ interface Entry extends HelpVisit {
 
 /** Where the cache lives: `$XDG_CACHE_HOME/magi/discovery.json` (or `~/.cache/…`). */
 export function defaultCachePath(env: Record<string, string>): string | undefined {
-  const base = env.XDG_CACHE_HOME || (env.HOME ? join(env.HOME, ".cache") : undefined);
-  return base ? join(base, "magi", "discovery.json") : undefined;
+  const dir = magiDir(env, "cache");
+  return dir ? join(dir, "discovery.json") : undefined;
 }
 
 /** A file's identity stamp: device, inode, size and mtime of what the path resolves to. */

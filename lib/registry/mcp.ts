@@ -454,11 +454,14 @@ async function callRemote(
       { signal: call.signal, timeout: limitMs, maxTotalTimeout: limitMs },
     ) as CallToolResult;
   } catch (error) {
-    if (call.signal.aborted) return { isError: true, note: "[magi: the call was cancelled]" };
+    if (call.signal.aborted) {
+      return { isError: true, code: "cancelled", note: "[magi: the call was cancelled]" };
+    }
     const { McpError, ErrorCode } = await loadSdk();
     if (error instanceof McpError && error.code === ErrorCode.RequestTimeout) {
       return {
         isError: true,
+        code: "timeout",
         note: `[magi: ${who} gave no result within ${limitMs / 1000} s; the call was cancelled]`,
       };
     }

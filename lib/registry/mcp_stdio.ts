@@ -24,18 +24,6 @@ const STDERR_TAIL_BYTES = 2048;
 /** Milliseconds between TERM and KILL when a server is closed. */
 const GRACE_MS = 1000;
 
-/** Process groups of servers still running, killed when magi exits (or is signalled). */
-const liveGroups = new Set<number>();
-let unloadHooked = false;
-
-function hookUnload(): void {
-  if (unloadHooked) return;
-  unloadHooked = true;
-  globalThis.addEventListener("unload", () => {
-    for (const pgid of liveGroups) killGroup(pgid, "SIGKILL");
-  });
-}
-
 /** What to start. */
 export interface ChildOptions {
   command: string;
@@ -67,7 +55,6 @@ export class ChildStdioTransport implements Transport {
 
   /** Starts the server. @throws Error when the program cannot be started */
   start(): Promise<void> {
-    hookUnload();
     // What the server starts and leaves its group (`setsid`) is found by this tag and killed
     // once the server has ended (`sweep.ts`).
     const tag = newTag();
@@ -89,13 +76,12 @@ export class ChildStdioTransport implements Transport {
       return Promise.reject(new Error(`cannot start "${this.opts.command}": ${why}`));
     }
     const child = this.#child;
-    liveGroups.add(child.pid);
-    const untrack = trackGroup(child.pid, tag);
+    // Killed when magi exits, normally or by a signal.
+    const untrack = trackGroup(child.pid, tag, { atExit: true });
     this.#writer = child.stdin.getWriter();
     const reading = this.#readStdout(child.stdout);
     this.#readStderr(child.stderr);
     child.status.then(async (status) => {
-      liveGroups.delete(child.pid);
       untrack();
       killGroup(child.pid, "SIGKILL");
       // Messages the server wrote before it ended are still delivered.

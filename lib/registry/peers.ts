@@ -13,7 +13,7 @@
  * @module
  */
 import { Buffer } from "node:buffer";
-import { dirname, isAbsolute, join, resolve } from "node:path";
+import { dirname, isAbsolute, resolve } from "node:path";
 import { processOutcome } from "../process/outcome.ts";
 import { spawnProcess } from "../process/spawn.ts";
 import { stampOf } from "./discovery_cache.ts";
@@ -21,6 +21,7 @@ import { parseQuestion } from "./program_call.ts";
 import { schemaProblem, stripExtensions } from "./schema.ts";
 import type { StampCache } from "./stamp_cache.ts";
 import type { Declaration, Invocation, JsonSchema, Outcome, Tool, Warn } from "./types.ts";
+import { findProgram } from "../core/program.ts";
 
 /** The peer name used when the config names none. */
 export const DEFAULT_PEER = "casper";
@@ -50,17 +51,7 @@ export interface PeerListing {
 
 /** Looks a program name up on PATH; returns its absolute path or undefined. */
 export function which(name: string, path: string | undefined): string | undefined {
-  for (const dir of (path ?? "").split(":")) {
-    if (dir === "") continue;
-    const candidate = join(dir, name);
-    try {
-      const info = Deno.statSync(candidate);
-      if (info.isFile && ((info.mode ?? 0o111) & 0o111) !== 0) return candidate;
-    } catch {
-      // Not in this folder.
-    }
-  }
-  return undefined;
+  return findProgram(name, path);
 }
 
 /**

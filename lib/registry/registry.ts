@@ -47,7 +47,29 @@ function describe(tool: Tool): string {
   return `${tool.origin.source} ${tool.origin.where}`;
 }
 
-/** The catalogue: one tool per name. */
+/**
+ * The catalogue: one tool per name.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { Registry } from "./registry.ts";
+ * import type { Tool } from "./types.ts";
+ * const tool = (name: string, source: string): Tool => ({
+ *   declaration: { name, description: `${name} from ${source}`, parameters: { type: "object" } },
+ *   origin: { source, where: `/tools/${name}` },
+ *   invoke: () => Promise.resolve({ isError: false }),
+ * });
+ * const warnings: string[] = [];
+ * const registry = new Registry(
+ *   [tool("hello", "tools_dir"), tool("hello", "lua"), tool("bad name!", "tools_dir")],
+ *   (line) => warnings.push(line),
+ * );
+ * assert.equal(registry.get("hello")?.origin.source, "lua"); // Lua comes first
+ * assert.deepEqual(registry.declarations().map((d) => d.name), ["hello"]);
+ * assert.equal(warnings.length, 2); // the collision, and the refused name
+ * ```
+ */
 export class Registry {
   readonly #tools = new Map<string, Tool>();
 

@@ -7,11 +7,12 @@
  */
 import { join } from "node:path";
 import { writePrivateFile } from "../output/private.ts";
+import { magiDir } from "../core/xdg.ts";
 
 /** Where a named cache lives: `$XDG_CACHE_HOME/magi/<name>.json` (or `~/.cache/…`). */
 export function stampCachePath(env: Record<string, string>, name: string): string | undefined {
-  const base = env.XDG_CACHE_HOME || (env.HOME ? join(env.HOME, ".cache") : undefined);
-  return base ? join(base, "magi", `${name}.json`) : undefined;
+  const dir = magiDir(env, "cache");
+  return dir ? join(dir, `${name}.json`) : undefined;
 }
 
 /** Values by path, valid while the file's stamp is unchanged. Read once, written on save. */

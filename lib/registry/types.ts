@@ -6,6 +6,7 @@
  */
 
 import type { Effects } from "../policy/door.ts";
+import type { ErrorCode } from "../core/errors.ts";
 
 /** A JSON Schema object (draft 2020-12 or draft-07 vocabulary). */
 export type JsonSchema = Record<string, unknown>;
@@ -72,6 +73,8 @@ export interface Invocation {
 /** How a call ended, as the transport saw it. */
 export interface Outcome {
   isError: boolean;
+  /** What kind of failure an error is (`lib/core/errors.ts`); the pipeline fills in the rest. */
+  code?: ErrorCode;
   /** A status to append after the bounded output, such as "exit status 2" and stderr's tail. */
   note?: string;
   /** The session's new working directory (absolute), when the call changed it (`cd` in `run`). */

@@ -1,7 +1,7 @@
 import { alive, pidsWith } from "../process/helpers.ts";
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { magi, REPO, tempDir } from "../helpers.ts";
+import { magi, REPO, StreamText, tempDir } from "../helpers.ts";
 import { oaChunk, reply, scriptedServer, toolResultsIn } from "./fake_provider.ts";
 import { agentConfig, makeTools, onlySession } from "./setup.ts";
 
@@ -164,7 +164,12 @@ Deno.test("magi chat asks whether a call the policy asks about may run", async (
 Deno.test("magi chat: Ctrl-C cancels a model response that is still streaming", async () => {
   await using dir = await tempDir();
   await using server = scriptedServer("openai", [
-    { sse: [oaChunk({ content: "Let me think" })], stall: true },
+    // Longer than the masker holds back (a few KiB: the longest secret shape, twice), so part
+    // of it reaches the screen while it streams.
+    {
+      sse: [oaChunk({ content: `Let me think.${" Step by step.".repeat(400)} Still thinking` })],
+      stall: true,
+    },
     reply("openai", "Short answer."),
   ]);
   const config = await agentConfig(dir.path, "openai", server.url);
@@ -185,24 +190,26 @@ Deno.test("magi chat: Ctrl-C cancels a model response that is still streaming", 
     stderr: "piped",
   }).spawn();
   const stdin = child.stdin.getWriter();
+  const output = new StreamText(child.stdout);
+  const errors = new StreamText(child.stderr);
   await stdin.write(new TextEncoder().encode("think hard\n"));
-  for (let i = 0; i < 400 && server.requests.length === 0; i++) {
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  assert.equal(server.requests.length, 1, "the model was never asked");
-  await new Promise((r) => setTimeout(r, 200));
+  // The interrupt lands once the streamed text is on the screen: the model is mid-answer.
+  await output.until(/Let me think\. Step by step\./);
+  assert.equal(server.requests.length, 1);
   child.kill("SIGINT");
   await stdin.write(new TextEncoder().encode("answer briefly\n/exit\n"));
   await stdin.close();
-  const out = await child.output();
-  const stdout = new TextDecoder().decode(out.stdout);
-  assert.equal(out.code, 0, new TextDecoder().decode(out.stderr));
-  assert.match(stdout, /Let me think\n\(interrupted\)\n/);
+  const [status, stdout, stderr] = await Promise.all([child.status, output.done, errors.done]);
+  assert.equal(status.code, 0, stderr);
+  assert.match(stdout, /Let me think\.( Step by step\.)+ Still thinking\n\(interrupted\)\n/);
   assert.match(stdout, /Short answer\./);
   // The partial answer is kept, and the model is told it was interrupted.
   const messages = server.requests[1].json.messages as { role: string; content: string }[];
   assert.deepEqual(messages.map((m) => m.role), ["system", "user", "assistant", "user"]);
-  assert.match(messages[2].content, /^Let me think\n\n\[magi: the person interrupted/);
+  assert.match(
+    messages[2].content,
+    /^Let me think\.( Step by step\.)+ Still thinking\n\n\[magi: the person interrupted/,
+  );
 });
 
 Deno.test("magi chat: always for a run line offers its prefix rule, for the session and saved", async () => {

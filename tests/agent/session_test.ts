@@ -52,6 +52,30 @@ Deno.test("Session.open() ignores a half-written last line with a warning", asyn
   assert.deepEqual(lines.map((l) => JSON.parse(l).type), ["session", "user", "user"]);
 });
 
+Deno.test("Session.open(): a torn last line, even one a newline ends, leaves the session resumable", async () => {
+  await using dir = await tempDir();
+  const s = Session.create(dir.path, masker, { cwd: "/w", provider: "p", model: "m" });
+  s.append({ type: "user", text: "nap" });
+  s.append({
+    type: "assistant",
+    text: "",
+    tool_calls: [{ id: "c1", name: "nap", arguments: "{}" }],
+  });
+  s.close();
+  const path = join(s.dir, "transcript.jsonl");
+  // A write the OS split: the head of a tool result, then (from the next append) a newline.
+  await Deno.writeTextFile(path, '{"type":"tool_result","id":"c1","sa\n', { append: true });
+  const warnings: string[] = [];
+  const again = Session.open(dir.path, "last", masker, (m) => warnings.push(m));
+  assert.deepEqual(warnings.length, 1, warnings.join("\n"));
+  assert.match(warnings[0], /ignored a half-written last line/);
+  assert.deepEqual(again.unanswered().map((c) => c.id), ["c1"]);
+  again.append({ type: "user", text: "go on" });
+  again.close();
+  const lines = (await Deno.readTextFile(path)).trim().split("\n");
+  assert.deepEqual(lines.map((l) => JSON.parse(l).type), ["session", "user", "assistant", "user"]);
+});
+
 Deno.test("Session.open() names the missing session", async () => {
   await using dir = await tempDir();
   assert.throws(() => Session.open(dir.path, "nope", masker, () => {}), /no session "nope"/);

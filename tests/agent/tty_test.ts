@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { makeTool, REPO, tempDir } from "../helpers.ts";
+import { makeTool, REPO, StreamText, tempDir } from "../helpers.ts";
 import { reply, scriptedServer } from "./fake_provider.ts";
 import { agentConfig, script } from "./setup.ts";
 
@@ -11,10 +11,17 @@ const hasScript = new Deno.Command("sh", { args: ["-c", "command -v script"] }).
 async function onTerminal(noColor: boolean): Promise<string> {
   await using dir = await tempDir();
   const tools = join(dir.path, "tools");
+  const flag = join(dir.path, "shown");
   await makeTool(
     tools,
     "slow",
-    script("slow — take a while", "slow", 'sleep 1.6; echo "slow done"'),
+    // It runs until the test has seen it shown as running (the flag), 20 s at the most.
+    script(
+      "slow — take a while",
+      "slow",
+      `i=0; while [ ! -e '${flag}' ] && [ $i -lt 1000 ]; do sleep 0.02; i=$((i+1)); done
+echo "slow done"`,
+    ),
   );
   await using server = scriptedServer("openai", [
     reply("openai", "", [{ id: "call_1", name: "slow", args: {} }]),
@@ -35,7 +42,7 @@ async function onTerminal(noColor: boolean): Promise<string> {
   const denoDir = Deno.env.get("DENO_DIR");
   if (denoDir) env.DENO_DIR = denoDir;
   if (noColor) env.NO_COLOR = "1";
-  const out = await new Deno.Command("script", {
+  const child = new Deno.Command("script", {
     args: ["-qec", magi, "/dev/null"],
     cwd: dir.path,
     env,
@@ -43,9 +50,13 @@ async function onTerminal(noColor: boolean): Promise<string> {
     stdin: "null",
     stdout: "piped",
     stderr: "piped",
-  }).output();
-  const text = new TextDecoder().decode(out.stdout);
-  assert.equal(out.code, 0, text + new TextDecoder().decode(out.stderr));
+  }).spawn();
+  const screen = new StreamText(child.stdout);
+  const errors = new StreamText(child.stderr);
+  // The tool is shown running (a progress line on a terminal; its call line with NO_COLOR).
+  await screen.until(noColor ? /→ slow/ : /⋯ slow \ds/).finally(() => Deno.writeTextFile(flag, ""));
+  const [status, text, stderr] = await Promise.all([child.status, screen.done, errors.done]);
+  assert.equal(status.code, 0, text + stderr);
   return text;
 }
 

@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { runTool } from "../../lib/pipeline/run_tool.ts";
 import { tempDir, TESTDATA, testRuntime } from "../helpers.ts";
+import { pidsWith } from "../process/helpers.ts";
 
 const LUA = join(TESTDATA, "lua");
 
@@ -205,13 +206,15 @@ Deno.test("a cancelled call stops its Lua body and the program it waits for", as
   const r = await runTool(t.rt, { name: "lua_loop", args: {}, signal: controller.signal });
   assert.equal(r.is_error, true);
   assert.match(r.said, /cancelled/);
+  // The cancel lands once the program runs: a sleep of a duration no other process has.
   const again = new AbortController();
-  setTimeout(() => again.abort(), 300);
-  const waiting = await runTool(t.rt, {
-    name: "lua_exec",
-    args: { line: "sleep 30" },
-    signal: again.signal,
-  });
+  const line = `sleep 30.${Math.floor(Math.random() * 1e6)}`;
+  const waitingCall = runTool(t.rt, { name: "lua_exec", args: { line }, signal: again.signal });
+  for (let i = 0; i < 400 && pidsWith(line).length === 0; i++) {
+    await new Promise((r) => setTimeout(r, 25));
+  }
+  again.abort();
+  const waiting = await waitingCall;
   assert.equal(waiting.is_error, true);
   assert.match(waiting.said, /"sh" was cancelled/);
   assert.equal((await runTool(t.rt, { name: "lua_ok", args: {} })).said, "ok");
@@ -219,15 +222,22 @@ Deno.test("a cancelled call stops its Lua body and the program it waits for", as
 
 Deno.test("a busy Lua body gives way: another call finishes while it computes", async () => {
   await using t = await luaRuntime([join(LUA, "limits")]);
-  const busy = runTool(t.rt, { name: "lua_loop", args: { timeout_seconds: 1 } }).then((r) => ({
-    which: "busy",
-    r,
-  }));
-  const quick = runTool(t.rt, { name: "lua_ok", args: {} }).then((r) => ({ which: "quick", r }));
-  const first = await Promise.race([busy, quick]);
-  assert.equal(first.which, "quick");
-  assert.equal(first.r.said, "ok");
-  assert.equal((await busy).r.is_error, true);
+  // The busy body would run 30 s: the quick call's result comes while it still runs, then
+  // the busy one is cancelled (no race against a clock).
+  const stop = new AbortController();
+  let busyEnded = false;
+  const busy = runTool(t.rt, {
+    name: "lua_loop",
+    args: { timeout_seconds: 30 },
+    signal: stop.signal,
+  }).finally(() => busyEnded = true);
+  const quick = await runTool(t.rt, { name: "lua_ok", args: {} });
+  assert.equal(quick.said, "ok");
+  assert.equal(busyEnded, false, "the busy body was still running");
+  stop.abort();
+  const ended = await busy;
+  assert.equal(ended.is_error, true);
+  assert.match(ended.said, /cancelled/);
 });
 
 Deno.test("a command declaration's program path is relative to its file; the call runs in the call's folder", async () => {

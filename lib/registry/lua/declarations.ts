@@ -338,7 +338,9 @@ function declarationTool(
         // the tool, not the program it names, which is judged as its body's magi.exec.
         const job = { program, args: input.args, cwd: call.cwd, timeoutMs: call.timeoutMs };
         const verdict = await confine.judge(job, call, name);
-        if ("refused" in verdict) return { isError: true, note: `[magi: ${verdict.refused}]` };
+        if ("refused" in verdict) {
+          return { isError: true, code: "denied", note: `[magi: ${verdict.refused}]` };
+        }
         return runProgramCall(verdict.program, input, { ...call, sandbox: verdict.wrap });
       };
       break;
@@ -479,6 +481,7 @@ function invokeTarget(target: Tool, call: Invocation, parameters: JsonSchema): P
     if (problem) {
       return Promise.resolve({
         isError: true,
+        code: "bad_arguments",
         note:
           `[magi: invalid arguments for ${target.origin.source} "${target.declaration.name}": ${problem}]`,
       });
@@ -503,9 +506,10 @@ async function runBody(
     return { isError: true, note: `[magi: the Lua engine failed: ${(error as Error).message}]` };
   }
   if ("timeout" in reply) {
-    if (call.signal.aborted) return { isError: true, note: "[magi: cancelled]" };
+    if (call.signal.aborted) return { isError: true, code: "cancelled", note: "[magi: cancelled]" };
     return {
       isError: true,
+      code: "timeout",
       note: `[magi: the Lua body of "${name}" ran past its time limit of ${
         call.timeoutMs / 1000
       } s and was stopped]`,

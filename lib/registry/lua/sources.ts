@@ -15,6 +15,7 @@ import type { Tool, Warn } from "../types.ts";
 import { type CachedFile, loadLuaTools, LUA_CACHE_VERSION } from "./declarations.ts";
 import { knownShipped } from "./shipped_manifest.ts";
 import type { LuaConfinement } from "./worker_host.ts";
+import { magiDir } from "../../core/xdg.ts";
 
 /** What the two sources need. */
 export interface DeclaredSourcesOptions {
@@ -47,8 +48,8 @@ export function luaDirs(config: Config, cwd: string, env: Record<string, string>
   const project = projectToolsDir(cwd);
   if (project) dirs.push(project);
   dirs.push(...stringList(config.values.lua_dirs));
-  const base = env.XDG_CONFIG_HOME || (env.HOME ? join(env.HOME, ".config") : undefined);
-  if (base) dirs.push(join(base, "magi", "tools"));
+  const own = magiDir(env, "config");
+  if (own) dirs.push(join(own, "tools"));
   if (config.values.shipped_tools !== false) dirs.push(shippedToolsDir());
   const seen = new Set<string>();
   return dirs.filter((d) => {

@@ -153,6 +153,8 @@ export class LuaWorkerHost {
         (n) => {
           id = n;
           if (tool !== undefined) this.#toolOf.set(n, tool);
+          // Aborted before the run was sent (while the engine started): cancel it right after.
+          if (call.signal.aborted) queueMicrotask(onAbort);
           return { type: "run", id: n, declId, args, ctx };
         },
         call.timeoutMs,
