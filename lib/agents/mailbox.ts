@@ -40,6 +40,8 @@ function inbox(mailDir: string, to: string): string {
   return join(mailDir, to);
 }
 
+let sent = 0;
+
 /**
  * Leaves a message in `to`'s inbox, atomically (a temp file renamed).
  *
@@ -51,7 +53,11 @@ export function sendMail(mailDir: string, from: string, to: string, text: string
   privateDir(mailDir);
   privateDir(dir);
   const now = new Date();
-  const name = `${now.toISOString().replace(/[-:.]/g, "")}-${crypto.randomUUID().slice(0, 8)}`;
+  // The sequence orders one process's messages sent in the same millisecond.
+  const seq = String(++sent % 1e6).padStart(6, "0");
+  const name = `${now.toISOString().replace(/[-:.]/g, "")}-${seq}-${
+    crypto.randomUUID().slice(0, 8)
+  }`;
   const mail: Mail = { v: 1, from, to, at: now.toISOString(), text };
   const tmp = join(dir, `.${name}.tmp`);
   Deno.writeTextFileSync(tmp, JSON.stringify(mail) + "\n", { mode: 0o600 });

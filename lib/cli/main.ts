@@ -135,10 +135,6 @@ async function dispatch(args: string[]): Promise<number> {
   // Options end at `--`: what follows is the command's own (a JSON argument, a task).
   const dashes = commandArgs.indexOf("--");
   const options = dashes < 0 ? commandArgs : commandArgs.slice(0, dashes);
-  if (name === "new" && (options.includes("--help") || options.includes("-h"))) {
-    await write((await late<typeof import("./new.ts")>("./new.ts")).NEW_HELP);
-    return EXIT.ok;
-  }
   if (name !== "builtin" && (options.includes("--help") || options.includes("-h"))) {
     await write(commandHelp(name, COMMAND_SPECS[name]));
     return EXIT.ok;

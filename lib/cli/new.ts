@@ -31,45 +31,6 @@ import { TOOL_NAME } from "../registry/registry.ts";
 import { discover } from "../registry/tools_dir.ts";
 import { EXIT, parseCommand, UsageError, warn, write } from "./common.ts";
 
-/** `magi new --help`: every option, with examples. */
-export const NEW_HELP = `Usage: magi new NAME --from PROGRAM [options]
-
-Makes a tool from a program: tools_dir/NAME/ with NAME (a symlink to the program, or a
-wrapper script), schema.json (the typed parameters the model sees) and selftest.sh. It reads
-the program's --help, the fuller help the text points to (--help all), and its manual page
-(man -P cat: SYNOPSIS, options, EXAMPLES), and types the options people use within a 4 KB
-declaration; the rest stay reachable through the args parameter.
-
-Options:
-  --from PROGRAM      the program, with its subcommand if any: --from 'git commit'
-  --tools-dir DIR     the tools folder to write into (default: the first configured tools_dir)
-  --config FILE       the config file to read tools_dir from
-  --max-params N      type at most N parameters, over the budget if need be (default: ${DEFAULT_MAX_PARAMS}, within
-                      ${DECLARATION_BUDGET} bytes)
-  --only A,B          type just these options, by any spelling (-c, --create, create);
-                      may be repeated
-  --dry-run           print the files it would write, and write nothing
-  --generic           no schema: the tool takes args and stdin as they are
-  --force             replace a tool of that name
-  -h, --help          this text
-
-Examples:
-  magi new find --from find --tools-dir ~/.config/magi/tools
-      paths, then find's predicates (-name, -type, -maxdepth), then an expression of words
-  magi new commit --from 'git commit' --dry-run
-      see the schema and selftest without writing them
-  magi new tar --from tar --only c,x,t,f,z,C,exclude
-      type just the options named
-  magi new fetch --from curl --max-params 80
-      type more of curl's 250 options (the declaration may pass 4 KB)
-  magi new notes --from ./notes.py --generic
-      a tool that passes its arguments through untyped
-
-Afterwards: magi check (runs each selftest.sh, which calls the program through the tool
-harmlessly: --version, a dry run or an empty expression) and magi tools --json (the
-declaration the model sees).
-`;
-
 /** What `magi new` was asked to do. */
 export interface NewRequest {
   name: string;

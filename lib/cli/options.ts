@@ -21,6 +21,7 @@ export interface CommandSpec {
   usage: string;
   summary: string;
   options: Record<string, OptionSpec>;
+  /** Each a command line; a line after a newline says what it does. */
   examples: string[];
 }
 
@@ -59,17 +60,25 @@ export const MCP_OPTIONS = {
   sandbox,
 } as const;
 export const NEW_OPTIONS = {
-  from: { type: "string", arg: "PROGRAM", help: "the program the tool runs (its --help is read)" },
-  "dry-run": { type: "boolean", help: "print what would be made; write nothing" },
-  generic: { type: "boolean", help: "one args array instead of parameters from --help" },
-  force: { type: "boolean", help: "replace an existing tool folder" },
-  "max-params": { type: "string", arg: "N", help: "the most parameters taken from --help" },
+  from: {
+    type: "string",
+    arg: "PROGRAM",
+    help: "the program, with its subcommand if any: --from 'git commit'",
+  },
+  "max-params": {
+    type: "string",
+    arg: "N",
+    help: "type at most N parameters, over the 4 KB budget if need be",
+  },
   only: {
     type: "string",
     multiple: true,
     arg: "A,B",
-    help: "only these options become parameters",
+    help: "type just these options, by any spelling (-c, --create, create)",
   },
+  "dry-run": { type: "boolean", help: "print the files it would write, and write nothing" },
+  generic: { type: "boolean", help: "no schema: the tool takes args and stdin as they are" },
+  force: { type: "boolean", help: "replace a tool of that name" },
 } as const;
 export const RUN_OPTIONS = {
   ...agent,
@@ -126,9 +135,23 @@ export const COMMAND_SPECS: Record<string, CommandSpec> = {
   },
   new: {
     usage: "NAME --from PROGRAM",
-    summary: "make a tool from a program's --help",
+    summary: "Makes a tool from a program: tools_dir/NAME/ with NAME (a symlink to the program, " +
+      "or a wrapper script), schema.json (the typed parameters the model sees) and selftest.sh. " +
+      "It reads the program's --help, the fuller help the text points to (--help all) and its " +
+      "manual page (man -P cat: SYNOPSIS, options, EXAMPLES), and types the options people use " +
+      "within a 4 KB declaration; the rest stay reachable through the args parameter. " +
+      "Afterwards: magi check runs each selftest.sh, which calls the program through the tool " +
+      "harmlessly (--version, a dry run or an empty expression).",
     options: NEW_OPTIONS,
-    examples: ["magi new rg --from rg --max-params 12", "magi new jq --from jq --dry-run"],
+    examples: [
+      "magi new find --from find --tools-dir ~/.config/magi/tools\n" +
+      "paths, then find's predicates (-name, -type, -maxdepth), then an expression of words",
+      "magi new commit --from 'git commit' --dry-run\nsee the schema and selftest without writing them",
+      "magi new tar --from tar --only c,x,t,f,z,C,exclude\ntype just the options named",
+      "magi new fetch --from curl --max-params 80\n" +
+      "type more of curl's 250 options (the declaration may pass 4 KB)",
+      "magi new notes --from ./notes.py --generic\na tool that passes its arguments through untyped",
+    ],
   },
   run: {
     usage: '"TASK" | -',
@@ -202,12 +225,25 @@ function optionRows(options: Record<string, OptionSpec>): string[] {
 /** `magi NAME --help`. */
 export function commandHelp(name: string, spec: CommandSpec): string {
   const lines = [`Usage: magi ${name}${spec.usage ? " " + spec.usage : ""} [options]`, ""];
-  lines.push(spec.summary, "");
+  lines.push(...wrap(spec.summary, 96), "");
   if (Object.keys(spec.options).length > 0) lines.push("Options:", ...optionRows(spec.options), "");
   lines.push("Options every command takes:", ...optionRows(COMMON_HELP), "");
   lines.push(spec.examples.length > 1 ? "Examples:" : "Example:");
-  lines.push(...spec.examples.map((e) => `  ${e}`), "");
+  lines.push(...spec.examples.map((e) => `  ${e.replaceAll("\n", "\n      ")}`), "");
   return lines.join("\n");
+}
+
+/** `text` in lines of at most `width` characters, broken at spaces. */
+function wrap(text: string, width: number): string[] {
+  const lines: string[] = [];
+  let line = "";
+  for (const word of text.split(" ")) {
+    if (line !== "" && line.length + 1 + word.length > width) {
+      lines.push(line);
+      line = word;
+    } else line = line === "" ? word : `${line} ${word}`;
+  }
+  return line === "" ? lines : [...lines, line];
 }
 
 /** The option names of a table, without help, for `parseArgs`. */

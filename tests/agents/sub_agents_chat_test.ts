@@ -63,7 +63,7 @@ Deno.test("magi chat: Ctrl-C ends both running sub-agents and their tools' proce
   const out = await child.output();
   const stdout = new TextDecoder().decode(out.stdout);
   assert.equal(out.code, 0, new TextDecoder().decode(out.stderr));
-  assert.match(stdout, /\(cancelled\)/);
+  assert.match(stdout, /\(interrupted\)/);
   assert.match(stdout, /Fine, awake\./);
   for (const pid of napping) assert.equal(alive(pid), false, "a sub-agent's tool still runs");
   const parentLast = server.requests.filter((r) => !isChild(r)).at(-1)!;
