@@ -25,7 +25,7 @@ import { sandboxProblem, sandboxSettings } from "./policy/sandbox.ts";
 import { luaConfinement } from "./policy/lua_exec.ts";
 import { builtinShim, selfCommand, shellQuote } from "./process/self_command.ts";
 import { defaultCachePath, DiscoveryCache } from "./registry/discovery_cache.ts";
-import { expandSpec, type McpServerSpec, mcpTools } from "./registry/mcp.ts";
+import { expandSpec, type McpServerSpec, mcpTools, withServerTools } from "./registry/mcp.ts";
 import { declaredTools } from "./registry/lua/sources.ts";
 import { Registry } from "./registry/registry.ts";
 import { discover, type FoundTool, toolsDirTool } from "./registry/tools_dir.ts";
@@ -205,6 +205,10 @@ export async function createRuntime(opts: RuntimeOptions): Promise<Runtime> {
   const spillDir = typeof v.spill_dir === "string"
     ? v.spill_dir
     : join(stateDir(opts.env), "spill");
+  /** The runtime once built (a late server's tools are swapped into its registry). */
+  const built: { runtime?: Runtime } = {};
+  /** Servers whose tools changed before the runtime was built. */
+  const early = new Map<string, Tool[]>();
   const mcpLoading = mcpTools({
     servers: (v.mcp_servers ?? {}) as Parameters<typeof mcpTools>[0]["servers"],
     configFile: config.origins.mcp_servers === "default" ? undefined : config.origins.mcp_servers,
@@ -215,6 +219,12 @@ export async function createRuntime(opts: RuntimeOptions): Promise<Runtime> {
     cachePath: join(cacheDir(opts.env), "mcp-tools.json"),
     maxMessageBytes: v["limits.mcp_message_bytes"] as number,
     warn: opts.warn,
+    // A server ready late, or whose tools changed: its tools are swapped in the registry.
+    onServerTools: (server, tools) => {
+      const runtime = built.runtime;
+      if (!runtime) return void early.set(server, tools);
+      runtime.registry = withServerTools(runtime.registry, server, tools, opts.warn, mask);
+    },
   });
   // The file builtins' bodies run in Workers with Deno permissions from the policy (below).
   const builtinTools = BUILTINS.map((b) =>
@@ -260,7 +270,7 @@ export async function createRuntime(opts: RuntimeOptions): Promise<Runtime> {
     "default",
     roots,
     opts.env,
-    (name) => registry.get(name)?.origin.source,
+    (name) => (built.runtime?.registry ?? registry).get(name)?.origin.source,
   );
 
   const socket = approvalSocket(policy, opts.warn);
@@ -302,7 +312,7 @@ export async function createRuntime(opts: RuntimeOptions): Promise<Runtime> {
     ]),
   );
 
-  return {
+  const runtime: Runtime = built.runtime = {
     config,
     registry,
     masker,
@@ -323,6 +333,10 @@ export async function createRuntime(opts: RuntimeOptions): Promise<Runtime> {
     door,
     warn: opts.warn,
   };
+  for (const [server, tools] of early) {
+    runtime.registry = withServerTools(runtime.registry, server, tools, opts.warn, mask);
+  }
+  return runtime;
 }
 
 /**

@@ -80,7 +80,11 @@ export async function mcpCommand(args: string[]): Promise<number> {
     });
   }
   rewatch();
-  const stopFollowing = onMcpToolsChanged(reload);
+  // An upstream server's tools changed (it became ready, or said so): the runtime's registry
+  // already holds them; only the clients are told.
+  const stopFollowing = onMcpToolsChanged(() => {
+    for (const server of servers) server.sendToolListChanged().catch(() => {});
+  });
 
   try {
     if (values.http) {

@@ -238,6 +238,7 @@ export const KEYS: Record<string, KeySpec> = {
               env: { type: "object", additionalProperties: { type: "string" } },
               cwd: { type: "string", minLength: 1 },
               timeout_seconds: { type: "number", exclusiveMinimum: 0 },
+              connect_timeout_seconds: { type: "number", exclusiveMinimum: 0 },
               start: { enum: ["lazy", "eager"] },
             },
             additionalProperties: false,
@@ -249,6 +250,7 @@ export const KEYS: Record<string, KeySpec> = {
               url: { type: "string", pattern: "^https?://" },
               headers: { type: "object", additionalProperties: { type: "string" } },
               timeout_seconds: { type: "number", exclusiveMinimum: 0 },
+              connect_timeout_seconds: { type: "number", exclusiveMinimum: 0 },
               start: { enum: ["lazy", "eager"] },
             },
             additionalProperties: false,
@@ -257,8 +259,9 @@ export const KEYS: Record<string, KeySpec> = {
       },
     },
     expected: 'an object of MCP servers by name (letters, digits, "-"), each ' +
-      "{command, args?, env?, cwd?, timeout_seconds?, start?} or " +
-      '{url, headers?, timeout_seconds?, start?} with start "lazy" or "eager"',
+      "{command, args?, env?, cwd?, timeout_seconds?, connect_timeout_seconds?, start?} or " +
+      '{url, headers?, timeout_seconds?, connect_timeout_seconds?, start?} with start "lazy" ' +
+      'or "eager"',
     default: {},
   },
 };
