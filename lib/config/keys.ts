@@ -60,7 +60,7 @@ export const PROJECT_TRUSTED_ONLY = [
 export const PROJECT_NEVER = ["secrets.ignore"];
 
 /** Keys whose value is an object of further keys. */
-export const GROUPS = ["limits", "secrets", "sandbox"] as const;
+export const GROUPS = ["limits", "secrets", "sandbox", "mcp"] as const;
 
 /** Leaf keys, dotted for those inside a group. */
 export const KEYS: Record<string, KeySpec> = {
@@ -222,6 +222,11 @@ export const KEYS: Record<string, KeySpec> = {
     expected: 'an object {rules?: [{tool, decision: "allow" | "ask" | "deny", id?, source?, ' +
       "command?, fields?, where?, reason?, examples?}], disable?: [default rule ids], " +
       'sandbox?: true | false | {"network": true}}',
+  },
+  "mcp.audience_pair": {
+    schema: { type: "boolean" },
+    expected: "true or false",
+    default: false,
   },
   mcp_servers: {
     schema: {

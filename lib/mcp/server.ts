@@ -1,8 +1,7 @@
 /**
  * Serving the registry over MCP (SPEC S9): `tools/list` gives every registry tool as the
  * model sees it, `tools/call` goes through {@link runTool} — the one pipeline — and a tool
- * result becomes MCP content with said for the model and shown for the person
- * (`annotations.audience`). A tool's question (SPEC S3.6) becomes `elicitation/create` when
+ * result becomes MCP content that is said alone, with shown in `_meta` ({@link callResult}). A tool's question (SPEC S3.6) becomes `elicitation/create` when
  * the client declared elicitation; otherwise the call ends as an error result saying what was
  * asked. A call the policy asks about (SPEC S8.1) is put to the person the same way; without
  * elicitation it is a denial. Follows MCP revision 2025-11-25 through the official SDK.
@@ -53,20 +52,32 @@ export function listedTools(rt: Runtime): McpTool[] {
   });
 }
 
+/** The `_meta` key under which a served result carries shown when it differs from said. */
+export const SHOWN_META = "magi/shown";
+
 /**
- * A tool result as an MCP `CallToolResult`: said as text content for the model; when shown
- * differs, said carries `audience: ["assistant"]` and shown follows with `audience: ["user"]`.
- * An error result is `isError: true` (never a JSON-RPC error).
+ * A tool result as an MCP `CallToolResult`. By default the content is said alone — one text
+ * block, so a host that gives its model every text block (Claude Code ignores `audience`)
+ * gives it exactly said — and shown, when it differs, travels in `_meta["magi/shown"]`, which
+ * hosts never give their model. With `audiencePair` (config `mcp.audience_pair`), shown
+ * follows said as a second text block and the two carry `audience: ["assistant"]` and
+ * `["user"]`, for hosts that honour annotations. An error result is `isError: true` (never a
+ * JSON-RPC error).
  */
-export function callResult(result: ToolResult): CallToolResult {
+export function callResult(result: ToolResult, audiencePair = false): CallToolResult {
   const content: CallToolResult["content"] = [];
+  const out: CallToolResult = { content };
   if (result.shown === result.said) {
     content.push({ type: "text", text: result.said });
-  } else {
+  } else if (audiencePair) {
     content.push({ type: "text", text: result.said, annotations: { audience: ["assistant"] } });
     content.push({ type: "text", text: result.shown, annotations: { audience: ["user"] } });
+  } else {
+    content.push({ type: "text", text: result.said });
+    out._meta = { [SHOWN_META]: result.shown };
   }
-  return result.is_error ? { content, isError: true } : { content };
+  if (result.is_error) out.isError = true;
+  return out;
 }
 
 /** How the server reaches the runtime; a getter, because watching may rebuild it. */
@@ -114,7 +125,7 @@ export function createMcpServer(current: RuntimeGetter): Server {
           ? { answer: elicitor(server, extra.signal), approve: approver(server, extra.signal) }
           : { unanswered: "the MCP client cannot be asked: it did not declare elicitation" }),
       });
-      return callResult(result);
+      return callResult(result, rt.config.values["mcp.audience_pair"] === true);
     } finally {
       clearInterval(timer);
     }
