@@ -25,7 +25,7 @@ import { sandboxProblem, sandboxSettings } from "./policy/sandbox.ts";
 import { luaConfinement } from "./policy/lua_exec.ts";
 import { builtinShim, selfCommand, shellQuote } from "./process/self_command.ts";
 import { defaultCachePath, DiscoveryCache } from "./registry/discovery_cache.ts";
-import { expandSpec, type McpServerSpec, mcpTools, withServerTools } from "./registry/mcp.ts";
+import { type McpServerSpec, mcpTools, specSecrets, withServerTools } from "./registry/mcp.ts";
 import { declaredTools } from "./registry/lua/sources.ts";
 import { Registry } from "./registry/registry.ts";
 import { discover, type FoundTool, toolsDirTool } from "./registry/tools_dir.ts";
@@ -101,9 +101,9 @@ function cacheDir(env: Record<string, string>): string {
 
 /**
  * The masker for a config and an environment (SPEC S2.3): credential variables, config
- * `secrets.env` and `secrets.values`, each provider's API-key variable, the header values of
- * MCP servers and the values of their `env` entries whose names mark credentials (both after
- * `${NAME}` expansion), and `extra` (magi's own, such as the MCP bearer token). Names a
+ * `secrets.env` and `secrets.values`, each provider's API-key variable, the values of MCP
+ * servers' `env` and `headers` entries (`specSecrets`: after `${NAME}` expansion, plain values
+ * left out), and `extra` (magi's own, such as the MCP bearer token). Names a
  * too-short value once through `warn`.
  */
 export function maskerFor(
@@ -115,25 +115,21 @@ export function maskerFor(
 ): Masker {
   const v = config.values;
   const raw = v.mcp_servers;
-  const servers = Object.values(
+  // Every value of an MCP server's `env` and `headers` (tokens, "Authorization: Bearer …").
+  const serverSecrets = Object.entries(
     typeof raw === "object" && raw !== null ? raw as Record<string, unknown> : {},
-  ).filter((s): s is McpServerSpec => typeof s === "object" && s !== null)
-    .map((s) => expandSpec(strings(s), env, () => {}));
-  // Header values of MCP servers reached over HTTP carry tokens ("Authorization: Bearer …").
-  const headerValues = servers.flatMap((server) => Object.values(server.headers ?? {}));
-  // A server's `env` may hold a literal credential (`"GITHUB_TOKEN": "ghp_…"`): masked by name.
-  const serverEnv = servers.map((server) => collectSecrets(server.env ?? {}));
+  ).filter((e): e is [string, McpServerSpec] => typeof e[1] === "object" && e[1] !== null)
+    .flatMap(([name, s]) => specSecrets(name, strings(s), env));
   const collected = collectSecrets(
     env,
     [...stringList(v["secrets.env"]), ...apiKeyEnvNames(v.providers), ...flagged],
-    [...stringList(v["secrets.values"]), ...headerValues],
+    stringList(v["secrets.values"]),
     stringList(v["secrets.ignore"]),
   );
-  const tooShort = new Set([...collected.tooShort, ...serverEnv.flatMap((c) => c.tooShort)]);
-  for (const name of tooShort) {
+  for (const name of new Set(collected.tooShort)) {
     warn(`secret $${name} is shorter than 6 bytes and is not masked`);
   }
-  return new Masker([...collected.secrets, ...serverEnv.flatMap((c) => c.secrets), ...extra]);
+  return new Masker([...collected.secrets, ...serverSecrets, ...extra]);
 }
 
 /**

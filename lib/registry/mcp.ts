@@ -40,7 +40,7 @@ import type {
   Tool as McpTool,
   ToolListChangedNotificationSchema,
 } from "@modelcontextprotocol/sdk/types.js";
-import type { Masker } from "../pipeline/mask.ts";
+import { isCredentialName, type Masker, MIN_SECRET_BYTES, type Secret } from "../pipeline/mask.ts";
 import { VERSION } from "../version.ts";
 import { emitContent } from "./mcp_content.ts";
 import { answerForm, type Ask, type FormSchema } from "./mcp_elicit.ts";
@@ -324,6 +324,40 @@ export function expandSpec(
     ...(spec.url !== undefined ? { url: expand(spec.url) } : {}),
     ...(spec.headers ? { headers: values(spec.headers) } : {}),
   };
+}
+
+/** A value too plain to be a secret: an absolute path, a number, true/false/yes/no/on/off. */
+const PLAIN_VALUE = /^(?:\/[^\s]*|-?\d+(?:\.\d+)?|true|false|yes|no|on|off)$/i;
+
+/**
+ * The secrets a server's config entry holds: every value of its `env` and `headers` (after
+ * `${NAME}` expansion), named `NAME_env_VAR` / `NAME_header_Header`, except values shorter
+ * than {@link MIN_SECRET_BYTES}, plain values ({@link PLAIN_VALUE}) and an `env` value that
+ * is a bare `${NAME}` under a name that marks no credential (`"PATH": "${PATH}"`: magi's own
+ * masker judges that variable by its name and shape).
+ */
+export function specSecrets(
+  name: string,
+  raw: McpServerSpec,
+  env: Record<string, string>,
+): Secret[] {
+  const expanded = expandSpec(raw, env, () => {});
+  const secrets: Secret[] = [];
+  const take = (kind: string, rawValues: unknown, values: Record<string, string> | undefined) => {
+    if (typeof rawValues !== "object" || rawValues === null || !values) return;
+    for (const [key, value] of Object.entries(values)) {
+      const written = (rawValues as Record<string, unknown>)[key];
+      if (typeof written !== "string") continue;
+      const bare = /^\$\{[A-Za-z_][A-Za-z0-9_]*\}$/.test(written);
+      if (bare && kind === "env" && !isCredentialName(key)) continue;
+      if (new TextEncoder().encode(value).length < MIN_SECRET_BYTES) continue;
+      if (PLAIN_VALUE.test(value)) continue;
+      secrets.push({ name: `${name}_${kind}_${key}`.replace(/[^A-Za-z0-9_]/g, "_"), value });
+    }
+  };
+  take("env", raw.env, expanded.env);
+  take("header", raw.headers, expanded.headers);
+  return secrets;
 }
 
 function connectionFor(name: string, raw: McpServerSpec, opts: McpSourceOptions): Connection {
