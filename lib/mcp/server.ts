@@ -46,8 +46,14 @@ export function listedTools(rt: Runtime): McpTool[] {
       description,
       inputSchema: parameters as McpTool["inputSchema"],
     };
-    const annotations = tool.origin.source === "builtin" ? BUILTIN_ANNOTATIONS[name] : undefined;
+    const annotations = tool.origin.source === "builtin"
+      ? BUILTIN_ANNOTATIONS[name]
+      : tool.listing?.annotations;
     if (annotations) listed.annotations = { ...annotations };
+    if (tool.listing?.title) listed.title = tool.listing.title;
+    if (tool.listing?.outputSchema) {
+      listed.outputSchema = tool.listing.outputSchema as McpTool["outputSchema"];
+    }
     return listed;
   });
 }
@@ -76,6 +82,11 @@ export function callResult(result: ToolResult, audiencePair = false): CallToolRe
     content.push({ type: "text", text: result.said });
     out._meta = { [SHOWN_META]: result.shown };
   }
+  // Images, audio and resources pass on as they came (masked); structured content too.
+  for (const a of result.attachments ?? []) {
+    content.push(a.block as unknown as CallToolResult["content"][number]);
+  }
+  if (result.structured) out.structuredContent = result.structured;
   if (result.is_error) out.isError = true;
   return out;
 }

@@ -49,7 +49,7 @@ import { lateImport } from "../lazy_require.ts";
 import { writePrivateFile } from "../output/private.ts";
 import { Registry } from "./registry.ts";
 import { schemaProblem, stripExtensions } from "./schema.ts";
-import type { Invocation, JsonSchema, Outcome, Tool, Warn } from "./types.ts";
+import type { Invocation, JsonSchema, Listing, Outcome, Tool, Warn } from "./types.ts";
 
 /** The MCP client SDK and the stdio transport (which needs it). */
 interface Sdk {
@@ -549,8 +549,22 @@ function toolsOf(
       opts.warn(`tool "${name}" (MCP server "${conn.name}") left out: ${problem}`);
       continue;
     }
+    const execution = (remote as { execution?: { taskSupport?: string } }).execution;
+    if (execution?.taskSupport === "required") {
+      opts.warn(
+        `tool "${name}" (MCP server "${conn.name}") left out: it can only be called as a task, ` +
+          "which magi does not do",
+      );
+      continue;
+    }
     const properties = (parameters.properties ?? {}) as Record<string, unknown>;
+    const listing = maskedDeep({
+      ...(remote.title ? { title: remote.title } : {}),
+      ...(remote.outputSchema ? { outputSchema: remote.outputSchema } : {}),
+      ...(remote.annotations ? { annotations: remote.annotations } : {}),
+    }, opts.masker) as Listing;
     tools.push({
+      ...(Object.keys(listing).length ? { listing } : {}),
       declaration: {
         name,
         description: remote.description ?? remote.title ??
