@@ -7,6 +7,7 @@
  *
  * @module
  */
+import type { ImageRef } from "./images.ts";
 import { join } from "node:path";
 import type { Masker } from "../pipeline/mask.ts";
 import { openPrivateAppend, privateDir } from "../output/private.ts";
@@ -18,7 +19,16 @@ export type SessionEvent =
   | { type: "session"; v: 1; id: string; at: string; cwd: string; provider: string; model: string }
   | { type: "user"; at: string; text: string }
   | { type: "assistant"; at: string; text: string; tool_calls: ToolCallRequest[] }
-  | { type: "tool_result"; at: string; id: string; name: string; said: string; is_error: boolean }
+  | {
+    type: "tool_result";
+    at: string;
+    id: string;
+    name: string;
+    said: string;
+    is_error: boolean;
+    // Images sent with the result, as files (mcpb: lib/agent/images.ts).
+    images?: ImageRef[];
+  }
   | { type: "usage"; at: string; input_tokens: number; output_tokens: number }
   // A tool's request on the approvals socket and its answer (lib/policy/approvals.ts).
   | {
@@ -169,7 +179,13 @@ export class Session {
       if (e.type === "tool_result") {
         results.push({
           role: "tool",
-          result: { id: e.id, name: e.name, said: e.said, is_error: e.is_error },
+          result: {
+            id: e.id,
+            name: e.name,
+            said: e.said,
+            is_error: e.is_error,
+            ...(e.images?.length ? { images: e.images } : {}),
+          },
         });
         continue;
       }

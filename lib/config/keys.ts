@@ -104,6 +104,11 @@ export const KEYS: Record<string, KeySpec> = {
     expected: "a whole number of bytes from 1024 to 67108864 (64 MiB)",
     default: 65536,
   },
+  "limits.image_bytes": {
+    schema: { type: "integer", minimum: 0, maximum: 20971520 },
+    expected: "a whole number of bytes from 0 (send no images) to 20971520 (20 MiB)",
+    default: 5 * 1024 * 1024,
+  },
   "limits.mcp_message_bytes": {
     schema: { type: "integer", minimum: 65536, maximum: 1073741824 },
     expected: "a whole number of bytes from 65536 (64 KiB) to 1073741824 (1 GiB)",
