@@ -43,6 +43,14 @@ import type {
 import { isCredentialName, type Masker, MIN_SECRET_BYTES, type Secret } from "../pipeline/mask.ts";
 import { VERSION } from "../version.ts";
 import { emitContent } from "./mcp_content.ts";
+import {
+  type CatalogOptions,
+  getPrompt,
+  listPrompts,
+  type McpPrompt,
+  resourceTools,
+  type ServerHandle,
+} from "./mcp_catalog.ts";
 import { answerForm, type Ask, type FormSchema } from "./mcp_elicit.ts";
 import type { ChildStdioTransport } from "./mcp_stdio.ts";
 import { lateImport } from "../lazy_require.ts";
@@ -145,7 +153,7 @@ class Connection {
 
   constructor(
     readonly name: string,
-    private readonly spec: McpServerSpec,
+    readonly spec: McpServerSpec,
     private readonly cwd: string,
     private readonly env: Record<string, string>,
     private readonly maxMessageBytes: number | undefined,
@@ -510,7 +518,41 @@ export async function mcpTools(opts: McpSourceOptions): Promise<Tool[]> {
       return [];
     }),
   );
-  return lists.flat();
+  const handles = [...used].map((conn): ServerHandle => ({
+    name: conn.name,
+    client: () => conn.client(),
+    connectMs: (conn.spec.connect_timeout_seconds ?? CONNECT_TIMEOUT_SECONDS) * 1000,
+  }));
+  catalog = { servers: () => handles, masker: opts.masker, spillDir: opts.spillDir };
+  const resources = handles.length ? resourceTools(catalog) : [];
+  return [...lists.flat(), ...resources];
+}
+
+export type { McpPrompt };
+
+/** How the catalogue reaches the latest runtime's servers. */
+let catalog: CatalogOptions | undefined;
+
+/**
+ * Every prompt the latest runtime's MCP servers offer, for chat's slash commands
+ * (`/<server>:<name>`); empty with no servers. See mcp_catalog.ts.
+ */
+export function listMcpPrompts(): Promise<McpPrompt[]> {
+  return catalog ? listPrompts(catalog) : Promise.resolve([]);
+}
+
+/**
+ * One upstream prompt's messages as the text of a user message, masked.
+ *
+ * @throws Error saying why, when the server cannot be reached or refuses the prompt
+ */
+export function getMcpPrompt(
+  server: string,
+  name: string,
+  args: Record<string, string> = {},
+): Promise<string> {
+  if (!catalog) return Promise.reject(new Error("no MCP servers are configured"));
+  return getPrompt(catalog, server, name, args);
 }
 
 /**
