@@ -5,7 +5,9 @@
  *
  * The seven figures of issue 8: warm start, cold discovery, per-call overhead, a Lua call,
  * the pipeline's throughput and peak memory, masking cost, and the `grep` builtin; and the
- * sandbox's per-call cost (`run 'true'` inside against outside, in milliseconds added).
+ * sandbox's per-call cost (`run 'true'` inside against outside, in milliseconds added); and
+ * two MCP figures (scripts/bench_mcp_start.ts): a warm start with a hung and a crashed
+ * server, and an MCP tool call through the pipeline against the SDK client's own call.
  * In-process figures use one long-lived runtime (the way a session calls tools); start-up figures run
  * the real CLI with the permission set of `deno task magi`.
  *
@@ -29,6 +31,7 @@ import { RUN_FLAGS } from "./permissions.ts";
 import { corpusTexts, falsePositives, fragmentHits } from "./mask_corpus.ts";
 import { FRAGMENT } from "../lib/pipeline/fragments.ts";
 import { sandboxAddedMs } from "./bench_sandbox.ts";
+import { hungServerRatios, mcpCallRatios } from "./bench_mcp_start.ts";
 
 const REPO = fileURLToPath(new URL("..", import.meta.url));
 const quick = Deno.args.includes("--quick");
@@ -379,6 +382,22 @@ async function main(): Promise<void> {
     ratios: await sandboxAddedMs(home, env, { runs: RUNS, reps: CALL_REPS }),
     target: "≤ +15 ms",
     unit: (n) => `+${n.toFixed(1)} ms`,
+  });
+
+  // 9. MCP (issue 17): start-up with a hung and a crashed server; per-call cost.
+  figures.push({
+    order: 9,
+    what: "warm `magi tools` with a hung and a crashed MCP server",
+    floor: "the same config without them",
+    ratios: await hungServerRatios(home, env, ratios, RUNS),
+    target: "≤ 1.2×",
+  });
+  figures.push({
+    order: 10,
+    what: "an MCP tool call through the pipeline (fixture `pid`)",
+    floor: "the same call by the SDK client directly",
+    ratios: await mcpCallRatios(home, env, ratios, CALL_REPS),
+    target: "—",
   });
 
   await Deno.remove(home, { recursive: true });
