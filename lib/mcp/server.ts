@@ -19,6 +19,7 @@ import {
 } from "@modelcontextprotocol/sdk/types.js";
 import type { AnswerProvider } from "../pipeline/ask.ts";
 import { invalidParams, ToolsCallRequestSchema } from "./call_request.ts";
+import { serveCatalog } from "./serve_catalog.ts";
 import type { ApprovalAnswer, Approver } from "../policy/gate.ts";
 import { runTool, type ToolResult } from "../pipeline/run_tool.ts";
 import type { Question } from "../registry/types.ts";
@@ -101,8 +102,9 @@ export type RuntimeGetter = () => Runtime;
 export function createMcpServer(current: RuntimeGetter): Server {
   const server = new Server(
     { name: "magi", version: VERSION },
-    { capabilities: { tools: { listChanged: true } } },
+    { capabilities: { tools: { listChanged: true }, resources: {}, prompts: {} } },
   );
+  serveCatalog(server);
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: listedTools(current()) }));
   server.setRequestHandler(ToolsCallRequestSchema, async (request, extra) => {
     const rt = current();

@@ -220,7 +220,8 @@ class Connection {
     const timeout = this.startTimeoutMs;
     try {
       await client.connect(transport, { timeout });
-      this.tools = await listAll(client, timeout);
+      // A server of resources or prompts alone lists no tools.
+      this.tools = client.getServerCapabilities()?.tools ? await listAll(client, timeout) : [];
     } catch (error) {
       await client.close().catch(() => {});
       const end = this.describeEnd();
@@ -532,6 +533,11 @@ export type { McpPrompt };
 
 /** How the catalogue reaches the latest runtime's servers. */
 let catalog: CatalogOptions | undefined;
+
+/** How the latest runtime reaches its servers' resources and prompts (for `magi mcp`). */
+export function mcpCatalog(): CatalogOptions | undefined {
+  return catalog;
+}
 
 /**
  * Every prompt the latest runtime's MCP servers offer, for chat's slash commands

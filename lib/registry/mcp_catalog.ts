@@ -64,7 +64,7 @@ async function ready(
 }
 
 /** Each chosen server's client, or one line saying why it is left out. */
-async function reach(
+export async function reach(
   opts: CatalogOptions,
   server: string | undefined,
   capability: "resources" | "prompts",
@@ -87,7 +87,7 @@ async function reach(
 }
 
 /** Every page of a cursor-paged list. */
-async function pages<T>(
+export async function pages<T>(
   fetch: (cursor: string | undefined) => Promise<{ items: T[]; nextCursor?: string }>,
 ): Promise<T[]> {
   const all: T[] = [];

@@ -13,6 +13,7 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { tempDir, TESTDATA, writeConfig } from "../helpers.ts";
 import { startHttp } from "./_serve.ts";
+import { denoServer } from "./servers.ts";
 import { installed } from "./conformance_install.ts";
 
 const FIXTURES = join(TESTDATA, "mcp", "conformance");
@@ -68,7 +69,11 @@ Deno.test({
   fn: async () => {
     const [node, entry] = installed();
     await using home = await tempDir();
-    const config = await writeConfig(home.path, { shipped_tools: false });
+    // An upstream server whose resources magi serves (the suite's resource scenarios).
+    const config = await writeConfig(home.path, {
+      shipped_tools: false,
+      mcp_servers: { up: denoServer(join(TESTDATA, "mcp", "conformance_upstream.ts")) },
+    });
     // The suite cannot send an Authorization header, so it runs against --no-auth.
     const server = await startHttp(home.path, [
       "--config",

@@ -1,7 +1,8 @@
 /**
  * Every content type crosses `magi mcp`: an upstream server's images, embedded resources and
  * structured content reach magi's own MCP client as such (masked), with the upstream tool's
- * title, annotations and outputSchema — through server-everything from npm.
+ * title, annotations and outputSchema; its resources and prompts are served too — through
+ * server-everything from npm.
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
@@ -80,6 +81,32 @@ Deno.test("images, resources and structured content cross magi mcp", async (t) =
         arguments: { location: "Chicago" },
       }) as CallToolResult;
       assert.equal(typeof result.structuredContent?.temperature, "number");
+    });
+
+    await t.step("upstream resources are listed and read with their URIs", async () => {
+      const { resources } = await client.listResources();
+      const doc = resources.find((r) => r.uri.startsWith("demo://resource/static/"));
+      assert.ok(doc, JSON.stringify(resources).slice(0, 300));
+      const { contents } = await client.readResource({ uri: doc.uri });
+      assert.equal(contents[0].uri, doc.uri);
+      assert.equal(typeof (contents[0] as { text?: unknown }).text, "string");
+      const { resourceTemplates } = await client.listResourceTemplates();
+      assert.ok(
+        resourceTemplates.some((r) => r.uriTemplate.startsWith("demo://resource/dynamic/")),
+      );
+    });
+
+    await t.step("upstream prompts are served as NAME__prompt", async () => {
+      const { prompts } = await client.listPrompts();
+      assert.ok(
+        prompts.some((p) => p.name === "everything__simple-prompt"),
+        JSON.stringify(prompts),
+      );
+      const got = await client.getPrompt({
+        name: "everything__args-prompt",
+        arguments: { city: "Lyon" },
+      });
+      assert.match(JSON.stringify(got.messages), /Lyon/);
     });
   } finally {
     await client.close();
