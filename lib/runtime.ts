@@ -116,10 +116,10 @@ export function maskerFor(
   const v = config.values;
   const raw = v.mcp_servers;
   // Every value of an MCP server's `env` and `headers` (tokens, "Authorization: Bearer …").
-  const serverSecrets = Object.entries(
+  const serverSecrets = Object.values(
     typeof raw === "object" && raw !== null ? raw as Record<string, unknown> : {},
-  ).filter((e): e is [string, McpServerSpec] => typeof e[1] === "object" && e[1] !== null)
-    .flatMap(([name, s]) => specSecrets(name, strings(s), env));
+  ).filter((s): s is McpServerSpec => typeof s === "object" && s !== null)
+    .flatMap((s) => specSecrets(strings(s), env));
   const collected = collectSecrets(
     env,
     [...stringList(v["secrets.env"]), ...apiKeyEnvNames(v.providers), ...flagged],

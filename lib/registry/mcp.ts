@@ -340,13 +340,12 @@ const PLAIN_VALUE = /^(?:\/[^\s]*|-?\d+(?:\.\d+)?|true|false|yes|no|on|off)$/i;
 
 /**
  * The secrets a server's config entry holds: every value of its `env` and `headers` (after
- * `${NAME}` expansion), named `NAME_env_VAR` / `NAME_header_Header`, except values shorter
- * than {@link MIN_SECRET_BYTES}, plain values ({@link PLAIN_VALUE}) and an `env` value that
+ * `${NAME}` expansion), masked as `$VAR` (an `env` entry) or `$SECRET` (a header), except
+ * values shorter than {@link MIN_SECRET_BYTES}, plain values ({@link PLAIN_VALUE}) and an `env` value that
  * is a bare `${NAME}` under a name that marks no credential (`"PATH": "${PATH}"`: magi's own
  * masker judges that variable by its name and shape).
  */
 export function specSecrets(
-  name: string,
   raw: McpServerSpec,
   env: Record<string, string>,
 ): Secret[] {
@@ -361,7 +360,8 @@ export function specSecrets(
       if (bare && kind === "env" && !isCredentialName(key)) continue;
       if (new TextEncoder().encode(value).length < MIN_SECRET_BYTES) continue;
       if (PLAIN_VALUE.test(value)) continue;
-      secrets.push({ name: `${name}_${kind}_${key}`.replace(/[^A-Za-z0-9_]/g, "_"), value });
+      const masked = kind === "env" ? key : "SECRET";
+      secrets.push({ name: masked.replace(/[^A-Za-z0-9_]/g, "_"), value });
     }
   };
   take("env", raw.env, expanded.env);

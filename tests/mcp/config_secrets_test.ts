@@ -9,7 +9,7 @@ import { testRuntime } from "../helpers.ts";
 import { FIXTURE } from "./servers.ts";
 
 Deno.test("specSecrets takes env and header values, leaving plain ones out", () => {
-  const secrets = specSecrets("gh", {
+  const secrets = specSecrets({
     command: "x",
     env: {
       SERVICE_KEY_MATERIAL: "literal-abcdef-123",
@@ -23,9 +23,9 @@ Deno.test("specSecrets takes env and header values, leaving plain ones out", () 
     headers: { Authorization: "Bearer ${MY_TOKEN}" },
   }, { PATH: "/usr/bin:/bin", MY_TOKEN: "tok-0123456789" });
   assert.deepEqual(secrets, [
-    { name: "gh_env_SERVICE_KEY_MATERIAL", value: "literal-abcdef-123" },
-    { name: "gh_env_GH_TOKEN", value: "tok-0123456789" },
-    { name: "gh_header_Authorization", value: "Bearer tok-0123456789" },
+    { name: "SERVICE_KEY_MATERIAL", value: "literal-abcdef-123" },
+    { name: "GH_TOKEN", value: "tok-0123456789" },
+    { name: "SECRET", value: "Bearer tok-0123456789" },
   ]);
 });
 
@@ -42,7 +42,7 @@ Deno.test("a server's config env value comes back masked, whatever its name", as
       name: "fixture__env",
       args: { name: "FIXTURE_SETTING" },
     });
-    assert.equal(result.said.trim(), "value: $fixture_env_FIXTURE_SETTING");
+    assert.equal(result.said.trim(), "value: $FIXTURE_SETTING");
     assert.ok(!result.shown.includes("plain-looking-9a8b7c"));
   } finally {
     await closeMcpServers();
