@@ -18,7 +18,12 @@ import { createMcpServer } from "../mcp/server.ts";
 import { guardedInput } from "../mcp/stdio_guard.ts";
 import { loadOrCreateToken, type McpToken, TOKEN_SECRET_NAME } from "../mcp/token.ts";
 import { watchPlan, watchSources } from "../mcp/watch.ts";
-import { closeMcpServers, closeUnusedMcpServers, onMcpToolsChanged } from "../registry/mcp.ts";
+import {
+  closeMcpServers,
+  closeUnusedMcpServers,
+  onMcpLog,
+  onMcpToolsChanged,
+} from "../registry/mcp.ts";
 import type { Secret } from "../pipeline/mask.ts";
 import { type Runtime, stateDir } from "../runtime.ts";
 import { EXIT, parseCommand, runtimeFor, UsageError, warn } from "./common.ts";
@@ -85,6 +90,12 @@ export async function mcpCommand(args: string[]): Promise<number> {
   const stopFollowing = onMcpToolsChanged(() => {
     for (const server of servers) server.sendToolListChanged().catch(() => {});
   });
+  // Upstream servers' log messages go on to the clients (each at the level it set).
+  const stopLogs = onMcpLog((name, level, data) => {
+    for (const server of servers) {
+      server.sendLoggingMessage({ level: level as "info", logger: name, data }).catch(() => {});
+    }
+  });
 
   try {
     if (values.http) {
@@ -131,6 +142,7 @@ export async function mcpCommand(args: string[]): Promise<number> {
     }
   } finally {
     stopFollowing();
+    stopLogs();
     stopWatching();
     await closeMcpServers();
   }

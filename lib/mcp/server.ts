@@ -102,7 +102,7 @@ export type RuntimeGetter = () => Runtime;
 export function createMcpServer(current: RuntimeGetter): Server {
   const server = new Server(
     { name: "magi", version: VERSION },
-    { capabilities: { tools: { listChanged: true }, resources: {}, prompts: {} } },
+    { capabilities: { tools: { listChanged: true }, resources: {}, prompts: {}, logging: {} } },
   );
   serveCatalog(server);
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: listedTools(current()) }));

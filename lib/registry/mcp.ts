@@ -36,6 +36,7 @@ import type {
   ElicitRequestSchema,
   ElicitResult,
   ErrorCode,
+  LoggingMessageNotificationSchema,
   McpError,
   Tool as McpTool,
   ToolListChangedNotificationSchema,
@@ -68,6 +69,7 @@ interface Sdk {
   ErrorCode: typeof ErrorCode;
   ElicitRequestSchema: typeof ElicitRequestSchema;
   ToolListChangedNotificationSchema: typeof ToolListChangedNotificationSchema;
+  LoggingMessageNotificationSchema: typeof LoggingMessageNotificationSchema;
 }
 let sdk: Sdk | undefined;
 
@@ -149,6 +151,8 @@ class Connection {
   #starting: Promise<Client> | undefined;
   /** Called with the fresh tool list after each start. */
   onTools?: (tools: McpTool[]) => void;
+  /** The latest runtime's masker (log messages are masked with it). */
+  masker?: Masker;
   tools: McpTool[] | undefined;
 
   constructor(
@@ -185,6 +189,7 @@ class Connection {
       ChildStdioTransport,
       ElicitRequestSchema,
       ToolListChangedNotificationSchema,
+      LoggingMessageNotificationSchema,
     } = await loadSdk();
     const transport: Transport = this.spec.url
       ? new StreamableHTTPClientTransport(new URL(this.spec.url), {
@@ -201,6 +206,13 @@ class Connection {
       capabilities: { elicitation: { form: {} } },
     });
     client.setRequestHandler(ElicitRequestSchema, (request) => this.#elicit(request.params));
+    // The server's log messages: passed on, masked (magi mcp's clients; stderr from warning up).
+    client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => {
+      const masker = this.masker;
+      if (!masker) return;
+      const data = maskedDeep(n.params.data, masker);
+      for (const listener of logListeners) listener(this.name, n.params.level, data);
+    });
     client.setNotificationHandler(ToolListChangedNotificationSchema, async () => {
       if (this.#client !== client) return;
       try {
@@ -264,6 +276,21 @@ async function listAll(client: Client, timeout: number): Promise<McpTool[]> {
     cursor = page.nextCursor;
   } while (cursor);
   return tools;
+}
+
+/** A server's log message: its name, the level, the data (masked). */
+export type McpLogListener = (server: string, level: string, data: unknown) => void;
+const logListeners = new Set<McpLogListener>();
+
+/**
+ * Calls `listener` with each `notifications/message` (MCP logging) a server magi reaches
+ * sends, its data masked. Until one is added, nothing is done with them.
+ *
+ * @returns the function that stops calling it
+ */
+export function onMcpLog(listener: McpLogListener): () => void {
+  logListeners.add(listener);
+  return () => void logListeners.delete(listener);
 }
 
 /** Called when a server's tools changed after start-up. */
@@ -467,6 +494,7 @@ export async function mcpTools(opts: McpSourceOptions): Promise<Tool[]> {
     Object.entries(opts.servers).map(async ([name, spec]) => {
       const conn = connectionFor(name, spec, opts);
       used.add(conn);
+      conn.masker = opts.masker;
       const key = cacheKey(name, spec);
       // What the registry was given for this server; a different list later is a change.
       let given: string | undefined;

@@ -11,7 +11,10 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 // @ts-types="@modelcontextprotocol/sdk/client/stdio"
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 // @ts-types="@modelcontextprotocol/sdk/types"
-import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import {
+  type CallToolResult,
+  LoggingMessageNotificationSchema,
+} from "@modelcontextprotocol/sdk/types.js";
 import { magiArgs, REPO, tempDir, writeConfig } from "../helpers.ts";
 import { denoServer } from "./servers.ts";
 
@@ -107,6 +110,17 @@ Deno.test("images, resources and structured content cross magi mcp", async (t) =
         arguments: { city: "Lyon" },
       });
       assert.match(JSON.stringify(got.messages), /Lyon/);
+    });
+
+    await t.step("an upstream server's log messages reach magi mcp's client", async () => {
+      const logged = Promise.withResolvers<{ logger?: string; data: unknown }>();
+      client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => {
+        logged.resolve(n.params);
+      });
+      await client.callTool({ name: "everything__toggle-simulated-logging", arguments: {} });
+      const message = await logged.promise;
+      assert.equal(message.logger, "everything");
+      assert.match(String(message.data), /-level message|level-message/);
     });
   } finally {
     await client.close();
