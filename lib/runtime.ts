@@ -213,6 +213,7 @@ export async function createRuntime(opts: RuntimeOptions): Promise<Runtime> {
     spillDir,
     masker,
     cachePath: join(cacheDir(opts.env), "mcp-tools.json"),
+    authDir: join(stateDir(opts.env), "mcp-oauth"),
     maxMessageBytes: v["limits.mcp_message_bytes"] as number,
     warn: opts.warn,
     // A server ready late, or whose tools changed: its tools are swapped in the registry.

@@ -14,6 +14,7 @@ import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
 // @ts-types="@modelcontextprotocol/sdk/server/stdio"
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import { serveHttp } from "../mcp/http.ts";
+import { lateImport } from "../lazy_require.ts";
 import { createMcpServer } from "../mcp/server.ts";
 import { guardedInput } from "../mcp/stdio_guard.ts";
 import { loadOrCreateToken, type McpToken, TOKEN_SECRET_NAME } from "../mcp/token.ts";
@@ -37,8 +38,18 @@ export async function mcpCommand(args: string[]): Promise<number> {
     "token-file": { type: "string" },
     sandbox: { type: "string" },
   });
+  if (positionals[0] === "login") {
+    if (positionals.length !== 2) throw new UsageError("usage: magi mcp login NAME");
+    // The SDK's client and auth load only for a login.
+    const { mcpLogin } = await lateImport<typeof import("./mcp_login.ts")>(
+      new URL("./mcp_login.ts", import.meta.url),
+    );
+    return await mcpLogin(positionals[1], values.config);
+  }
   if (positionals.length > 0) {
-    throw new UsageError(`magi mcp takes no arguments; got ${JSON.stringify(positionals)}`);
+    throw new UsageError(
+      `magi mcp takes no arguments but "login NAME"; got ${JSON.stringify(positionals)}`,
+    );
   }
   if (values.port !== undefined && !values.http) {
     throw new UsageError("--port needs --http");

@@ -26,6 +26,8 @@ import { createHash } from "node:crypto";
 import { dirname, isAbsolute, resolve } from "node:path";
 // @ts-types="@modelcontextprotocol/sdk/client/index"
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
+// @ts-types="@modelcontextprotocol/sdk/client/auth"
+import type { OAuthClientProvider } from "@modelcontextprotocol/sdk/client/auth.js";
 // @ts-types="@modelcontextprotocol/sdk/client/streamableHttp"
 import type { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 // @ts-types="@modelcontextprotocol/sdk/shared/transport"
@@ -56,6 +58,7 @@ import { answerForm, type Ask, type FormSchema } from "./mcp_elicit.ts";
 import type { ChildStdioTransport } from "./mcp_stdio.ts";
 import { lateImport } from "../lazy_require.ts";
 import { writePrivateFile } from "../output/private.ts";
+import { StoredOAuth } from "./mcp_oauth.ts";
 import { Registry } from "./registry.ts";
 import { schemaProblem, stripExtensions } from "./schema.ts";
 import type { Invocation, JsonSchema, Listing, Outcome, Tool, Warn } from "./types.ts";
@@ -136,6 +139,8 @@ export interface McpSourceOptions {
    * that differs from the cached one, `notifications/tools/list_changed`.
    */
   onServerTools?: (server: string, tools: Tool[]) => void;
+  /** The folder of OAuth logins (mcp_oauth.ts); without it, no OAuth is tried. */
+  authDir?: string;
 }
 
 /** A registry-safe tool name for a server's tool: `NAME__tool`, at most 64 characters. */
@@ -161,6 +166,7 @@ class Connection {
     private readonly cwd: string,
     private readonly env: Record<string, string>,
     private readonly maxMessageBytes: number | undefined,
+    private readonly auth?: OAuthClientProvider,
   ) {}
 
   get startTimeoutMs(): number {
@@ -194,6 +200,7 @@ class Connection {
     const transport: Transport = this.spec.url
       ? new StreamableHTTPClientTransport(new URL(this.spec.url), {
         requestInit: { headers: this.spec.headers ?? {} },
+        ...(this.auth ? { authProvider: this.auth } : {}),
       })
       : new ChildStdioTransport({
         command: this.spec.command!,
@@ -404,10 +411,17 @@ function connectionFor(name: string, raw: McpServerSpec, opts: McpSourceOptions)
   );
   const base = opts.configFile ? dirname(opts.configFile) : opts.cwd;
   const cwd = spec.cwd ? (isAbsolute(spec.cwd) ? spec.cwd : resolve(base, spec.cwd)) : opts.cwd;
-  const key = JSON.stringify([name, spec, cwd, opts.env, opts.maxMessageBytes]);
+  const key = JSON.stringify([name, spec, cwd, opts.env, opts.maxMessageBytes, opts.authDir]);
   let conn = pool.get(key);
   if (!conn) {
-    pool.set(key, conn = new Connection(name, spec, cwd, opts.env, opts.maxMessageBytes));
+    // OAuth for a URL server, unless its config sends its own Authorization header.
+    const ownAuth = Object.keys(spec.headers ?? {}).some((h) =>
+      h.toLowerCase() === "authorization"
+    );
+    const auth = spec.url && opts.authDir && !ownAuth
+      ? new StoredOAuth(name, StoredOAuth.fileFor(opts.authDir, cacheKey(name, raw)))
+      : undefined;
+    pool.set(key, conn = new Connection(name, spec, cwd, opts.env, opts.maxMessageBytes, auth));
   }
   return conn;
 }
