@@ -26,7 +26,7 @@ import { luaConfinement } from "./policy/lua_exec.ts";
 import { builtinShim, selfCommand } from "./process/self_command.ts";
 import { shellWord } from "./core/quote.ts";
 import { defaultCachePath, DiscoveryCache } from "./registry/discovery_cache.ts";
-import { expandSpec, type McpServerSpec, mcpTools } from "./registry/mcp.ts";
+import { type McpServerSpec, mcpTools, specSecrets, withServerTools } from "./registry/mcp.ts";
 import { declaredTools } from "./registry/lua/sources.ts";
 import { Registry } from "./registry/registry.ts";
 import { discover, type FoundTool, toolsDirTool } from "./registry/tools_dir.ts";
@@ -113,9 +113,9 @@ function cacheDir(env: Record<string, string>): string {
 
 /**
  * The masker for a config and an environment (SPEC S2.3): credential variables, config
- * `secrets.env` and `secrets.values`, each provider's API-key variable, the header values of
- * MCP servers and the values of their `env` entries whose names mark credentials (both after
- * `${NAME}` expansion), and `extra` (magi's own, such as the MCP bearer token). Names a
+ * `secrets.env` and `secrets.values`, each provider's API-key variable, the values of MCP
+ * servers' `env` and `headers` entries (`specSecrets`: after `${NAME}` expansion, plain values
+ * left out), and `extra` (magi's own, such as the MCP bearer token). Names a
  * too-short value once through `warn`.
  */
 export function maskerFor(
@@ -127,25 +127,21 @@ export function maskerFor(
 ): Masker {
   const v = config.values;
   const raw = v.mcp_servers;
-  const servers = Object.values(
+  // Every value of an MCP server's `env` and `headers` (tokens, "Authorization: Bearer …").
+  const serverSecrets = Object.values(
     typeof raw === "object" && raw !== null ? raw as Record<string, unknown> : {},
   ).filter((s): s is McpServerSpec => typeof s === "object" && s !== null)
-    .map((s) => expandSpec(strings(s), env, () => {}));
-  // Header values of MCP servers reached over HTTP carry tokens ("Authorization: Bearer …").
-  const headerValues = servers.flatMap((server) => Object.values(server.headers ?? {}));
-  // A server's `env` may hold a literal credential (`"GITHUB_TOKEN": "ghp_…"`): masked by name.
-  const serverEnv = servers.map((server) => collectSecrets(server.env ?? {}));
+    .flatMap((s) => specSecrets(strings(s), env));
   const collected = collectSecrets(
     env,
     [...stringList(v["secrets.env"]), ...apiKeyEnvNames(v.providers), ...flagged],
-    [...stringList(v["secrets.values"]), ...headerValues],
+    stringList(v["secrets.values"]),
     stringList(v["secrets.ignore"]),
   );
-  const tooShort = new Set([...collected.tooShort, ...serverEnv.flatMap((c) => c.tooShort)]);
-  for (const name of tooShort) {
+  for (const name of new Set(collected.tooShort)) {
     warn(`secret $${name} is shorter than 6 bytes and is not masked`);
   }
-  return new Masker([...collected.secrets, ...serverEnv.flatMap((c) => c.secrets), ...extra]);
+  return new Masker([...collected.secrets, ...serverSecrets, ...extra]);
 }
 
 /**
@@ -217,6 +213,10 @@ export async function createRuntime(opts: RuntimeOptions): Promise<Runtime> {
   const spillDir = typeof v.spill_dir === "string"
     ? v.spill_dir
     : join(stateDir(opts.env), "spill");
+  /** The runtime once built (a late server's tools are swapped into its registry). */
+  const built: { runtime?: Runtime } = {};
+  /** Servers whose tools changed before the runtime was built. */
+  const early = new Map<string, Tool[]>();
   const mcpLoading = mcpTools({
     servers: (v.mcp_servers ?? {}) as Parameters<typeof mcpTools>[0]["servers"],
     configFile: config.origins.mcp_servers === "default" ? undefined : config.origins.mcp_servers,
@@ -225,8 +225,15 @@ export async function createRuntime(opts: RuntimeOptions): Promise<Runtime> {
     spillDir,
     masker,
     cachePath: join(cacheDir(opts.env), "mcp-tools.json"),
+    authDir: join(stateDir(opts.env), "mcp-oauth"),
     maxMessageBytes: v["limits.mcp_message_bytes"] as number,
     warn: opts.warn,
+    // A server ready late, or whose tools changed: its tools are swapped in the registry.
+    onServerTools: (server, tools) => {
+      const runtime = built.runtime;
+      if (!runtime) return void early.set(server, tools);
+      runtime.registry = withServerTools(runtime.registry, server, tools, opts.warn, mask);
+    },
   });
   // The file builtins' bodies run in Workers with Deno permissions from the policy (below).
   const builtinTools = BUILTINS.map((b) =>
@@ -275,7 +282,7 @@ export async function createRuntime(opts: RuntimeOptions): Promise<Runtime> {
     "default",
     roots,
     opts.env,
-    (name) => registry.get(name)?.origin.source,
+    (name) => (built.runtime?.registry ?? registry).get(name)?.origin.source,
   );
 
   const socket = approvalSocket(policy, opts.warn);
@@ -317,7 +324,7 @@ export async function createRuntime(opts: RuntimeOptions): Promise<Runtime> {
     ]),
   );
 
-  return {
+  const runtime: Runtime = built.runtime = {
     config,
     registry,
     masker,
@@ -340,6 +347,10 @@ export async function createRuntime(opts: RuntimeOptions): Promise<Runtime> {
     hooks: new Hooks((v.hooks ?? {}) as ConstructorParameters<typeof Hooks>[0], opts.warn),
     warn: opts.warn,
   };
+  for (const [server, tools] of early) {
+    runtime.registry = withServerTools(runtime.registry, server, tools, opts.warn, mask);
+  }
+  return runtime;
 }
 
 /**

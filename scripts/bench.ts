@@ -8,6 +8,8 @@
  * sandbox's per-call cost (`run 'true'` inside against outside, in milliseconds added); and
  * the context figures of issue 15 (scripts/bench_context.ts): tokens sent over a replayed
  * 100-turn session with and without pruning and compaction, and the prefix bytes reusable.
+ * and two MCP figures (scripts/bench_mcp_start.ts): a warm start with a hung and a crashed
+ * server, and an MCP tool call through the pipeline against the SDK client's own call.
  * In-process figures use one long-lived runtime (the way a session calls tools); start-up figures run
  * the real CLI with the permission set of `deno task magi`.
  *
@@ -32,6 +34,7 @@ import { corpusTexts, falsePositives, fragmentHits } from "./mask_corpus.ts";
 import { FRAGMENT } from "../lib/pipeline/fragments.ts";
 import { sandboxAddedMs } from "./bench_sandbox.ts";
 import { contextFigures } from "./bench_context.ts";
+import { hungServerRatios, mcpCallRatios } from "./bench_mcp_start.ts";
 
 const REPO = fileURLToPath(new URL("..", import.meta.url));
 const quick = Deno.args.includes("--quick");
@@ -402,6 +405,22 @@ async function main(): Promise<void> {
     ratios: [kept.reuse],
     target: "—",
     unit: (n) => `${(n * 100).toFixed(1)} %`,
+  });
+
+  // 11, 12. MCP (issue 17): start-up with a hung and a crashed server; per-call cost.
+  figures.push({
+    order: 11,
+    what: "warm `magi tools` with a hung and a crashed MCP server",
+    floor: "the same config without them",
+    ratios: await hungServerRatios(home, env, ratios, RUNS),
+    target: "≤ 1.2×",
+  });
+  figures.push({
+    order: 12,
+    what: "an MCP tool call through the pipeline (fixture `pid`)",
+    floor: "the same call by the SDK client directly",
+    ratios: await mcpCallRatios(home, env, ratios, CALL_REPS),
+    target: "—",
   });
 
   await Deno.remove(home, { recursive: true });

@@ -5,6 +5,7 @@
  *
  * @module
  */
+import { anthropicImageBlocks } from "./images.ts";
 import Anthropic from "@anthropic-ai/sdk";
 import { adaptTools, providerName, registryName } from "./adapt.ts";
 import {
@@ -81,7 +82,14 @@ export function anthropicMessages(
       add("user", [{
         type: "tool_result",
         tool_use_id: m.result.id,
-        content: m.result.said === "" ? "(no output)" : m.result.said,
+        content: m.result.images?.length
+          ? [
+            { type: "text", text: m.result.said || "(no output)" },
+            ...anthropicImageBlocks(m.result.images),
+          ]
+          : m.result.said === ""
+          ? "(no output)"
+          : m.result.said,
         ...(m.result.is_error ? { is_error: true } : {}),
       }]);
     } else {

@@ -6,6 +6,7 @@
  *
  * @module
  */
+import { type ImageRef, imageRefs } from "./images.ts";
 import type { AnswerProvider } from "../pipeline/ask.ts";
 import type { Approver } from "../policy/gate.ts";
 import { runTool, type ToolResult } from "../pipeline/run_tool.ts";
@@ -213,10 +214,17 @@ export async function runAgent(opts: AgentOptions): Promise<EndReason> {
           name: call.name,
           said: done.said,
           is_error: done.is_error,
+          ...imagesFor(rt, done),
         });
         return done;
       });
     });
     for (const [i, call] of calls.entries()) view.toolResult(call, await running[i]);
   }
+}
+
+/** The images sent with a tool result (mcpb: lib/agent/images.ts; config limits.image_bytes). */
+function imagesFor(rt: AgentOptions["rt"], done: ToolResult): { images?: ImageRef[] } {
+  const images = imageRefs(done, rt.config.values["limits.image_bytes"] as number);
+  return images.length ? { images } : {};
 }

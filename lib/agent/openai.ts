@@ -7,6 +7,7 @@
  *
  * @module
  */
+import { openaiImageParts } from "./images.ts";
 import OpenAI from "openai";
 import { adaptTools, providerName, registryName } from "./adapt.ts";
 import {
@@ -91,10 +92,18 @@ export function openaiMessages(
 ): ChatMessage[] {
   const out: ChatMessage[] = [];
   if (system) out.push({ role: "system", content: system });
+  // Tool results' images follow the turn's tool messages as one user message (mcpb: images.ts).
+  let images: ReturnType<typeof openaiImageParts> = [];
+  const flushImages = () => {
+    if (images.length) out.push({ role: "user", content: images });
+    images = [];
+  };
   for (const m of messages) {
+    if (m.role !== "tool") flushImages();
     if (m.role === "user") out.push({ role: "user", content: m.text });
     else if (m.role === "tool") {
       out.push({ role: "tool", tool_call_id: m.result.id, content: m.result.said });
+      images.push(...openaiImageParts(m.result.images));
     } else if (m.tool_calls.length === 0) out.push({ role: "assistant", content: m.text });
     else {
       out.push({
@@ -108,6 +117,7 @@ export function openaiMessages(
       });
     }
   }
+  flushImages();
   return out;
 }
 

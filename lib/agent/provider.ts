@@ -5,6 +5,7 @@
  *
  * @module
  */
+import type { ImageRef } from "./images.ts";
 import type { Declaration } from "../registry/types.ts";
 
 /** A tool call as the model made it, with the registry's tool name (mapped back). */
@@ -22,6 +23,8 @@ export interface ToolResultMessage {
   name: string;
   said: string;
   is_error: boolean;
+  /** Images the result carries, as files (mcpb: lib/agent/images.ts). */
+  images?: ImageRef[];
 }
 
 /**

@@ -7,6 +7,7 @@
  *
  * @module
  */
+import type { ImageRef } from "./images.ts";
 import { join } from "node:path";
 import type { Masker } from "../pipeline/mask.ts";
 import { openPrivateAppend, privateDir } from "../output/private.ts";
@@ -58,7 +59,16 @@ export type SessionEvent =
     // terminal (#18): the person stopped this answer mid-stream (Ctrl-C); `text` is partial.
     interrupted?: true;
   }
-  | { type: "tool_result"; at: string; id: string; name: string; said: string; is_error: boolean }
+  | {
+    type: "tool_result";
+    at: string;
+    id: string;
+    name: string;
+    said: string;
+    is_error: boolean;
+    // Images sent with the result, as files (mcpb: lib/agent/images.ts).
+    images?: ImageRef[];
+  }
   // What the provider reported for one request; `estimated_tokens` is magi's estimate of the
   // request before it was sent (lib/agent/tokens.ts).
   | {
@@ -250,7 +260,13 @@ export class Session {
       if (e.type === "tool_result") {
         results.push({
           role: "tool",
-          result: { id: e.id, name: e.name, said: e.said, is_error: e.is_error },
+          result: {
+            id: e.id,
+            name: e.name,
+            said: e.said,
+            is_error: e.is_error,
+            ...(e.images?.length ? { images: e.images } : {}),
+          },
         });
         continue;
       }

@@ -15,11 +15,17 @@ import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
 // @ts-types="@modelcontextprotocol/sdk/server/stdio"
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import { serveHttp } from "../mcp/http.ts";
+import { lateImport } from "../lazy_require.ts";
 import { createMcpServer } from "../mcp/server.ts";
 import { guardedInput } from "../mcp/stdio_guard.ts";
 import { loadOrCreateToken, type McpToken, TOKEN_SECRET_NAME } from "../mcp/token.ts";
 import { watchPlan, watchSources } from "../mcp/watch.ts";
-import { closeMcpServers, closeUnusedMcpServers, onMcpToolsChanged } from "../registry/mcp.ts";
+import {
+  closeMcpServers,
+  closeUnusedMcpServers,
+  onMcpLog,
+  onMcpToolsChanged,
+} from "../registry/mcp.ts";
 import type { Secret } from "../pipeline/mask.ts";
 import { type Runtime, stateDir } from "../runtime.ts";
 import { EXIT, parseCommand, runtimeFor, UsageError, warn } from "./common.ts";
@@ -27,8 +33,18 @@ import { EXIT, parseCommand, runtimeFor, UsageError, warn } from "./common.ts";
 /** Runs `magi mcp`. */
 export async function mcpCommand(args: string[]): Promise<number> {
   const { values, positionals } = parseCommand(args, MCP_OPTIONS);
+  if (positionals[0] === "login") {
+    if (positionals.length !== 2) throw new UsageError("usage: magi mcp login NAME");
+    // The SDK's client and auth load only for a login.
+    const { mcpLogin } = await lateImport<typeof import("./mcp_login.ts")>(
+      new URL("./mcp_login.ts", import.meta.url),
+    );
+    return await mcpLogin(positionals[1], values.config);
+  }
   if (positionals.length > 0) {
-    throw new UsageError(`magi mcp takes no arguments; got ${JSON.stringify(positionals)}`);
+    throw new UsageError(
+      `magi mcp takes no arguments but "login NAME"; got ${JSON.stringify(positionals)}`,
+    );
   }
   if (values.port !== undefined && !values.http) {
     throw new UsageError("--port needs --http");
@@ -75,7 +91,17 @@ export async function mcpCommand(args: string[]): Promise<number> {
     });
   }
   rewatch();
-  const stopFollowing = onMcpToolsChanged(reload);
+  // An upstream server's tools changed (it became ready, or said so): the runtime's registry
+  // already holds them; only the clients are told.
+  const stopFollowing = onMcpToolsChanged(() => {
+    for (const server of servers) server.sendToolListChanged().catch(() => {});
+  });
+  // Upstream servers' log messages go on to the clients (each at the level it set).
+  const stopLogs = onMcpLog((name, level, data) => {
+    for (const server of servers) {
+      server.sendLoggingMessage({ level: level as "info", logger: name, data }).catch(() => {});
+    }
+  });
 
   try {
     if (values.http) {
@@ -122,6 +148,7 @@ export async function mcpCommand(args: string[]): Promise<number> {
     }
   } finally {
     stopFollowing();
+    stopLogs();
     stopWatching();
     await closeMcpServers();
   }

@@ -122,10 +122,11 @@ export const COMMAND_SPECS: Record<string, CommandSpec> = {
     examples: ["magi builtin read README.md"],
   },
   mcp: {
-    usage: "",
-    summary: "serve the tools over MCP (stdio, or Streamable HTTP with a token)",
+    usage: "[login NAME]",
+    summary: "serve the tools over MCP (stdio, or Streamable HTTP with a token); " +
+      "`login NAME` signs in to a remote MCP server with OAuth and keeps its tokens (0600)",
     options: MCP_OPTIONS,
-    examples: ["magi mcp", "magi mcp --http --port 8765"],
+    examples: ["magi mcp", "magi mcp --http --port 8765", "magi mcp login linear"],
   },
   check: {
     usage: "",

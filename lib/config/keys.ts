@@ -63,7 +63,7 @@ export const PROJECT_TRUSTED_ONLY = [
 export const PROJECT_NEVER = ["secrets.ignore"];
 
 /** Keys whose value is an object of further keys. */
-export const GROUPS = ["limits", "secrets", "sandbox", "agents", "display"] as const;
+export const GROUPS = ["limits", "secrets", "sandbox", "agents", "display", "mcp"] as const;
 
 const hookList = {
   type: "array",
@@ -141,6 +141,11 @@ export const KEYS: Record<string, KeySpec> = {
     schema: { type: "integer", minimum: 1024, maximum: 67108864 },
     expected: "a whole number of bytes from 1024 to 67108864 (64 MiB)",
     default: 65536,
+  },
+  "limits.image_bytes": {
+    schema: { type: "integer", minimum: 0, maximum: 20971520 },
+    expected: "a whole number of bytes from 0 (send no images) to 20971520 (20 MiB)",
+    default: 5 * 1024 * 1024,
   },
   "limits.mcp_message_bytes": {
     schema: { type: "integer", minimum: 65536, maximum: 1073741824 },
@@ -296,6 +301,11 @@ export const KEYS: Record<string, KeySpec> = {
     expected: "a whole number of bytes from 256 to 65536",
     default: 4096,
   },
+  "mcp.audience_pair": {
+    schema: { type: "boolean" },
+    expected: "true or false",
+    default: false,
+  },
   mcp_servers: {
     schema: {
       type: "object",
@@ -311,6 +321,7 @@ export const KEYS: Record<string, KeySpec> = {
               env: { type: "object", additionalProperties: { type: "string" } },
               cwd: { type: "string", minLength: 1 },
               timeout_seconds: { type: "number", exclusiveMinimum: 0 },
+              connect_timeout_seconds: { type: "number", exclusiveMinimum: 0 },
               start: { enum: ["lazy", "eager"] },
             },
             additionalProperties: false,
@@ -322,6 +333,7 @@ export const KEYS: Record<string, KeySpec> = {
               url: { type: "string", pattern: "^https?://" },
               headers: { type: "object", additionalProperties: { type: "string" } },
               timeout_seconds: { type: "number", exclusiveMinimum: 0 },
+              connect_timeout_seconds: { type: "number", exclusiveMinimum: 0 },
               start: { enum: ["lazy", "eager"] },
             },
             additionalProperties: false,
@@ -330,8 +342,9 @@ export const KEYS: Record<string, KeySpec> = {
       },
     },
     expected: 'an object of MCP servers by name (letters, digits, "-"), each ' +
-      "{command, args?, env?, cwd?, timeout_seconds?, start?} or " +
-      '{url, headers?, timeout_seconds?, start?} with start "lazy" or "eager"',
+      "{command, args?, env?, cwd?, timeout_seconds?, connect_timeout_seconds?, start?} or " +
+      '{url, headers?, timeout_seconds?, connect_timeout_seconds?, start?} with start "lazy" ' +
+      'or "eager"',
     default: {},
   },
 };

@@ -1,8 +1,7 @@
 /**
  * Serving the registry over MCP (SPEC S9): `tools/list` gives every registry tool as the
  * model sees it, `tools/call` goes through {@link runTool} — the one pipeline — and a tool
- * result becomes MCP content with said for the model and shown for the person
- * (`annotations.audience`). A tool's question (SPEC S3.6) becomes `elicitation/create` when
+ * result becomes MCP content that is said alone, with shown in `_meta` ({@link callResult}). A tool's question (SPEC S3.6) becomes `elicitation/create` when
  * the client declared elicitation; otherwise the call ends as an error result saying what was
  * asked. A call the policy asks about (SPEC S8.1) is put to the person the same way; without
  * elicitation it is a denial. Follows MCP revision 2025-11-25 through the official SDK.
@@ -20,6 +19,7 @@ import {
 } from "@modelcontextprotocol/sdk/types.js";
 import type { AnswerProvider } from "../pipeline/ask.ts";
 import { invalidParams, ToolsCallRequestSchema } from "./call_request.ts";
+import { serveCatalog } from "./serve_catalog.ts";
 import type { ApprovalAnswer, Approver } from "../policy/gate.ts";
 import { runTool, type ToolResult } from "../pipeline/run_tool.ts";
 import type { Question } from "../registry/types.ts";
@@ -47,33 +47,54 @@ export function listedTools(rt: Runtime): McpTool[] {
       description,
       inputSchema: parameters as McpTool["inputSchema"],
     };
-    const annotations = tool.origin.source === "builtin" ? BUILTIN_ANNOTATIONS[name] : undefined;
+    const annotations = tool.origin.source === "builtin"
+      ? BUILTIN_ANNOTATIONS[name]
+      : tool.listing?.annotations;
     if (annotations) listed.annotations = { ...annotations };
+    if (tool.listing?.title) listed.title = tool.listing.title;
+    if (tool.listing?.outputSchema) {
+      listed.outputSchema = tool.listing.outputSchema as McpTool["outputSchema"];
+    }
     return listed;
   });
 }
 
+/** The `_meta` key under which a served result carries shown when it differs from said. */
+export const SHOWN_META = "magi/shown";
+
 /**
- * A tool result as an MCP `CallToolResult`: said as text content for the model; when shown
- * differs, said carries `audience: ["assistant"]` and shown follows with `audience: ["user"]`.
- * An error result is `isError: true` (never a JSON-RPC error), its coded error in
+ * A tool result as an MCP `CallToolResult`. By default the content is said alone — one text
+ * block, so a host that gives its model every text block (Claude Code ignores `audience`)
+ * gives it exactly said — and shown, when it differs, travels in `_meta["magi/shown"]`, which
+ * hosts never give their model. With `audiencePair` (config `mcp.audience_pair`), shown
+ * follows said as a second text block and the two carry `audience: ["assistant"]` and
+ * `["user"]`, for hosts that honour annotations. An error result is `isError: true` (never a
+ * JSON-RPC error), its coded error in
  * `_meta["magi/error"]` (`{code, message}`).
  */
-export function callResult(result: ToolResult): CallToolResult {
+export function callResult(result: ToolResult, audiencePair = false): CallToolResult {
   const content: CallToolResult["content"] = [];
+  const out: CallToolResult = { content };
   if (result.shown === result.said) {
     content.push({ type: "text", text: result.said });
-  } else {
+  } else if (audiencePair) {
     content.push({ type: "text", text: result.said, annotations: { audience: ["assistant"] } });
     content.push({ type: "text", text: result.shown, annotations: { audience: ["user"] } });
+  } else {
+    content.push({ type: "text", text: result.said });
+    out._meta = { [SHOWN_META]: result.shown };
   }
-  if (!result.is_error) return { content };
-  // The coded error beside the prose, for clients that branch on it (`lib/core/errors.ts`).
-  return {
-    content,
-    isError: true,
-    ...(result.error ? { _meta: { "magi/error": result.error } } : {}),
-  };
+  // Images, audio and resources pass on as they came (masked); structured content too.
+  for (const a of result.attachments ?? []) {
+    content.push(a.block as unknown as CallToolResult["content"][number]);
+  }
+  if (result.structured) out.structuredContent = result.structured;
+  if (result.is_error) {
+    out.isError = true;
+    // The coded error beside the prose, for clients that branch on it (`lib/core/errors.ts`).
+    if (result.error) out._meta = { ...out._meta, "magi/error": result.error };
+  }
+  return out;
 }
 
 /** How the server reaches the runtime; a getter, because watching may rebuild it. */
@@ -86,8 +107,9 @@ export type RuntimeGetter = () => Runtime;
 export function createMcpServer(current: RuntimeGetter): Server {
   const server = new Server(
     { name: "magi", version: VERSION },
-    { capabilities: { tools: { listChanged: true } } },
+    { capabilities: { tools: { listChanged: true }, resources: {}, prompts: {}, logging: {} } },
   );
+  serveCatalog(server);
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: listedTools(current()) }));
   server.setRequestHandler(ToolsCallRequestSchema, async (request, extra) => {
     const rt = current();
@@ -121,7 +143,7 @@ export function createMcpServer(current: RuntimeGetter): Server {
           ? { answer: elicitor(server, extra.signal), approve: approver(server, extra.signal) }
           : { unanswered: "the MCP client cannot be asked: it did not declare elicitation" }),
       });
-      return callResult(result);
+      return callResult(result, rt.config.values["mcp.audience_pair"] === true);
     } finally {
       clearInterval(timer);
     }

@@ -8,7 +8,8 @@
 import { isAbsolute, resolve } from "node:path";
 import { argumentsProblem } from "../registry/schema.ts";
 import { type AnswerProvider, invokeAsking } from "./ask.ts";
-import type { Outcome } from "../registry/types.ts";
+import type { Attachment, Outcome } from "../registry/types.ts";
+import { Extras } from "./attachments.ts";
 import { childEnv } from "../process/env.ts";
 import { type Approver, type Caller, guardedFor } from "../policy/gate.ts";
 import type { Runtime } from "../runtime.ts";
@@ -53,6 +54,10 @@ export interface ToolResult {
   spill: string | null;
   /** An error result's kind and one-line message (`lib/core/errors.ts`); absent on success. */
   error?: CodedError;
+  /** Images, audio and embedded resources besides said (masked, capped), when any. */
+  attachments?: Attachment[];
+  /** The structured result (MCP `structuredContent`; masked, bounded), when there is one. */
+  structured?: Record<string, unknown>;
 }
 
 /**
@@ -122,6 +127,7 @@ export async function runTool(rt: Runtime, given: ToolCall): Promise<ToolResult>
     limits.spillBytes,
   );
   let shown: Channel | undefined;
+  const extras = new Extras(rt.masker, limits.saidBytes);
   let outcome: Outcome;
   const prepared: Prepared | Unprepared = hooked.refused !== undefined
     ? { code: "denied", note: hooked.refused }
@@ -166,6 +172,8 @@ export async function runTool(rt: Runtime, given: ToolCall): Promise<ToolResult>
             );
             return shown.push(chunk);
           },
+          attach: (a) => extras.attach(a),
+          structured: (value) => extras.setStructured(value),
         },
       }, {
         answer: call.answer,
@@ -185,13 +193,16 @@ export async function runTool(rt: Runtime, given: ToolCall): Promise<ToolResult>
   if (outcome.cwd !== undefined) rt.session.cwd = outcome.cwd;
   const saidDone = await said.finish();
   const shownDone = shown ? await shown.finish() : undefined;
-  const note = outcome.note ? rt.masker.maskText(outcome.note) : undefined;
+  const note = [outcome.note && rt.masker.maskText(outcome.note), extras.dropped]
+    .filter(Boolean).join("\n") || undefined;
   const result: ToolResult = {
     name: call.name,
     said: appendNote(saidDone.texts[0], note, limits.saidBytes),
     shown: appendNote(shownDone ? shownDone.texts[0] : saidDone.texts[1], note, limits.shownBytes),
     is_error: outcome.isError,
     spill: saidDone.spill ?? shownDone?.spill ?? null,
+    ...(extras.attachments.length ? { attachments: extras.attachments } : {}),
+    ...(extras.structured ? { structured: extras.structured } : {}),
   };
   if (outcome.isError) {
     const code = outcome.code ?? (call.signal?.aborted ? "cancelled" : "tool_error");

@@ -4,11 +4,19 @@
  * `NAME__tool`. Results pass the pipeline like any other: a server is never trusted to cap
  * or mask itself.
  *
- * Start-up: `"start": "eager"` connects while magi starts; `"lazy"` (the default) takes the
- * tool list from a cache (refreshed whenever the server is started) and connects on the
- * first call, or at start-up when nothing is cached. A server that cannot start costs only
- * its tools (one warning line); one that dies mid-call gives an error result and is started
- * again on the next call; every server magi started ends when magi does. A server's
+ * Start-up never waits on a server that already kept it waiting. `"lazy"` (the default)
+ * takes the tool list from a cache (per server config entry; refreshed whenever the server
+ * lists its tools) and connects on the first call. With nothing cached (or `"start":
+ * "eager"`) every server is started at once, in parallel, and waited for at most
+ * `connect_timeout_seconds` (default 5): one not ready by then (or that failed) costs one
+ * warning line, goes on starting in the background, and its tools join the runtime's registry when it is
+ * (`onMcpToolsChanged` tells `magi mcp`, which sends `notifications/tools/list_changed`).
+ * That the server was not ready is cached too: for {@link UNREADY_KEEP_MS} the next starts
+ * do not wait for it at all and try it again in the background after {@link RETRY_DELAY_MS}
+ * (a one-shot command has ended by then). A server's `tools/list_changed` re-lists that one server and swaps its
+ * tools in the registry: a new tool can be called at once. A server that dies mid-call gives
+ * an error result and is started again on the next call; every server magi started ends
+ * when magi does. A server's
  * `elicitation/create` during a call is asked of the person through the call's question
  * channel (mcp_elicit.ts); with no one to ask it is declined unless defaults fill the form.
  *
@@ -18,6 +26,8 @@ import { createHash } from "node:crypto";
 import { dirname, isAbsolute, resolve } from "node:path";
 // @ts-types="@modelcontextprotocol/sdk/client/index"
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
+// @ts-types="@modelcontextprotocol/sdk/client/auth"
+import type { OAuthClientProvider } from "@modelcontextprotocol/sdk/client/auth.js";
 // @ts-types="@modelcontextprotocol/sdk/client/streamableHttp"
 import type { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 // @ts-types="@modelcontextprotocol/sdk/shared/transport"
@@ -28,19 +38,30 @@ import type {
   ElicitRequestSchema,
   ElicitResult,
   ErrorCode,
+  LoggingMessageNotificationSchema,
   McpError,
   Tool as McpTool,
   ToolListChangedNotificationSchema,
 } from "@modelcontextprotocol/sdk/types.js";
-import type { Masker } from "../pipeline/mask.ts";
+import { isCredentialName, type Masker, MIN_SECRET_BYTES, type Secret } from "../pipeline/mask.ts";
 import { VERSION } from "../version.ts";
 import { emitContent } from "./mcp_content.ts";
+import {
+  type CatalogOptions,
+  getPrompt,
+  listPrompts,
+  type McpPrompt,
+  resourceTools,
+  type ServerHandle,
+} from "./mcp_catalog.ts";
 import { answerForm, type Ask, type FormSchema } from "./mcp_elicit.ts";
 import type { ChildStdioTransport } from "./mcp_stdio.ts";
 import { lateImport } from "../lazy_require.ts";
 import { writePrivateFile } from "../output/private.ts";
+import { StoredOAuth } from "./mcp_oauth.ts";
+import { Registry } from "./registry.ts";
 import { schemaProblem, stripExtensions } from "./schema.ts";
-import type { Invocation, JsonSchema, Outcome, Tool, Warn } from "./types.ts";
+import type { Invocation, JsonSchema, Listing, Outcome, Tool, Warn } from "./types.ts";
 
 /** The MCP client SDK and the stdio transport (which needs it). */
 interface Sdk {
@@ -51,6 +72,7 @@ interface Sdk {
   ErrorCode: typeof ErrorCode;
   ElicitRequestSchema: typeof ElicitRequestSchema;
   ToolListChangedNotificationSchema: typeof ToolListChangedNotificationSchema;
+  LoggingMessageNotificationSchema: typeof LoggingMessageNotificationSchema;
 }
 let sdk: Sdk | undefined;
 
@@ -75,6 +97,8 @@ export interface McpServerSpec {
   headers?: Record<string, string>;
   /** Limit for starting, and the most any call to its tools may take, in seconds. */
   timeout_seconds?: number;
+  /** Seconds magi's start waits for a server with no cached tool list (default 5). */
+  connect_timeout_seconds?: number;
   start?: "lazy" | "eager";
 }
 
@@ -82,6 +106,15 @@ export interface McpServerSpec {
 export const SEPARATOR = "__";
 /** Seconds allowed for starting a server and listing its tools, unless configured. */
 export const START_TIMEOUT_SECONDS = 30;
+/** Seconds magi's start waits for a server's tool list, unless configured. */
+export const CONNECT_TIMEOUT_SECONDS = 5;
+/**
+ * Milliseconds after start-up before a server that was not ready last time is tried again
+ * in the background (an unref'd timer: a one-shot command never pays for it).
+ */
+export const RETRY_DELAY_MS = 1500;
+/** Milliseconds a note that a server was not ready is kept: after that it is waited for again. */
+export const UNREADY_KEEP_MS = 10 * 60 * 1000;
 
 /** What the MCP source needs from the runtime. */
 export interface McpSourceOptions {
@@ -100,6 +133,14 @@ export interface McpSourceOptions {
   /** The largest message read from a stdio server, in bytes (config `limits.mcp_message_bytes`). */
   maxMessageBytes?: number;
   warn: Warn;
+  /**
+   * Called with a server's tools (registry tools, as {@link mcpTools} gives them) whenever
+   * they change after {@link mcpTools} returned: a server that became ready late, a fresh list
+   * that differs from the cached one, `notifications/tools/list_changed`.
+   */
+  onServerTools?: (server: string, tools: Tool[]) => void;
+  /** The folder of OAuth logins (mcp_oauth.ts); without it, no OAuth is tried. */
+  authDir?: string;
 }
 
 /** A registry-safe tool name for a server's tool: `NAME__tool`, at most 64 characters. */
@@ -115,14 +156,17 @@ class Connection {
   #starting: Promise<Client> | undefined;
   /** Called with the fresh tool list after each start. */
   onTools?: (tools: McpTool[]) => void;
+  /** The latest runtime's masker (log messages are masked with it). */
+  masker?: Masker;
   tools: McpTool[] | undefined;
 
   constructor(
     readonly name: string,
-    private readonly spec: McpServerSpec,
+    readonly spec: McpServerSpec,
     private readonly cwd: string,
     private readonly env: Record<string, string>,
     private readonly maxMessageBytes: number | undefined,
+    private readonly auth?: OAuthClientProvider,
   ) {}
 
   get startTimeoutMs(): number {
@@ -151,10 +195,12 @@ class Connection {
       ChildStdioTransport,
       ElicitRequestSchema,
       ToolListChangedNotificationSchema,
+      LoggingMessageNotificationSchema,
     } = await loadSdk();
     const transport: Transport = this.spec.url
       ? new StreamableHTTPClientTransport(new URL(this.spec.url), {
         requestInit: { headers: this.spec.headers ?? {} },
+        ...(this.auth ? { authProvider: this.auth } : {}),
       })
       : new ChildStdioTransport({
         command: this.spec.command!,
@@ -167,6 +213,13 @@ class Connection {
       capabilities: { elicitation: { form: {} } },
     });
     client.setRequestHandler(ElicitRequestSchema, (request) => this.#elicit(request.params));
+    // The server's log messages: passed on, masked (magi mcp's clients; stderr from warning up).
+    client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => {
+      const masker = this.masker;
+      if (!masker) return;
+      const data = maskedDeep(n.params.data, masker);
+      for (const listener of logListeners) listener(this.name, n.params.level, data);
+    });
     client.setNotificationHandler(ToolListChangedNotificationSchema, async () => {
       if (this.#client !== client) return;
       try {
@@ -175,7 +228,6 @@ class Connection {
         return; // The server went away; its next start lists its tools again.
       }
       this.onTools?.(this.tools);
-      for (const listener of changeListeners) listener();
     });
     this.#transport = transport;
     client.onclose = () => {
@@ -187,7 +239,8 @@ class Connection {
     const timeout = this.startTimeoutMs;
     try {
       await client.connect(transport, { timeout });
-      this.tools = await listAll(client, timeout);
+      // A server of resources or prompts alone lists no tools.
+      this.tools = client.getServerCapabilities()?.tools ? await listAll(client, timeout) : [];
     } catch (error) {
       await client.close().catch(() => {});
       const end = this.describeEnd();
@@ -232,16 +285,33 @@ async function listAll(client: Client, timeout: number): Promise<McpTool[]> {
   return tools;
 }
 
-/** Called when a running server announces that its tools changed. */
-const changeListeners = new Set<() => void>();
+/** A server's log message: its name, the level, the data (masked). */
+export type McpLogListener = (server: string, level: string, data: unknown) => void;
+const logListeners = new Set<McpLogListener>();
 
 /**
- * Calls `listener` whenever a server magi started sends `notifications/tools/list_changed`
- * (after its fresh list is kept): `magi mcp` rebuilds its registry then.
+ * Calls `listener` with each `notifications/message` (MCP logging) a server magi reaches
+ * sends, its data masked. Until one is added, nothing is done with them.
  *
  * @returns the function that stops calling it
  */
-export function onMcpToolsChanged(listener: () => void): () => void {
+export function onMcpLog(listener: McpLogListener): () => void {
+  logListeners.add(listener);
+  return () => void logListeners.delete(listener);
+}
+
+/** Called when a server's tools changed after start-up. */
+const changeListeners = new Set<(server: string) => void>();
+
+/**
+ * Calls `listener` with a server's name whenever its tools changed after start-up (it became
+ * ready late, its fresh list differs from the cached one, or it sent
+ * `notifications/tools/list_changed`), after the latest runtime's registry holds them:
+ * `magi mcp` tells its clients then.
+ *
+ * @returns the function that stops calling it
+ */
+export function onMcpToolsChanged(listener: (server: string) => void): () => void {
   changeListeners.add(listener);
   return () => void changeListeners.delete(listener);
 }
@@ -299,6 +369,40 @@ export function expandSpec(
   };
 }
 
+/** A value too plain to be a secret: an absolute path, a number, true/false/yes/no/on/off. */
+const PLAIN_VALUE = /^(?:\/[^\s]*|-?\d+(?:\.\d+)?|true|false|yes|no|on|off)$/i;
+
+/**
+ * The secrets a server's config entry holds: every value of its `env` and `headers` (after
+ * `${NAME}` expansion), masked as `$VAR` (an `env` entry) or `$SECRET` (a header), except
+ * values shorter than {@link MIN_SECRET_BYTES}, plain values ({@link PLAIN_VALUE}) and an `env` value that
+ * is a bare `${NAME}` under a name that marks no credential (`"PATH": "${PATH}"`: magi's own
+ * masker judges that variable by its name and shape).
+ */
+export function specSecrets(
+  raw: McpServerSpec,
+  env: Record<string, string>,
+): Secret[] {
+  const expanded = expandSpec(raw, env, () => {});
+  const secrets: Secret[] = [];
+  const take = (kind: string, rawValues: unknown, values: Record<string, string> | undefined) => {
+    if (typeof rawValues !== "object" || rawValues === null || !values) return;
+    for (const [key, value] of Object.entries(values)) {
+      const written = (rawValues as Record<string, unknown>)[key];
+      if (typeof written !== "string") continue;
+      const bare = /^\$\{[A-Za-z_][A-Za-z0-9_]*\}$/.test(written);
+      if (bare && kind === "env" && !isCredentialName(key)) continue;
+      if (new TextEncoder().encode(value).length < MIN_SECRET_BYTES) continue;
+      if (PLAIN_VALUE.test(value)) continue;
+      const masked = kind === "env" ? key : "SECRET";
+      secrets.push({ name: masked.replace(/[^A-Za-z0-9_]/g, "_"), value });
+    }
+  };
+  take("env", raw.env, expanded.env);
+  take("header", raw.headers, expanded.headers);
+  return secrets;
+}
+
 function connectionFor(name: string, raw: McpServerSpec, opts: McpSourceOptions): Connection {
   const spec = expandSpec(
     raw,
@@ -307,21 +411,35 @@ function connectionFor(name: string, raw: McpServerSpec, opts: McpSourceOptions)
   );
   const base = opts.configFile ? dirname(opts.configFile) : opts.cwd;
   const cwd = spec.cwd ? (isAbsolute(spec.cwd) ? spec.cwd : resolve(base, spec.cwd)) : opts.cwd;
-  const key = JSON.stringify([name, spec, cwd, opts.env, opts.maxMessageBytes]);
+  const key = JSON.stringify([name, spec, cwd, opts.env, opts.maxMessageBytes, opts.authDir]);
   let conn = pool.get(key);
   if (!conn) {
-    pool.set(key, conn = new Connection(name, spec, cwd, opts.env, opts.maxMessageBytes));
+    // OAuth for a URL server, unless its config sends its own Authorization header.
+    const ownAuth = Object.keys(spec.headers ?? {}).some((h) =>
+      h.toLowerCase() === "authorization"
+    );
+    const auth = spec.url && opts.authDir && !ownAuth
+      ? new StoredOAuth(name, StoredOAuth.fileFor(opts.authDir, cacheKey(name, raw)))
+      : undefined;
+    pool.set(key, conn = new Connection(name, spec, cwd, opts.env, opts.maxMessageBytes, auth));
   }
   return conn;
 }
 
 /**
  * The tool-list cache: server key → tool list, masked (a description may quote a
- * credential) and written atomically as a private file (0600 in a 0700 folder). A server's
- * key is the SHA-256 of its name and config entry, so the entry's own values (a token in
- * `env` or `headers`) are not written.
+ * credential) and written atomically as a private file (0600 in a 0700 folder), or a note
+ * that the server was not ready at its last start (`{unready, at}`, with the time in ms). A
+ * server's key is the SHA-256 of its name and config entry, so the entry's own values (a
+ * token in `env` or `headers`) are not written.
  */
-type ToolCache = Record<string, McpTool[]>;
+type CacheEntry = McpTool[] | Unready;
+type ToolCache = Record<string, CacheEntry>;
+/** A server that was not ready at its last start: why, and when (ms since the epoch). */
+interface Unready {
+  unready: string;
+  at: number;
+}
 
 /** The cache key of a server. */
 export function cacheKey(name: string, spec: McpServerSpec): string {
@@ -335,7 +453,12 @@ function readCache(path: string): ToolCache {
     const data = JSON.parse(Deno.readTextFileSync(path));
     if (typeof data !== "object" || data === null) return {};
     // Entries of older magis were keyed by the raw config entry: dropped.
-    return Object.fromEntries(Object.entries(data).filter(([k]) => KEY_SHAPE.test(k))) as ToolCache;
+    return Object.fromEntries(
+      Object.entries(data).filter(([k, v]) =>
+        KEY_SHAPE.test(k) &&
+        (Array.isArray(v) || (typeof v === "object" && v !== null && "unready" in v))
+      ),
+    ) as ToolCache;
   } catch {
     return {};
   }
@@ -353,19 +476,29 @@ function maskedDeep(value: unknown, masker: Masker): unknown {
   return value;
 }
 
-function writeCache(path: string, key: string, tools: McpTool[], masker: Masker): void {
+function writeCache(path: string, key: string, entry: CacheEntry, masker: Masker): void {
   try {
     const cache = readCache(path);
-    cache[key] = maskedDeep(tools, masker) as McpTool[];
+    cache[key] = maskedDeep(entry, masker) as CacheEntry;
     writePrivateFile(path, JSON.stringify(cache));
   } catch {
     // A cache that cannot be written only costs a start next time.
   }
 }
 
+/** Resolves with `undefined` after `ms`, or with the client once it is ready. */
+function within<T>(promise: Promise<T>, ms: number): Promise<T | undefined> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<undefined>((resolve) => {
+    timer = setTimeout(() => resolve(undefined), ms);
+  });
+  return Promise.race([promise, late]).finally(() => clearTimeout(timer));
+}
+
 /**
- * Gathers every configured server's tools. Never throws: a server that cannot start or
- * list its tools costs one `warn` line and its tools.
+ * Gathers every configured server's tools. Never throws and never waits longer than the
+ * largest `connect_timeout_seconds`: a server that cannot start, or is not ready by then,
+ * costs one `warn` line; a late one's tools reach `opts.onServerTools` when it is ready.
  */
 export async function mcpTools(opts: McpSourceOptions): Promise<Tool[]> {
   const cache = readCache(opts.cachePath);
@@ -375,22 +508,117 @@ export async function mcpTools(opts: McpSourceOptions): Promise<Tool[]> {
     Object.entries(opts.servers).map(async ([name, spec]) => {
       const conn = connectionFor(name, spec, opts);
       used.add(conn);
+      conn.masker = opts.masker;
       const key = cacheKey(name, spec);
-      conn.onTools = (tools) => writeCache(opts.cachePath, key, tools, opts.masker);
-      let tools = conn.tools ?? (spec.start === "eager" ? undefined : cache[key]);
-      if (!tools) {
-        try {
-          await conn.client();
-          tools = conn.tools ?? [];
-        } catch (error) {
-          opts.warn(`MCP server "${name}" left out: ${messageOf(error)}`);
-          return [];
-        }
+      // What the registry was given for this server; a different list later is a change.
+      let given: string | undefined;
+      const give = (tools: McpTool[]) => {
+        given = JSON.stringify(tools);
+        return toolsOf(conn, spec, tools, opts);
+      };
+      conn.onTools = (tools) => {
+        writeCache(opts.cachePath, key, tools, opts.masker);
+        if (given === undefined || given === JSON.stringify(tools)) return;
+        const registryTools = give(tools);
+        opts.onServerTools?.(name, registryTools);
+        for (const listener of changeListeners) listener(name);
+      };
+      if (conn.tools) return give(conn.tools);
+      const entry: CacheEntry | undefined = cache[key];
+      if (Array.isArray(entry) && spec.start !== "eager") return give(entry);
+      const cached = entry && !Array.isArray(entry) && Date.now() - entry.at <= UNREADY_KEEP_MS
+        ? entry
+        : undefined;
+      const late = (error: unknown) => {
+        writeCache(opts.cachePath, key, { unready: messageOf(error), at: Date.now() }, opts.masker);
+      };
+      if (cached) {
+        // Not ready last time: not waited for; tried again in the background, later.
+        const timer = setTimeout(() => conn.client().catch(late), RETRY_DELAY_MS);
+        Deno.unrefTimer(timer);
+        opts.warn(
+          `MCP server "${name}" left out for now: at its last start ${cached.unready}; ` +
+            "it is tried again in the background",
+        );
+        given = "[]";
+        return [];
       }
-      return toolsOf(conn, spec, tools, opts);
+      const starting = conn.client();
+      const waitS = spec.connect_timeout_seconds ?? CONNECT_TIMEOUT_SECONDS;
+      try {
+        const client = await within(starting, waitS * 1000);
+        if (client) return give(conn.tools ?? []);
+      } catch (error) {
+        late(error);
+        opts.warn(`MCP server "${name}" left out: ${messageOf(error)}`);
+        return [];
+      }
+      const why = `it was not ready within ${waitS} s`;
+      late(why);
+      opts.warn(`MCP server "${name}" not ready within ${waitS} s; its tools join when it is`);
+      given = "[]";
+      starting.catch(late);
+      return [];
     }),
   );
-  return lists.flat();
+  const handles = [...used].map((conn): ServerHandle => ({
+    name: conn.name,
+    client: () => conn.client(),
+    connectMs: (conn.spec.connect_timeout_seconds ?? CONNECT_TIMEOUT_SECONDS) * 1000,
+  }));
+  catalog = { servers: () => handles, masker: opts.masker, spillDir: opts.spillDir };
+  const resources = handles.length ? resourceTools(catalog) : [];
+  return [...lists.flat(), ...resources];
+}
+
+export type { McpPrompt };
+
+/** How the catalogue reaches the latest runtime's servers. */
+let catalog: CatalogOptions | undefined;
+
+/** How the latest runtime reaches its servers' resources and prompts (for `magi mcp`). */
+export function mcpCatalog(): CatalogOptions | undefined {
+  return catalog;
+}
+
+/**
+ * Every prompt the latest runtime's MCP servers offer, for chat's slash commands
+ * (`/<server>:<name>`); empty with no servers. See mcp_catalog.ts.
+ */
+export function listMcpPrompts(): Promise<McpPrompt[]> {
+  return catalog ? listPrompts(catalog) : Promise.resolve([]);
+}
+
+/**
+ * One upstream prompt's messages as the text of a user message, masked.
+ *
+ * @throws Error saying why, when the server cannot be reached or refuses the prompt
+ */
+export function getMcpPrompt(
+  server: string,
+  name: string,
+  args: Record<string, string> = {},
+): Promise<string> {
+  if (!catalog) return Promise.reject(new Error("no MCP servers are configured"));
+  return getPrompt(catalog, server, name, args);
+}
+
+/**
+ * `registry` with server `server`'s MCP tools replaced by `tools` (a new registry; the
+ * runtime swaps it in, so a new tool can be called at once).
+ */
+export function withServerTools(
+  registry: Registry,
+  server: string,
+  tools: readonly Tool[],
+  warn: Warn,
+  mask: (text: string) => string,
+): Registry {
+  const prefix = `mcp:${server}/`;
+  const kept = registry.list().filter((t) =>
+    !(t.origin.source === "mcp" && t.origin.where.startsWith(prefix))
+  );
+  return new Registry([...kept, ...tools], warn, mask);
 }
 
 function toolsOf(
@@ -411,8 +639,22 @@ function toolsOf(
       opts.warn(`tool "${name}" (MCP server "${conn.name}") left out: ${problem}`);
       continue;
     }
+    const execution = (remote as { execution?: { taskSupport?: string } }).execution;
+    if (execution?.taskSupport === "required") {
+      opts.warn(
+        `tool "${name}" (MCP server "${conn.name}") left out: it can only be called as a task, ` +
+          "which magi does not do",
+      );
+      continue;
+    }
     const properties = (parameters.properties ?? {}) as Record<string, unknown>;
+    const listing = maskedDeep({
+      ...(remote.title ? { title: remote.title } : {}),
+      ...(remote.outputSchema ? { outputSchema: remote.outputSchema } : {}),
+      ...(remote.annotations ? { annotations: remote.annotations } : {}),
+    }, opts.masker) as Listing;
     tools.push({
+      ...(Object.keys(listing).length ? { listing } : {}),
       declaration: {
         name,
         description: remote.description ?? remote.title ??

@@ -3,7 +3,9 @@
  * and binary resource content is described in said (type, size and a file holding the
  * bytes, masked like every spill) instead of being dropped or inlined as base64; content
  * whose `annotations.audience` is only `["user"]` goes to shown, only `["assistant"]` to
- * said alone. Structured content with no text block is said as JSON.
+ * said alone. Every block but text is also attached (`Emit.attach`: passed on to MCP clients,
+ * images to providers), and structured content is passed on (`Emit.structured`); a result
+ * with no content blocks is said as the structured content's JSON, its base64 left out.
  *
  * @module
  */
@@ -14,7 +16,7 @@ import { fromByteString, toByteString } from "../pipeline/bytes.ts";
 import type { Masker } from "../pipeline/mask.ts";
 import { SPILL_KEEP_MS } from "../pipeline/spill.ts";
 import { privateDir } from "../output/private.ts";
-import type { Emit } from "./types.ts";
+import type { Attachment, Emit } from "./types.ts";
 
 /** Where binary content goes. */
 export interface ContentFiles {
@@ -109,26 +111,39 @@ export async function spillBytes(
   }
 }
 
+/** Bytes described for said, and the file holding them (when they could be saved). */
+interface Described {
+  text: string;
+  path?: string;
+}
+
 async function describeBytes(
   kind: string,
   data: string,
   mimeType: string | undefined,
   files: ContentFiles,
   extra = "",
-): Promise<string> {
+): Promise<Described> {
   const bytes = decodeBase64(data);
   const type = mimeType ?? "of unknown type";
-  if (!bytes) return `[${kind} ${type}${extra}: not valid base64, not kept]\n`;
+  if (!bytes) return { text: `[${kind} ${type}${extra}: not valid base64, not kept]\n` };
   const path = await spillBytes(files, bytes, mimeType);
   const where = path ? `saved to ${path}` : "could not be saved";
-  return `[${kind} ${type}${extra}, ${bytes.length} bytes, ${where}]\n`;
+  return {
+    text: `[${kind} ${type}${extra}, ${bytes.length} bytes, ${where}]\n`,
+    path: path ?? undefined,
+  };
 }
 
 /** One content block as text for said (or shown). */
 export async function describeBlock(block: Block, files: ContentFiles): Promise<string> {
+  return (await described(block, files)).text;
+}
+
+async function described(block: Block, files: ContentFiles): Promise<Described> {
   switch (block.type) {
     case "text":
-      return block.text;
+      return { text: block.text };
     case "image":
       return await describeBytes("image", block.data, block.mimeType, files);
     case "audio":
@@ -139,22 +154,41 @@ export async function describeBlock(block: Block, files: ContentFiles): Promise<
       if ("text" in r && typeof r.text === "string") {
         const type = r.mimeType ? ` (${r.mimeType})` : "";
         const size = new TextEncoder().encode(r.text).length;
-        return `[resource${at}${type}, ${size} bytes:]\n${r.text}${
-          r.text.endsWith("\n") ? "" : "\n"
-        }`;
+        return {
+          text: `[resource${at}${type}, ${size} bytes:]\n${r.text}${
+            r.text.endsWith("\n") ? "" : "\n"
+          }`,
+        };
       }
       if ("blob" in r && typeof r.blob === "string") {
         return await describeBytes("resource", r.blob, r.mimeType, files, at);
       }
-      return `[resource${at}]\n`;
+      return { text: `[resource${at}]\n` };
     }
     case "resource_link": {
       const parts = [block.name, block.mimeType, block.description].filter(Boolean);
-      return `[resource link ${block.uri}${parts.length ? ": " + parts.join(", ") : ""}]\n`;
+      return {
+        text: `[resource link ${block.uri}${parts.length ? ": " + parts.join(", ") : ""}]\n`,
+      };
     }
     default:
-      return `[content of type "${(block as { type: string }).type}", not shown]\n`;
+      return { text: `[content of type "${(block as { type: string }).type}", not shown]\n` };
   }
+}
+
+/** Base64 of at least this many characters in a structured result is replaced for said. */
+const BASE64_RUN = 256;
+
+/**
+ * A structured result as JSON for said, with every long base64 string replaced by
+ * `[N bytes of base64, left out]`: said never carries base64.
+ */
+export function structuredForSaid(value: unknown): string {
+  return JSON.stringify(value, (_key, v) => {
+    if (typeof v !== "string" || v.length < BASE64_RUN) return v;
+    if (!/^[A-Za-z0-9+/=\s]+$/.test(v)) return v;
+    return `[${Math.floor(v.replace(/\s+/g, "").length * 3 / 4)} bytes of base64, left out]`;
+  });
 }
 
 function audience(block: Block): string[] | undefined {
@@ -182,7 +216,18 @@ export async function emitContent(
     const a = audience(block);
     const forModel = a === undefined || a.length === 0 || a.includes("assistant");
     const forPerson = a === undefined || a.length === 0 || a.includes("user");
-    const text = await describeBlock(block, files);
+    const { text, path } = await described(block, files);
+    if (block.type !== "text") {
+      emit.attach?.({
+        block: block as Attachment["block"],
+        ...("mimeType" in block && typeof block.mimeType === "string"
+          ? { mimeType: block.mimeType }
+          : block.type === "resource" && typeof block.resource.mimeType === "string"
+          ? { mimeType: block.resource.mimeType }
+          : {}),
+        ...(path ? { path } : {}),
+      });
+    }
     if (forModel) {
       if (!last.endsWith("\n") && text !== "") await emit.said("\n");
       await emit.said(text);
@@ -190,8 +235,10 @@ export async function emitContent(
     }
     if (splits && forPerson) await emit.shown(text.endsWith("\n") ? text : text + "\n");
   }
-  const hasText = blocks.some((b) => b.type === "text");
-  if (!hasText && result.structuredContent !== undefined) {
-    await emit.said(JSON.stringify(result.structuredContent));
+  const structured = result.structuredContent;
+  if (typeof structured === "object" && structured !== null && !Array.isArray(structured)) {
+    emit.structured?.(structured as Record<string, unknown>);
+    // The content carries the result; only a result with no content at all is said as JSON.
+    if (blocks.length === 0) await emit.said(structuredForSaid(structured));
   }
 }

@@ -13,10 +13,12 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import {
   ElicitRequestSchema,
   ErrorCode,
+  LoggingMessageNotificationSchema,
   McpError,
   ToolListChangedNotificationSchema,
 } from "@modelcontextprotocol/sdk/types.js";
 import { ChildStdioTransport } from "./mcp_stdio.ts";
 
 export { ChildStdioTransport, Client, ElicitRequestSchema, ErrorCode, McpError };
-export { StreamableHTTPClientTransport, ToolListChangedNotificationSchema };
+export { LoggingMessageNotificationSchema, StreamableHTTPClientTransport };
+export { ToolListChangedNotificationSchema };

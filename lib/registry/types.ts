@@ -39,6 +39,23 @@ export interface Emit {
   said(chunk: Uint8Array | string): Promise<void>;
   /** Text for the person only. Once anything is emitted here, shown is this and not said. */
   shown(chunk: Uint8Array | string): Promise<void>;
+  /**
+   * Content that is not text, passed on beside said (which describes it): an MCP image,
+   * audio or embedded resource. The pipeline masks and caps it (`pipeline/attachments.ts`).
+   */
+  attach?(attachment: Attachment): void;
+  /** A JSON object result (MCP `structuredContent`); the pipeline masks and bounds it. */
+  structured?(value: Record<string, unknown>): void;
+}
+
+/** Content that is not text: an MCP image, audio, resource or resource_link block. */
+export interface Attachment {
+  /** The content block as MCP gives it (base64 in `data` or `resource.blob`). */
+  block: Record<string, unknown> & { type: "image" | "audio" | "resource" | "resource_link" };
+  /** Its MIME type, when known. */
+  mimeType?: string;
+  /** The file its (masked) bytes were saved to, as said names it. */
+  path?: string;
 }
 
 /** Everything a transport gets for one call. */
@@ -105,6 +122,15 @@ export interface Tool {
   effects?(args: Record<string, unknown>, cwd: string): Effects;
   /** Runs one call. May throw: the pipeline turns a throw into an error result. */
   invoke(call: Invocation): Promise<Outcome>;
+  /** What MCP lists beside the declaration (from an MCP server's tool; served by `magi mcp`). */
+  listing?: Listing;
+}
+
+/** An MCP tool's `title`, `outputSchema` and `annotations`, masked. */
+export interface Listing {
+  title?: string;
+  outputSchema?: JsonSchema;
+  annotations?: Record<string, unknown>;
 }
 
 /** A problem with one tool or file, reported on stderr as one line. */

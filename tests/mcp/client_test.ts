@@ -194,6 +194,39 @@ Deno.test("magi uses server-filesystem's tools", async () => {
       args: { path: "/etc/hostname" },
     });
     assert.equal(outside.is_error, true);
+
+    // read_media_file: its image crosses as an attachment and in structured content, never
+    // as base64 in said; its title, annotations and outputSchema reach the registry.
+    const png = new Uint8Array([
+      0x89,
+      0x50,
+      0x4e,
+      0x47,
+      0x0d,
+      0x0a,
+      0x1a,
+      0x0a,
+      ...new Uint8Array(600),
+    ]);
+    await Deno.writeFile(join(dir.path, "dot.png"), png);
+    const media = tr.rt.registry.get("fs__read_media_file")!;
+    assert.equal(media.listing?.title, "Read Media File");
+    assert.equal(media.listing?.annotations?.readOnlyHint, true);
+    assert.equal(media.listing?.outputSchema?.type, "object");
+    const image = await runTool(tr.rt, {
+      caller: "person",
+      name: "fs__read_media_file",
+      args: { path: join(dir.path, "dot.png") },
+    });
+    assert.equal(image.is_error, false, image.said);
+    assert.match(image.said, /^\[image image\/png, 608 bytes, saved to \S+\]\n$/);
+    assert.ok(!/[A-Za-z0-9+/]{64}/.test(image.said), "no base64 in said");
+    assert.equal(image.attachments?.length, 1);
+    const block = image.attachments![0].block as { type: string; data: string; mimeType: string };
+    assert.equal(block.type, "image");
+    assert.equal(block.mimeType, "image/png");
+    assert.equal(atob(block.data).length, 608);
+    assert.ok(image.structured, "structured content passed on");
   } finally {
     await closeMcpServers();
   }

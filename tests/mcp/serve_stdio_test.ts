@@ -132,16 +132,19 @@ Deno.test("magi mcp serves the registry to the SDK client over stdio", async (t)
       assert.match(first.text, /hello from a file/);
     });
 
-    await t.step("said and shown become content for the assistant and the user", async () => {
+    await t.step("the content is said alone; shown travels in _meta", async () => {
       const result = await client.callTool({ name: "big", arguments: {} }) as CallToolResult;
       const blocks = texts(result);
-      assert.equal(blocks.length, 2);
-      assert.deepEqual(blocks[0].audience, ["assistant"]);
-      assert.deepEqual(blocks[1].audience, ["user"]);
-      assert.match(blocks[0].text, /line 0 of/);
-      assert.match(blocks[0].text, /line 399 of/);
-      assert.ok(!blocks[0].text.includes("line 200 of"), "the model's text is cut");
-      assert.match(blocks[1].text, /line 200 of/);
+      assert.equal(blocks.length, 1);
+      assert.equal(blocks[0].audience, undefined);
+      // A host that joins every text block (as Claude Code does) reads exactly said.
+      const joined = blocks.map((b) => b.text).join("\n");
+      assert.match(joined, /line 0 of/);
+      assert.match(joined, /line 399 of/);
+      assert.ok(!joined.includes("line 200 of"), "the model's text is cut");
+      const shown = (result._meta as Record<string, unknown>)["magi/shown"];
+      assert.equal(typeof shown, "string");
+      assert.match(shown as string, /line 200 of/);
     });
 
     await t.step("a failing tool is an isError result, not a protocol error", async () => {
@@ -277,6 +280,31 @@ Deno.test("magi mcp serves the registry to the SDK client over stdio", async (t)
       const result = await client.callTool({ name: "greet_lua", arguments: {} }) as CallToolResult;
       assert.match(texts(result)[0].text, /hello/);
     });
+  } finally {
+    await client.close();
+  }
+});
+
+Deno.test("with mcp.audience_pair, said and shown are two blocks marked by audience", async () => {
+  await using home = await tempDir();
+  const tools = join(home.path, "tools");
+  await makeTools(tools);
+  const config = await writeConfig(home.path, {
+    shipped_tools: false,
+    limits: { said_bytes: 1024 },
+    mcp: { audience_pair: true },
+    policy: { rules: [{ tool: "*", source: "tools_dir", decision: "allow" }] },
+  });
+  const client = await connect(home.path, tools, config);
+  try {
+    const result = await client.callTool({ name: "big", arguments: {} }) as CallToolResult;
+    const blocks = texts(result);
+    assert.equal(blocks.length, 2);
+    assert.deepEqual(blocks[0].audience, ["assistant"]);
+    assert.deepEqual(blocks[1].audience, ["user"]);
+    assert.ok(!blocks[0].text.includes("line 200 of"), "the model's text is cut");
+    assert.match(blocks[1].text, /line 200 of/);
+    assert.equal(result._meta?.["magi/shown"], undefined);
   } finally {
     await client.close();
   }

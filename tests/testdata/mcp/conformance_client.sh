@@ -8,7 +8,25 @@ trap 'rm -rf "$dir"' EXIT
 printf '{"shipped_tools": false, "mcp_servers": {"conf": {"url": "%s", "start": "eager"}}}' "$1" >"$dir/config.json"
 export XDG_CONFIG_HOME="$dir/config" XDG_CACHE_HOME="$dir/cache" XDG_STATE_HOME="$dir/state"
 magi() { "${DENO:-deno}" run -A --quiet --config "$repo/deno.json" "$repo/main.ts" "$@" --config "$dir/config.json"; }
+# OAuth: `magi mcp login conf` prints the authorization URL; curl plays the person's browser
+# (the suite's authorization server redirects at once to magi's loopback callback).
+login() {
+  magi mcp login conf 2>"$dir/login.err" &
+  pid=$!
+  for _ in $(seq 1 200); do
+    url=$(grep -o 'https\{0,1\}://[^ ]*authorize[^ ]*' "$dir/login.err" | head -n 1)
+    [ -n "$url" ] && break
+    kill -0 "$pid" 2>/dev/null || break
+    sleep 0.05
+  done
+  [ -n "$url" ] && curl -s -L -o /dev/null "$url"
+  wait "$pid"
+  status=$?
+  cat "$dir/login.err" >&2
+  return $status
+}
 case "$MCP_CONFORMANCE_SCENARIO" in
+auth/*) login && magi tools ;;
 tools_call) magi call conf__add_numbers '{"a": 2, "b": 3}' ;;
 sse-retry) magi call conf__test_reconnection ;;
 elicitation-sep1034-client-defaults) magi call conf__test_client_elicitation_defaults ;;

@@ -1,0 +1,132 @@
+/**
+ * `magi mcp` serves the resources and prompts it has: those of the MCP servers magi itself
+ * reaches (config `mcp_servers`). Resources keep their URIs (`resources/read` goes to the
+ * server that listed the URI, else to each server with resources in turn); prompts are named
+ * `NAME__prompt` like tools. Everything is masked on the way out: resource text and blobs,
+ * prompt messages, descriptions. With no servers the lists are empty.
+ *
+ * @module
+ */
+// @ts-types="@modelcontextprotocol/sdk/server/index"
+import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
+// @ts-types="@modelcontextprotocol/sdk/types"
+import {
+  GetPromptRequestSchema,
+  ListPromptsRequestSchema,
+  ListResourcesRequestSchema,
+  ListResourceTemplatesRequestSchema,
+  ReadResourceRequestSchema,
+} from "@modelcontextprotocol/sdk/types.js";
+import { maskedJson } from "../pipeline/attachments.ts";
+import { invalidParams } from "./call_request.ts";
+import type { Masker } from "../pipeline/mask.ts";
+import { type CatalogOptions, pages, reach } from "../registry/mcp_catalog.ts";
+import { mappedName, mcpCatalog } from "../registry/mcp.ts";
+
+/** Base64 masked as bytes (a secret inside a blob is masked as in a spill). */
+function maskedBlob(blob: string, masker: Masker): string {
+  let raw: string;
+  try {
+    raw = atob(blob.replace(/\s+/g, ""));
+  } catch {
+    return blob;
+  }
+  const masked = masker.maskBytes(raw);
+  return masked === raw ? blob : btoa(masked);
+}
+
+/** Registers the resources and prompts handlers on `server`. */
+export function serveCatalog(server: Server): void {
+  /** Which server listed each URI. */
+  const owner = new Map<string, string>();
+  const current = (): CatalogOptions =>
+    mcpCatalog() ??
+      { servers: () => [], masker: { maskText: (t: string) => t } as Masker, spillDir: "" };
+
+  server.setRequestHandler(ListResourcesRequestSchema, async () => {
+    const cat = current();
+    const { clients } = await reach(cat, undefined, "resources");
+    const lists = await Promise.all(clients.map(async ([name, client]) => {
+      const items = await pages((cursor) =>
+        client.listResources(cursor ? { cursor } : undefined)
+          .then((r) => ({ items: r.resources, nextCursor: r.nextCursor }))
+      ).catch(() => []);
+      for (const r of items) owner.set(r.uri, name);
+      return items;
+    }));
+    return { resources: maskedJson(lists.flat(), cat.masker) as never };
+  });
+
+  server.setRequestHandler(ListResourceTemplatesRequestSchema, async () => {
+    const cat = current();
+    const { clients } = await reach(cat, undefined, "resources");
+    const lists = await Promise.all(
+      clients.map(([, client]) =>
+        pages((cursor) =>
+          client.listResourceTemplates(cursor ? { cursor } : undefined)
+            .then((r) => ({ items: r.resourceTemplates, nextCursor: r.nextCursor }))
+        ).catch(() => [])
+      ),
+    );
+    return { resourceTemplates: maskedJson(lists.flat(), cat.masker) as never };
+  });
+
+  server.setRequestHandler(ReadResourceRequestSchema, async (request) => {
+    const cat = current();
+    const uri = request.params.uri;
+    const { clients } = await reach(cat, undefined, "resources");
+    const first = owner.get(uri);
+    clients.sort(([a], [b]) => (a === first ? -1 : b === first ? 1 : 0));
+    let last = "";
+    for (const [, client] of clients) {
+      try {
+        const { contents } = await client.readResource({ uri });
+        return {
+          contents: contents.map((c) => {
+            const out = { ...c } as Record<string, unknown>;
+            if (typeof out.text === "string") out.text = cat.masker.maskText(out.text);
+            if (typeof out.blob === "string") out.blob = maskedBlob(out.blob, cat.masker);
+            return out;
+          }) as never,
+        };
+      } catch (error) {
+        // Not this server's: the next one is asked.
+        last = (error as Error).message.replace(/^MCP error -?\d+: /, "");
+      }
+    }
+    throw invalidParams(last || `Resource not found: ${uri}`);
+  });
+
+  server.setRequestHandler(ListPromptsRequestSchema, async () => {
+    const cat = current();
+    const { clients } = await reach(cat, undefined, "prompts");
+    const lists = await Promise.all(clients.map(async ([name, client]) => {
+      const items = await pages((cursor) =>
+        client.listPrompts(cursor ? { cursor } : undefined)
+          .then((r) => ({ items: r.prompts, nextCursor: r.nextCursor }))
+      ).catch(() => []);
+      return items.map((p) => ({ ...p, name: mappedName(name, p.name) }));
+    }));
+    return { prompts: maskedJson(lists.flat(), cat.masker) as never };
+  });
+
+  server.setRequestHandler(GetPromptRequestSchema, async (request) => {
+    const cat = current();
+    const { clients } = await reach(cat, undefined, "prompts");
+    for (const [name, client] of clients) {
+      if (!request.params.name.startsWith(`${name}__`)) continue;
+      const items = await pages((cursor) =>
+        client.listPrompts(cursor ? { cursor } : undefined)
+          .then((r) => ({ items: r.prompts, nextCursor: r.nextCursor }))
+      ).catch(() => []);
+      const prompt = items.find((p) => mappedName(name, p.name) === request.params.name);
+      if (!prompt) continue;
+      const result = await client.getPrompt({
+        name: prompt.name,
+        arguments: request.params.arguments,
+      });
+      return maskedJson(result, cat.masker) as never;
+    }
+    throw invalidParams(`Unknown prompt "${request.params.name}"`);
+  });
+}

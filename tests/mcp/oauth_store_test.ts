@@ -1,0 +1,30 @@
+/**
+ * What an MCP OAuth login keeps is private (0600 in a 0700 folder), and a server that needs
+ * a login it has not had says which command to run.
+ */
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { LoginNeeded, StoredOAuth } from "../../lib/registry/mcp_oauth.ts";
+import { tempDir } from "../helpers.ts";
+
+Deno.test("OAuth tokens are stored 0600; a needed login names magi mcp login", async () => {
+  await using home = await tempDir();
+  const dir = join(home.path, "state", "magi", "mcp-oauth");
+  const file = StoredOAuth.fileFor(dir, "a".repeat(64));
+  const auth = new StoredOAuth("remote", file, undefined, "http://127.0.0.1:5555/callback");
+  auth.saveClientInformation({ client_id: "magi-client" });
+  auth.saveTokens({ access_token: "at-0123456789", token_type: "Bearer" });
+  auth.saveCodeVerifier("verifier-xyz");
+  assert.equal(Deno.statSync(file).mode! & 0o777, 0o600);
+  assert.equal(Deno.statSync(dir).mode! & 0o777, 0o700);
+  assert.equal(auth.tokens()?.access_token, "at-0123456789");
+  assert.equal(auth.clientInformation()?.client_id, "magi-client");
+  assert.equal(auth.codeVerifier(), "verifier-xyz");
+  // A client registered for another redirect (an earlier login's port) is not reused.
+  const later = new StoredOAuth("remote", file, undefined, "http://127.0.0.1:6666/callback");
+  assert.equal(later.clientInformation(), undefined);
+  await assert.rejects(
+    async () => await auth.redirectToAuthorization(new URL("https://as.example/authorize")),
+    (e: Error) => e instanceof LoginNeeded && /run `magi mcp login remote`/.test(e.message),
+  );
+});
