@@ -34,6 +34,8 @@ import { costReport, Tally } from "../terminal/cost.ts";
 import { DEFAULT_LINES, pages } from "../terminal/display_cap.ts";
 import { loadRenderer, type Render } from "../terminal/markdown.ts";
 import { applySlashSources, SlashTable } from "../terminal/slash.ts";
+import { addMcpPrompt } from "../terminal/mcp_prompts.ts";
+import { listMcpPrompts } from "../registry/mcp.ts";
 import { CHAT_OPTIONS } from "./options.ts";
 import { recordInterrupted } from "./interrupted.ts";
 
@@ -335,6 +337,11 @@ export async function chatCommand(args: string[]): Promise<number> {
   });
   slash.add({ name: "exit", aliases: ["quit"], help: "leave the chat", run: () => "exit" });
   applySlashSources(slash);
+  // The MCP servers' prompts join as /mcp__SERVER__NAME (as Claude Code names them), once
+  // listed: a server still starting adds its prompts when it is ready for the listing.
+  const promptsListed = listMcpPrompts().then((prompts) => {
+    for (const p of prompts) addMcpPrompt(slash, p, out);
+  }, () => {});
 
   const interrupt = () => {
     if (controller && !controller.signal.aborted) controller.abort();
@@ -346,15 +353,21 @@ export async function chatCommand(args: string[]): Promise<number> {
   const releaseInterrupts = claimInterrupts();
   try {
     for (;;) {
-      const line = await reader.read("> ");
+      let line = await reader.read("> ");
       if (line === null) break;
       const text = line.trim();
       if (text === "") continue;
       if (SlashTable.isCommand(text)) {
-        const done = await slash.run(text);
+        let done = await slash.run(text);
+        // An MCP prompt typed before the servers' prompts were listed: wait for the listing.
+        if ("unknown" in done && text.startsWith("/mcp__")) {
+          await promptsListed;
+          done = await slash.run(text);
+        }
         if ("unknown" in done) out(done.unknown + "\n");
         else if (done.outcome === "exit") break;
-        continue;
+        if (!("outcome" in done) || typeof done.outcome !== "object" || !done.outcome) continue;
+        line = done.outcome.send;
       }
       if (fancy && !rendered) {
         rendered = true;

@@ -5,8 +5,8 @@
  * @module
  */
 
-/** What a command returns: `exit` leaves the chat. */
-export type SlashOutcome = void | "exit";
+/** What a command returns: `exit` leaves the chat; `{send}` sends that text as the person's message. */
+export type SlashOutcome = void | "exit" | { send: string };
 
 /** One slash command. */
 export interface SlashCommand {
