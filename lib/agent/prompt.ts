@@ -7,7 +7,8 @@
  *
  * @module
  */
-import { dirname, join } from "node:path";
+import { projectFolders } from "../core/project_folders.ts";
+import { join } from "node:path";
 import { userMagiDir } from "../agents/user_dir.ts";
 import { containedPath } from "../skills/contained.ts";
 import type { Runtime } from "../runtime.ts";
@@ -57,32 +58,13 @@ function isFile(path: string): boolean {
   }
 }
 
-function exists(path: string): boolean {
-  try {
-    Deno.lstatSync(path);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 /**
  * The context files for `cwd`, in prompt order: the person's own AGENTS.md, then from the git
  * root (the nearest folder above holding `.git`; without one, `cwd` alone) down to `cwd`, one
  * per folder: its `AGENTS.md`, else its `CLAUDE.md`.
  */
 export function contextFiles(cwd: string, env: Record<string, string>): string[] {
-  const folders: string[] = [];
-  let root: string | undefined;
-  for (let dir = cwd;; dir = dirname(dir)) {
-    folders.unshift(dir);
-    if (exists(join(dir, ".git"))) {
-      root = dir;
-      break;
-    }
-    if (dirname(dir) === dir) break;
-  }
-  const chain = root ? folders : [cwd];
+  const chain = projectFolders(cwd).reverse();
   const files: string[] = [];
   const home = userMagiDir(env);
   if (home && isFile(join(home, "AGENTS.md"))) files.push(join(home, "AGENTS.md"));

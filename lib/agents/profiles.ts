@@ -8,6 +8,7 @@
  *
  * @module
  */
+import { projectFolders } from "../core/project_folders.ts";
 import { dirname, join } from "node:path";
 import { containedPath } from "../skills/contained.ts";
 import { parseFrontMatter } from "../skills/front_matter.ts";
@@ -37,14 +38,8 @@ export function profileDirs(
   const dirs: { dir: string; project: boolean }[] = [];
   const home = userMagiDir(env);
   if (home) dirs.push({ dir: join(home, "agents"), project: false });
-  for (let dir = cwd;; dir = dirname(dir)) {
+  for (const dir of projectFolders(cwd)) {
     dirs.push({ dir: join(dir, ".magi", "agents"), project: true });
-    let atRoot = false;
-    try {
-      Deno.lstatSync(join(dir, ".git"));
-      atRoot = true;
-    } catch { /* not the git root */ }
-    if (atRoot || dirname(dir) === dir) break;
   }
   return dirs;
 }

@@ -113,11 +113,19 @@ const SERVER_PARAM = {
 /** The resource tools, for a runtime with MCP servers. */
 export function resourceTools(opts: CatalogOptions): Tool[] {
   const origin = { source: "mcp", where: "mcp:*/resources" };
-  const listResources: Tool = {
+  /** A builtin that lists one kind of item from each server reached, as JSON under `key`. */
+  const lister = (
+    name: string,
+    description: string,
+    key: string,
+    list: (client: Client, cursor: string | undefined, signal?: AbortSignal) => Promise<{
+      items: Record<string, unknown>[];
+      nextCursor?: string;
+    }>,
+  ): Tool => ({
     declaration: {
-      name: "list_mcp_resources",
-      description: "Lists the resources (files, records, documents) the MCP servers offer: " +
-        "server, uri, name, mimeType, description. Read one with read_mcp_resource.",
+      name,
+      description,
       parameters: { type: "object", properties: { server: SERVER_PARAM } },
     },
     origin,
@@ -127,62 +135,45 @@ export function resourceTools(opts: CatalogOptions): Tool[] {
       const { clients, problems } = await reach(opts, server, "resources");
       const found = await Promise.all(clients.map(async ([name, client]) => {
         try {
-          const items = await pages((cursor) =>
-            client.listResources(cursor ? { cursor } : undefined, { signal: call.signal })
-              .then((r) => ({ items: r.resources, nextCursor: r.nextCursor }))
-          );
-          return items.map((r) => ({
-            server: name,
-            uri: r.uri,
-            name: r.name,
-            ...(r.title ? { title: r.title } : {}),
-            ...(r.mimeType ? { mimeType: r.mimeType } : {}),
-            ...(r.description ? { description: r.description } : {}),
-          }));
+          const items = await pages((cursor) => list(client, cursor, call.signal));
+          return items.map((item) => ({ server: name, ...item }));
         } catch (error) {
           problems.push(`MCP server "${name}": ${(error as Error).message}`);
           return [];
         }
       }));
-      await sayJson(call.emit, { resources: found.flat() }, problems);
+      await sayJson(call.emit, { [key]: found.flat() }, problems);
       return { isError: server !== undefined && clients.length === 0 };
     },
-  };
-  const listTemplates: Tool = {
-    declaration: {
-      name: "list_mcp_resource_templates",
-      description: "Lists the MCP servers' resource templates (URI templates such as " +
-        "file:///{path}): server, uriTemplate, name, description. Fill one in and read it " +
-        "with read_mcp_resource.",
-      parameters: { type: "object", properties: { server: SERVER_PARAM } },
-    },
-    origin,
-    listing: { annotations: { readOnlyHint: true } },
-    invoke: async (call): Promise<Outcome> => {
-      const server = call.args.server as string | undefined;
-      const { clients, problems } = await reach(opts, server, "resources");
-      const found = await Promise.all(clients.map(async ([name, client]) => {
-        try {
-          const items = await pages((cursor) =>
-            client.listResourceTemplates(cursor ? { cursor } : undefined, { signal: call.signal })
-              .then((r) => ({ items: r.resourceTemplates, nextCursor: r.nextCursor }))
-          );
-          return items.map((t) => ({
-            server: name,
-            uriTemplate: t.uriTemplate,
-            name: t.name,
-            ...(t.mimeType ? { mimeType: t.mimeType } : {}),
-            ...(t.description ? { description: t.description } : {}),
-          }));
-        } catch (error) {
-          problems.push(`MCP server "${name}": ${(error as Error).message}`);
-          return [];
-        }
-      }));
-      await sayJson(call.emit, { resourceTemplates: found.flat() }, problems);
-      return { isError: server !== undefined && clients.length === 0 };
-    },
-  };
+  });
+  /** `value`'s fields named in `keys` that are set. */
+  const some = (value: Record<string, unknown>, keys: string[]) =>
+    Object.fromEntries(keys.flatMap((k) => value[k] ? [[k, value[k]]] : []));
+  const listResources = lister(
+    "list_mcp_resources",
+    "Lists the resources (files, records, documents) the MCP servers offer: " +
+      "server, uri, name, mimeType, description. Read one with read_mcp_resource.",
+    "resources",
+    (client, cursor, signal) =>
+      client.listResources(cursor ? { cursor } : undefined, { signal }).then((r) => ({
+        items: r.resources.map((x) => some(x, ["uri", "name", "title", "mimeType", "description"])),
+        nextCursor: r.nextCursor,
+      })),
+  );
+  const listTemplates = lister(
+    "list_mcp_resource_templates",
+    "Lists the MCP servers' resource templates (URI templates such as " +
+      "file:///{path}): server, uriTemplate, name, description. Fill one in and read it " +
+      "with read_mcp_resource.",
+    "resourceTemplates",
+    (client, cursor, signal) =>
+      client.listResourceTemplates(cursor ? { cursor } : undefined, { signal }).then((r) => ({
+        items: r.resourceTemplates.map((x) =>
+          some(x, ["uriTemplate", "name", "mimeType", "description"])
+        ),
+        nextCursor: r.nextCursor,
+      })),
+  );
   const read: Tool = {
     declaration: {
       name: "read_mcp_resource",

@@ -12,7 +12,8 @@
  *
  * @module
  */
-import { dirname, join } from "node:path";
+import { projectFolders } from "../core/project_folders.ts";
+import { join } from "node:path";
 import { userMagiDir } from "../agents/user_dir.ts";
 import type { Warn } from "../registry/types.ts";
 import { containedPath } from "./contained.ts";
@@ -43,14 +44,8 @@ export function skillRoots(
   const roots: { dir: string; project: boolean }[] = [];
   const home = userMagiDir(env);
   if (home) roots.push({ dir: join(home, "skills"), project: false });
-  for (let dir = cwd;; dir = dirname(dir)) {
+  for (const dir of projectFolders(cwd)) {
     for (const sub of PROJECT_SKILL_DIRS) roots.push({ dir: join(dir, sub), project: true });
-    let atRoot = false;
-    try {
-      Deno.lstatSync(join(dir, ".git"));
-      atRoot = true;
-    } catch { /* not the git root */ }
-    if (atRoot || dirname(dir) === dir) break;
   }
   // The person's own folder may lie inside the checkout: it stays theirs.
   const seen = new Set<string>();
