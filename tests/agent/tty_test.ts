@@ -54,7 +54,9 @@ echo "slow done"`,
   const screen = new StreamText(child.stdout);
   const errors = new StreamText(child.stderr);
   // The tool is shown running (a progress line on a terminal; its call line with NO_COLOR).
-  await screen.until(noColor ? /→ slow/ : /⋯ slow \ds/).finally(() => Deno.writeTextFile(flag, ""));
+  await screen.until(noColor ? /→ slow/ : /running slow · \ds/).finally(() =>
+    Deno.writeTextFile(flag, "")
+  );
   const [status, text, stderr] = await Promise.all([child.status, screen.done, errors.done]);
   assert.equal(status.code, 0, text + stderr);
   return text;
