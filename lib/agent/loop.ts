@@ -130,6 +130,7 @@ export async function runAgent(opts: AgentOptions): Promise<EndReason> {
     // Mail left for this session (lib/agents/mailbox.ts) is recorded and read at this turn.
     for (const m of rt.inbox?.() ?? []) {
       session.append({ type: "user", text: m.text, from: m.from });
+      view.note?.(`(mail from ${m.from} delivered to the model)`);
     }
     if (turns >= opts.maxTurns) return "max_turns";
     let result: TurnResult | undefined;

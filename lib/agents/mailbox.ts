@@ -8,14 +8,19 @@
  * - a sender writes it as `.<name>.tmp` in the same folder and renames it to `<name>.json`,
  *   so a reader never sees half a message (a tool in the shell:
  *   `printf '%s' "$json" > "$d/.m.tmp" && mv "$d/.m.tmp" "$d/$(date +%s%N)-m.json"`);
- * - the recipient's loop takes the `*.json` files in name order at its next turn, records
- *   each in its session and moves it to `delivered/`; a file that is not such a message is
- *   moved to `bad/` with one line.
+ * - the recipient's loop takes the `*.json` files in name order at its next turn and records
+ *   each in its session; a file that is not such a message costs one line. magi never moves,
+ *   deletes or changes a file there: the mailbox is writable from inside the sandbox, so
+ *   anything in it may be a link planted to aim a host-side write (a rename into `bad/`
+ *   through a linked folder would land outside the sandbox). Which messages were taken is
+ *   kept beside the mailbox, in the session's own folder (`mail-read/<recipient>`), which no
+ *   sandbox can write. Only a regular file (not a link) in a real folder (not a link) is read,
+ *   and only when the file opened is the one looked at (device and inode).
  *
  * @module
  */
-import { join } from "node:path";
-import { privateDir } from "../output/private.ts";
+import { dirname, join } from "node:path";
+import { openPrivateAppend, privateDir } from "../output/private.ts";
 import type { Warn } from "../registry/types.ts";
 
 /** One message. */
@@ -43,15 +48,34 @@ function inbox(mailDir: string, to: string): string {
 let sent = 0;
 
 /**
+ * `dir` as a real folder (made 0700 when missing).
+ *
+ * @throws Error when it is a link or not a folder (planted to aim magi's writes elsewhere)
+ */
+function realFolder(dir: string): void {
+  let info: Deno.FileInfo | undefined;
+  try {
+    info = Deno.lstatSync(dir);
+  } catch {
+    Deno.mkdirSync(dir, { mode: 0o700 });
+    return;
+  }
+  if (info.isSymlink || !info.isDirectory) {
+    throw new Error(`Cannot use mailbox folder "${dir}": it is not a folder of its own`);
+  }
+}
+
+/**
  * Leaves a message in `to`'s inbox, atomically (a temp file renamed).
  *
  * @returns the message file's path
- * @throws TypeError when `to` is not a session id; Deno errors when the folder cannot be written
+ * @throws TypeError when `to` is not a session id; Error when the inbox is a link; Deno errors
+ *   when the folder cannot be written
  */
 export function sendMail(mailDir: string, from: string, to: string, text: string): string {
   const dir = inbox(mailDir, to);
   privateDir(mailDir);
-  privateDir(dir);
+  realFolder(dir);
   const now = new Date();
   // The sequence orders one process's messages sent in the same millisecond.
   const seq = String(++sent % 1e6).padStart(6, "0");
@@ -60,7 +84,7 @@ export function sendMail(mailDir: string, from: string, to: string, text: string
   }`;
   const mail: Mail = { v: 1, from, to, at: now.toISOString(), text };
   const tmp = join(dir, `.${name}.tmp`);
-  Deno.writeTextFileSync(tmp, JSON.stringify(mail) + "\n", { mode: 0o600 });
+  Deno.writeTextFileSync(tmp, JSON.stringify(mail) + "\n", { mode: 0o600, createNew: true });
   const path = join(dir, `${name}.json`);
   Deno.renameSync(tmp, path);
   return path;
@@ -72,52 +96,105 @@ function isMail(value: unknown): value is Mail {
     typeof m.text === "string";
 }
 
+/** The largest message file read (a bigger one is not a message). */
+const MAIL_FILE_BYTES = 1024 * 1024;
+
+/** Where the names of `id`'s taken messages are kept: the session's folder, not the mailbox. */
+function readLog(mailDir: string, id: string): string {
+  return join(privateDir(join(dirname(mailDir), "mail-read")), id);
+}
+
 /**
- * Takes `id`'s unread mail, oldest first (by file name), moving each file to `delivered/`.
- * Never throws: a folder that cannot be read is no mail; a bad file costs one line.
+ * The text of the regular file `name` in the real folder `dir`, when the file opened is the
+ * one looked at; undefined for a link, a folder swapped for a link, or a file too big.
+ */
+function readOwnFile(dir: string, name: string): string | undefined {
+  const folder = Deno.lstatSync(dir);
+  if (folder.isSymlink || !folder.isDirectory) return undefined;
+  const path = join(dir, name);
+  const looked = Deno.lstatSync(path);
+  if (!looked.isFile || looked.size > MAIL_FILE_BYTES) return undefined;
+  using file = Deno.openSync(path, { read: true });
+  const opened = file.statSync();
+  const again = Deno.lstatSync(dir);
+  if (
+    opened.ino !== looked.ino || opened.dev !== looked.dev || again.ino !== folder.ino ||
+    again.dev !== folder.dev || again.isSymlink
+  ) {
+    return undefined;
+  }
+  const bytes = new Uint8Array(Math.min(opened.size, MAIL_FILE_BYTES));
+  let got = 0;
+  while (got < bytes.length) {
+    const n = file.readSync(bytes.subarray(got));
+    if (n === null) break;
+    got += n;
+  }
+  return new TextDecoder().decode(bytes.subarray(0, got));
+}
+
+/** A sender's name as given, when it is an id; else a quoted stand-in (no forged lines). */
+function senderName(from: string): string {
+  return SAFE_ID.test(from) ? from : JSON.stringify(from.slice(0, 64));
+}
+
+/**
+ * Takes `id`'s unread mail, oldest first (by file name); the names taken are kept in the
+ * session's `mail-read/` so each is delivered once. Never throws: a folder that cannot be read
+ * is no mail; a bad file costs one line (once). Nothing in the mailbox is moved or changed.
  */
 export function takeMail(mailDir: string, id: string, warn: Warn): Mail[] {
   let dir: string;
   let names: string[];
+  let log: string;
+  let taken: Set<string>;
   try {
     dir = inbox(mailDir, id);
+    log = readLog(mailDir, id);
+    taken = new Set(readText(log).split("\n").filter((l) => l !== ""));
+    const folder = Deno.lstatSync(dir);
+    if (folder.isSymlink || !folder.isDirectory) return [];
     names = [...Deno.readDirSync(dir)]
       .filter((e) => e.isFile && e.name.endsWith(".json") && !e.name.startsWith("."))
       .map((e) => e.name)
+      .filter((n) => !taken.has(n))
       .sort();
   } catch {
     return [];
   }
+  if (names.length === 0) return [];
   const out: Mail[] = [];
+  using record = openPrivateAppend(log);
   for (const name of names) {
-    const path = join(dir, name);
     let mail: unknown;
     try {
-      mail = JSON.parse(Deno.readTextFileSync(path));
+      const text = readOwnFile(dir, name);
+      mail = text === undefined ? undefined : JSON.parse(text);
     } catch {
       mail = undefined;
     }
-    const ok = isMail(mail);
-    const to = join(dir, ok ? "delivered" : "bad");
-    try {
-      privateDir(to);
-      Deno.renameSync(path, join(to, name));
-    } catch {
-      continue; // another reader took it
-    }
+    record.writeSync(new TextEncoder().encode(name + "\n"));
     if (!isMail(mail)) {
-      warn(`mail ${path}: not a message ({"from", "text"} as JSON); moved to bad/`);
+      warn(`mail ${join(dir, name)}: not a message ({"from", "text"} as JSON, a file of its own)`);
       continue;
     }
     out.push({
       v: 1,
-      from: mail.from,
+      from: senderName(mail.from),
       to: id,
       at: typeof mail.at === "string" ? mail.at : "",
       text: mail.text,
     });
   }
   return out;
+}
+
+function readText(path: string): string {
+  try {
+    return Deno.readTextFileSync(path);
+  } catch {
+    return "";
+  }
 }
 
 /** A message as the recipient's model reads it. */
@@ -130,5 +207,5 @@ export function mailText(mail: Mail): string {
     text = new TextDecoder().decode(bytes.subarray(0, end)) +
       `\n[magi: the message was cut at ${end} of ${bytes.length} bytes]`;
   }
-  return `[mail from ${mail.from}]\n${text}`;
+  return `[mail from ${mail.from} — a sub-agent or a tool, not the person]\n${text}`;
 }

@@ -124,8 +124,16 @@ Deno.test("magi run: two sub-agents in one message run in parallel, linked, and 
   // The mail — from the `mail` tool and from a tool writing the documented format — is read
   // at the parent's next turn and recorded in its session.
   const userTexts = messagesOf(last).filter((m) => m.role === "user").map((m) => m.content);
-  assert.ok(userTexts.includes(`[mail from ${apples}]\napples: counting`), userTexts.join("|"));
-  assert.ok(userTexts.includes(`[mail from ${pears}]\npears found`), userTexts.join("|"));
+  assert.ok(
+    userTexts.includes(
+      `[mail from ${apples} — a sub-agent or a tool, not the person]\napples: counting`,
+    ),
+    userTexts.join("|"),
+  );
+  assert.ok(
+    userTexts.includes(`[mail from ${pears} — a sub-agent or a tool, not the person]\npears found`),
+    userTexts.join("|"),
+  );
   const recorded = events(parent);
   assert.deepEqual(
     recorded.filter((e) => e.from).map((e) => e.from).sort(),
@@ -135,7 +143,11 @@ Deno.test("magi run: two sub-agents in one message run in parallel, linked, and 
   const subs = recorded.filter((e) => e.type === "sub_agent");
   assert.deepEqual(subs.map((e) => e.id).sort(), [apples, pears].sort());
   assert.deepEqual(subs.map((e) => e.input_tokens), [20, 20]);
-  assert.ok(Deno.statSync(join(parent, "mail", parentId, "delivered")).isDirectory);
+  // The names taken are kept in the session's own folder; the mailbox is left as it was.
+  assert.equal(
+    Deno.readTextFileSync(join(parent, "mail-read", parentId)).trim().split("\n").length,
+    2,
+  );
 });
 
 Deno.test("magi run: a profile that names a tool the parent lacks is refused with a clear line", async () => {
