@@ -8,7 +8,7 @@
  * @module
  */
 import { projectFolders } from "../core/project_folders.ts";
-import { join } from "node:path";
+import { dirname, isAbsolute, join, relative } from "node:path";
 import { userMagiDir } from "../agents/user_dir.ts";
 import { containedPath } from "../skills/contained.ts";
 import type { Runtime } from "../runtime.ts";
@@ -58,6 +58,17 @@ function isFile(path: string): boolean {
   }
 }
 
+/** Whether the folder `root` is HOME or holds it (both taken as real paths). */
+function holdsHome(root: string, home: string | undefined): boolean {
+  if (!home) return false;
+  try {
+    const rel = relative(Deno.realPathSync(root), Deno.realPathSync(home));
+    return rel === "" || (!rel.startsWith("..") && !isAbsolute(rel));
+  } catch {
+    return false;
+  }
+}
+
 /**
  * The context files for `cwd`, in prompt order: the person's own AGENTS.md, then from the git
  * root (the nearest folder above holding `.git`; without one, `cwd` alone) down to `cwd`, one
@@ -68,8 +79,12 @@ export function contextFiles(cwd: string, env: Record<string, string>): string[]
   const files: string[] = [];
   const home = userMagiDir(env);
   if (home && isFile(join(home, "AGENTS.md"))) files.push(join(home, "AGENTS.md"));
-  // A checkout's file that is a link out of the checkout (to a key, say) is passed over.
-  const own = (path: string) => isFile(path) && containedPath(path, chain[0]) !== undefined;
+  // A checkout's file that is a link out of the checkout (to a key, say) is passed over. The
+  // git root is no fence when it holds HOME (a dotfiles repository, `git init ~`): a
+  // downloaded folder's `AGENTS.md -> ../../.ssh/id_ed25519` would lie "inside" it. There a
+  // file must stay inside its own folder.
+  const fence = (path: string) => holdsHome(chain[0], env.HOME) ? dirname(path) : chain[0];
+  const own = (path: string) => isFile(path) && containedPath(path, fence(path)) !== undefined;
   for (const dir of chain) {
     const agents = join(dir, "AGENTS.md");
     const claude = join(dir, "CLAUDE.md");

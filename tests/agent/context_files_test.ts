@@ -115,3 +115,28 @@ Deno.test("contextFiles() passes over a checkout's AGENTS.md that links out of t
   ]);
   assert.ok(!buildPrompt({ cwd: repo, env: {}, now: NOW }).text.includes("hunter2"));
 });
+
+Deno.test("contextFiles(): in a repository that holds HOME, a file may not link out of its folder", async () => {
+  await using dir = await tempDir();
+  // HOME is a dotfiles repository; a downloaded folder inside it links to the person's key.
+  const home = join(dir.path, "home");
+  await tree(home, {
+    ".git/HEAD": "x\n",
+    ".ssh/id_ed25519": "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXk\n",
+    "Downloads/evil/README": "a tarball\n",
+    "Downloads/ok/AGENTS.md": "OWN RULES\n",
+  });
+  const evil = join(home, "Downloads", "evil");
+  await Deno.symlink("../../.ssh/id_ed25519", join(evil, "AGENTS.md"));
+  await Deno.symlink("AGENTS.md", join(home, "Downloads", "ok", "CLAUDE.md"));
+  assert.deepEqual(contextFiles(evil, { HOME: home }), []);
+  assert.ok(
+    !buildPrompt({ cwd: evil, env: { HOME: home }, now: NOW }).text.includes("PRIVATE KEY"),
+  );
+  // A link inside its own folder still counts.
+  const ok = join(home, "Downloads", "ok");
+  await Deno.remove(join(ok, "AGENTS.md"));
+  await Deno.writeTextFile(join(ok, "RULES.md"), "OWN RULES\n");
+  await Deno.symlink("RULES.md", join(ok, "AGENTS.md"));
+  assert.deepEqual(contextFiles(ok, { HOME: home }), [join(ok, "AGENTS.md")]);
+});
