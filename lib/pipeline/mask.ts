@@ -17,6 +17,7 @@ import { onlySingles, skeleton } from "./skeleton.ts";
 import { FRAGMENT, fragmentWorthy } from "./fragments.ts";
 import { base32, utf16Forms } from "./encodings.ts";
 import { credentialShape } from "./secret_shapes.ts";
+import { maskPrivateKeys, PrivateKeyStream } from "./private_keys.ts";
 
 /** A credential: the name it is masked as (without `$`) and its value as text. */
 export interface Secret {
@@ -248,19 +249,19 @@ export class Masker {
 
   /** Masks a whole byte string (see `bytes.ts`). */
   maskBytes(text: string): string {
-    if (!this.#search) return text;
+    if (!this.#search) return maskPrivateKeys(text);
     const cuts = findCuts(this.#search, this.#plain, this.#names, text, {
       before: 0,
       lead: "",
       final: true,
     });
     const out = replaceCuts(text, cuts, text.length, Infinity).out;
-    return this.#skeleton ? maskSkeleton(this.#skeleton, out) : out;
+    return maskPrivateKeys(this.#skeleton ? maskSkeleton(this.#skeleton, out) : out);
   }
 
   /** Masks ordinary text (UTF-16), such as an error message. */
   maskText(text: string): string {
-    if (!this.#search) return text;
+    if (!this.#search) return maskPrivateKeys(text);
     return decodeByteString(this.maskBytes(utf8ByteString(text)));
   }
 
@@ -430,16 +431,21 @@ export class MaskStream {
     this.#second = skeleton && !skeleton.empty ? new SkeletonStream(skeleton) : undefined;
   }
 
+  /** Private-key blocks by shape, after the values (see `private_keys.ts`). */
+  readonly #keys = new PrivateKeyStream();
+
   /** Masks a chunk (a byte string) and returns the part that is safe to release. */
   push(chunk: string): string {
     const first = this.#first(chunk);
-    return this.#second && first !== "" ? this.#second.push(first) : first;
+    const second = this.#second && first !== "" ? this.#second.push(first) : first;
+    return this.#keys.push(second);
   }
 
   /** Releases what was held back, masked. */
   end(): string {
     const first = this.#firstEnd();
-    return this.#second ? this.#second.push(first) + this.#second.end() : first;
+    const second = this.#second ? this.#second.push(first) + this.#second.end() : first;
+    return this.#keys.push(second) + this.#keys.end();
   }
 
   #first(chunk: string): string {
