@@ -215,7 +215,7 @@ export async function runAgent(opts: AgentOptions): Promise<EndReason> {
           name: call.name,
           said: done.said,
           is_error: done.is_error,
-          ...imagesFor(rt, done),
+          ...imagesFor(rt, done, session.dir),
         });
         return done;
       });
@@ -225,7 +225,11 @@ export async function runAgent(opts: AgentOptions): Promise<EndReason> {
 }
 
 /** The images sent with a tool result (mcpb: lib/agent/images.ts; config limits.image_bytes). */
-function imagesFor(rt: AgentOptions["rt"], done: ToolResult): { images?: ImageRef[] } {
-  const images = imageRefs(done, rt.config.values["limits.image_bytes"] as number);
+function imagesFor(
+  rt: AgentOptions["rt"],
+  done: ToolResult,
+  sessionDir: string,
+): { images?: ImageRef[] } {
+  const images = imageRefs(done, rt.config.values["limits.image_bytes"] as number, sessionDir);
   return images.length ? { images } : {};
 }

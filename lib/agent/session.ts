@@ -1,13 +1,14 @@
 /**
  * Sessions (SPEC S7.3): each a folder under the sessions dir holding `transcript.jsonl`
  * (append-only, one event per line, fsynced per event), `context.md` (a readable mirror of
- * the conversation, given to tools as MAGI_CONTEXT_PATH), `spill/` and `attach/`. Every
- * string of an event is masked before it is written, so no credential value reaches the
- * disk; the transcript holds what the model read (`said`), never `shown`.
+ * the conversation, given to tools as MAGI_CONTEXT_PATH), `spill/`, `attach/` and `images/`
+ * (tool results' images, magi's own: lib/agent/images.ts). Every string of an event is masked
+ * before it is written, so no credential value reaches the disk; the transcript holds what the
+ * model read (`said`), never `shown`.
  *
  * @module
  */
-import type { ImageRef } from "./images.ts";
+import { type ImageRef, sessionImages } from "./images.ts";
 import { join } from "node:path";
 import type { Masker } from "../pipeline/mask.ts";
 import { openPrivateAppend, privateDir } from "../output/private.ts";
@@ -66,7 +67,7 @@ export type SessionEvent =
     name: string;
     said: string;
     is_error: boolean;
-    // Images sent with the result, as files (mcpb: lib/agent/images.ts).
+    // Images sent with the result: files in images/ and their SHA-256 (lib/agent/images.ts).
     images?: ImageRef[];
   }
   // What the provider reported for one request; `estimated_tokens` is magi's estimate of the
@@ -258,14 +259,17 @@ export class Session {
         continue;
       }
       if (e.type === "tool_result") {
+        // Only images in this session's own images folder, checked again at each read (a
+        // resumed transcript too); lib/agent/images.ts.
+        const { images, notes } = sessionImages(e.images, this.dir);
         results.push({
           role: "tool",
           result: {
             id: e.id,
             name: e.name,
-            said: e.said,
+            said: notes.length ? [e.said, ...notes].join("\n") : e.said,
             is_error: e.is_error,
-            ...(e.images?.length ? { images: e.images } : {}),
+            ...(images.length ? { images } : {}),
           },
         });
         continue;

@@ -7,6 +7,7 @@
  * @module
  */
 import { defaultSessionsDir, listSessions, type NewEvent, Session } from "../agent/session.ts";
+import { copyImages } from "../agent/images.ts";
 import { loadConfig } from "../config/load.ts";
 import { maskerFor } from "../runtime.ts";
 import { SESSIONS_OPTIONS } from "./options.ts";
@@ -57,6 +58,10 @@ export async function sessionsCommand(args: string[]): Promise<number> {
     for (const event of session.events) {
       if (event.type === "session" || event.type === "end") continue;
       const { at: _at, ...rest } = event;
+      // A tool result's images are the session's own files (images2: lib/agent/images.ts).
+      if (rest.type === "tool_result" && rest.images) {
+        rest.images = copyImages(rest.images, session.dir, copy.dir) as typeof rest.images;
+      }
       copy.append(rest as NewEvent);
     }
     copy.close();
