@@ -295,6 +295,12 @@ export const KEYS: Record<string, KeySpec> = {
     schema: { type: "integer", minimum: 0, maximum: 8 },
     expected: "a whole number from 0 (no sub-agents) to 8",
     default: 2,
+    // Deeper sub-agents multiply what a task spends of the person's provider: a project may
+    // only lower it.
+    tighten: (before, project) =>
+      typeof before === "number" && typeof project === "number"
+        ? Math.min(before, project)
+        : before,
   },
   "agents.summary_bytes": {
     schema: { type: "integer", minimum: 256, maximum: 65536 },
