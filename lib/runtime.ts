@@ -17,7 +17,7 @@ import { type LinkEntry, prepareLinks } from "./process/links.ts";
 import { builtinTool } from "./registry/builtins.ts";
 import { effectiveRoots } from "./policy/roots.ts";
 import { loadPolicy, type Policy, policySources, userConfigFile } from "./policy/decide.ts";
-import { serveApprovals } from "./policy/approvals.ts";
+import { newApprovalKey, serveApprovals, TOKEN_VARIABLE } from "./policy/approvals.ts";
 import { confinedBody } from "./policy/body_worker.ts";
 import { gatedInner } from "./policy/gate.ts";
 import { type SessionSettings, setSessionSettings } from "./policy/facts.ts";
@@ -179,11 +179,13 @@ function strings(spec: McpServerSpec): McpServerSpec {
 export async function createRuntime(opts: RuntimeOptions): Promise<Runtime> {
   const config = loadConfig({ cwd: opts.cwd, env: opts.env, configFlag: opts.configFlag });
   const v = config.values;
+  // The approvals socket's key begins every call's MAGI_APPROVAL_TOKEN: masked like a secret.
+  const approvalKey = newApprovalKey();
   const masker = maskerFor(
     config,
     opts.env,
     opts.warn,
-    opts.secrets,
+    [...(opts.secrets ?? []), { name: TOKEN_VARIABLE, value: approvalKey }],
     await ruleSetFlagged(config, opts.env),
   );
   // Every later write to stdout and stderr — Lua `print` while declarations load included —
@@ -285,7 +287,7 @@ export async function createRuntime(opts: RuntimeOptions): Promise<Runtime> {
     (name) => (built.runtime?.registry ?? registry).get(name)?.origin.source,
   );
 
-  const socket = approvalSocket(policy, opts.warn);
+  const socket = approvalSocket(policy, approvalKey, opts.warn);
   const door = await doorSettings(config, policy, opts, socket);
   setSessionSettings(policy, door);
 
@@ -402,9 +404,9 @@ function realPath(path: string): string {
   }
 }
 
-function approvalSocket(policy: Policy, warn: Warn): string | undefined {
+function approvalSocket(policy: Policy, key: string, warn: Warn): string | undefined {
   try {
-    return serveApprovals(policy);
+    return serveApprovals(policy, key);
   } catch (error) {
     warn(`cannot open the approvals socket: ${(error as Error).message}; tools cannot ask`);
     return undefined;

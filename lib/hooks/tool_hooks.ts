@@ -1,7 +1,8 @@
 /**
  * The hooks around one tool call, for `runTool`: `before_tool` may block the call (its reason
- * becomes the error result the model reads) or approve what the policy would ask about — the
- * door still decides, so a deny rule stands; `after_tool` sees the result.
+ * becomes the error result the model reads) or approve what the policy would ask about that
+ * call — the door still decides, so a deny rule stands, and an escalation the running tool
+ * asks for on the approvals socket goes to the person; `after_tool` sees the result.
  *
  * @module
  */
@@ -41,10 +42,11 @@ export async function beforeTool(
   }
   if (!verdict.allow) return { approve: call.approve };
   const outer = call.approve;
-  // A rule's ask is approved; a deny never reaches an approver, and the door's own ask (no
-  // sandbox can start) still goes to the person.
+  // A rule's ask about this call is approved; a deny never reaches an approver, and the
+  // door's own ask (no sandbox can start) and a running tool's escalation (the approvals
+  // socket) still go to the person.
   const approve: Approver = (request) =>
-    request.verdict.decision === "ask"
+    request.verdict.decision === "ask" && !request.escalation
       ? Promise.resolve("yes")
       : outer
       ? outer(request)

@@ -128,10 +128,18 @@ function noSandboxRefusal(problem: string): string {
 /** A person's answer to a policy question; undefined when no person can answer. */
 export type ApprovalAnswer = "yes" | "no" | "always" | undefined;
 
-/** Asks the person whether a call may run. */
-/** Asks the person whether a call may run; `args` are the call's (a `run` line's `command`). */
+/**
+ * Asks the person whether a call may run; `args` are the call's (a `run` line's `command`).
+ * `escalation`: a running tool asks for more than its call was given (the approvals socket);
+ * only a person answers that — an approver that is not one (a hook's "allow") passes it on.
+ */
 export type Approver = (
-  request: { tool: string; verdict: Verdict; args?: Record<string, unknown> },
+  request: {
+    tool: string;
+    verdict: Verdict;
+    args?: Record<string, unknown>;
+    escalation?: boolean;
+  },
 ) => Promise<ApprovalAnswer>;
 
 /** What settling an ask needs. */
@@ -152,8 +160,8 @@ export type Settled =
 
 /**
  * Settles a ruling: `allow` runs; `deny` is refused; `ask` goes to "always", `--auto`
- * (approval "never"; not for an escalation) or the approver — approved, it runs in the ruling's sandbox — and is
- * refused with no one to ask.
+ * (approval "never"; not for an escalation) or the approver (told `escalation` for one) —
+ * approved, it runs in the ruling's sandbox — and is refused with no one to ask.
  *
  * @param key the call's identity for "always" (tool name + JSON arguments)
  */
@@ -193,6 +201,7 @@ export async function settle(
       tool: name,
       verdict: ruling.why ? { ...verdict, reason: `${verdict.reason}; ${ruling.why}` } : verdict,
       ...(call.args ? { args: call.args } : {}),
+      ...(call.escalation ? { escalation: true } : {}),
     })
     : undefined;
   if (answer === "yes") return approved("approved by the person");

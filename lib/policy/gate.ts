@@ -10,7 +10,7 @@
  */
 import type { Invocation, Outcome, Tool } from "../registry/types.ts";
 import { join } from "node:path";
-import { lendApprover } from "./approvals.ts";
+import { lendApprover, type Lent, TOKEN_VARIABLE } from "./approvals.ts";
 import { isDenoScript, serveBroker } from "./broker.ts";
 import type { CallFacts, Policy, Verdict } from "./decide.ts";
 import {
@@ -285,11 +285,19 @@ export function guardedFor(
   return {
     ...tool,
     invoke: async (inv) => {
-      // While the call runs, the approvals socket may ask its person.
-      const release = lendApprover(rt.policy, call.approve);
+      // While the call runs, its requests on the approvals socket (bound to it by the token
+      // in its environment) ask its own approver.
+      const lent: Lent = inv.env.MAGI_APPROVAL_SOCK
+        ? lendApprover(rt.policy, { tool: tool.declaration.name, approve: call.approve })
+        : { release: () => {} };
+      const release = lent.release;
       try {
         // The broker's socket first: the sandbox the gate picks must let the tool reach it.
-        const env = brokerEnv(rt, tool, inv.env);
+        const env = brokerEnv(
+          rt,
+          tool,
+          lent.token ? { ...inv.env, [TOKEN_VARIABLE]: lent.token } : inv.env,
+        );
         const got = await gate(ctx, tool, { ...inv, env });
         if (isOutcome(got)) return got;
         // The empty folders bwrap makes as mount points go once the call's programs have.

@@ -18,6 +18,11 @@ export interface CallContext {
   MAGI_ATTACH_DIR?: string;
   MAGI_PRIV?: string;
   MAGI_APPROVAL_SOCK?: string;
+  /**
+   * The call's own token for the approvals socket (set per invocation by the gate, not
+   * here: see `lib/policy/approvals.ts`); masked.
+   */
+  MAGI_APPROVAL_TOKEN?: string;
   /** Who makes the call the child runs for: "person", "model" or "mcp" (see `caller.ts`). */
   MAGI_CALLER?: string;
 }
