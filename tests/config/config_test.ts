@@ -279,3 +279,27 @@ Deno.test("a bad part of a config value is named: a rule without tool, an unknow
     "",
   );
 });
+
+Deno.test("a project's config may lower agents.max_depth but not raise it", async () => {
+  await using dir = await tempDir();
+  const xdg = join(dir.path, "xdg");
+  const project = join(dir.path, "proj");
+  await Deno.mkdir(join(xdg, "magi"), { recursive: true });
+  await Deno.mkdir(join(project, ".magi"), { recursive: true });
+  const depth = async (user: number, own: number) => {
+    await Deno.writeTextFile(
+      join(xdg, "magi", "config.jsonc"),
+      `{"agents": {"max_depth": ${user}}}`,
+    );
+    await Deno.writeTextFile(
+      join(project, ".magi", "config.jsonc"),
+      `{"agents": {"max_depth": ${own}}}`,
+    );
+    const config = loadConfig({ cwd: project, env: { XDG_CONFIG_HOME: xdg } });
+    return [config.values["agents.max_depth"], config.notes.join("\n")];
+  };
+  const [raised, note] = await depth(2, 8);
+  assert.equal(raised, 2);
+  assert.match(String(note), /may only tighten "agents\.max_depth"; kept 2/);
+  assert.equal((await depth(2, 1))[0], 1);
+});
