@@ -22,7 +22,7 @@ import { invalidParams, ToolsCallRequestSchema } from "./call_request.ts";
 import { serveCatalog } from "./serve_catalog.ts";
 import type { ApprovalAnswer, Approver } from "../policy/gate.ts";
 import { runTool, type ToolResult } from "../pipeline/run_tool.ts";
-import type { Question } from "../registry/types.ts";
+import type { Progress, Question } from "../registry/types.ts";
 import type { Runtime } from "../runtime.ts";
 import { VERSION } from "../version.ts";
 
@@ -118,20 +118,7 @@ export function createMcpServer(current: RuntimeGetter): Server {
       throw invalidParams(`Unknown tool "${name}"`);
     }
     const token = request.params._meta?.progressToken;
-    let ticks = 0;
-    const timer = token === undefined ? undefined : setInterval(() => {
-      ticks++;
-      extra.sendNotification({
-        method: "notifications/progress",
-        params: {
-          progressToken: token,
-          progress: ticks,
-          message: `"${name}" running for ${ticks} s`,
-        },
-      }).catch(() => {
-        // The connection is gone; the call ends through its signal.
-      });
-    }, PROGRESS_INTERVAL_MS);
+    const progress = token === undefined ? undefined : progressReporter(name, token, extra);
     try {
       const result = await runTool(rt, {
         name,
@@ -139,16 +126,58 @@ export function createMcpServer(current: RuntimeGetter): Server {
         signal: extra.signal,
         // An MCP client is its own caller, never the person (SPEC S8.1).
         caller: "mcp",
+        ...(progress ? { progress: progress.forward } : {}),
         ...(server.getClientCapabilities()?.elicitation
           ? { answer: elicitor(server, extra.signal), approve: approver(server, extra.signal) }
           : { unanswered: "the MCP client cannot be asked: it did not declare elicitation" }),
       });
       return callResult(result, rt.config.values["mcp.audience_pair"] === true);
     } finally {
-      clearInterval(timer);
+      progress?.stop();
     }
   });
   return server;
+}
+
+/**
+ * The progress a client asked for with `progressToken`: a tick every
+ * {@link PROGRESS_INTERVAL_MS} (progress in seconds, no total) until the tool reports its own
+ * progress (an upstream MCP server's `notifications/progress`); from then on its reports are
+ * forwarded, shifted past the ticks already sent so that progress only grows (MCP requires it).
+ */
+export function progressReporter(
+  name: string,
+  token: string | number,
+  extra: { sendNotification: Server["notification"] },
+): { forward: (p: Progress) => void; stop: () => void } {
+  let ticks = 0;
+  let last = 0;
+  const send = (params: Progress) => {
+    last = params.progress;
+    extra.sendNotification({
+      method: "notifications/progress",
+      params: { progressToken: token, ...params },
+    }).catch(() => {
+      // The connection is gone; the call ends through its signal.
+    });
+  };
+  let timer: ReturnType<typeof setInterval> | undefined = setInterval(() => {
+    ticks++;
+    send({ progress: ticks, message: `"${name}" running for ${ticks} s` });
+  }, PROGRESS_INTERVAL_MS);
+  const stop = () => {
+    clearInterval(timer);
+    timer = undefined;
+  };
+  return {
+    forward: (p) => {
+      stop();
+      const shifted = { ...p, progress: p.progress + ticks };
+      if (p.total !== undefined) shifted.total = p.total + ticks;
+      if (shifted.progress > last) send(shifted);
+    },
+    stop,
+  };
 }
 
 /**

@@ -693,7 +693,13 @@ async function callRemote(
     result = await client.callTool(
       { name: remote, arguments: call.args },
       undefined,
-      { signal: call.signal, timeout: limitMs, maxTotalTimeout: limitMs },
+      {
+        signal: call.signal,
+        timeout: limitMs,
+        maxTotalTimeout: limitMs,
+        // With a listener, the SDK sends a progress token and hands on each report.
+        ...(call.progress ? { onprogress: call.progress } : {}),
+      },
     ) as CallToolResult;
   } catch (error) {
     if (call.signal.aborted) {

@@ -112,6 +112,29 @@ Deno.test("images, resources and structured content cross magi mcp", async (t) =
       assert.match(JSON.stringify(got.messages), /Lyon/);
     });
 
+    await t.step("an upstream server's progress reaches magi mcp's client", async () => {
+      const seen: { progress: number; total?: number; message?: string }[] = [];
+      const result = await client.callTool(
+        {
+          name: "everything__trigger-long-running-operation",
+          arguments: { duration: 2, steps: 4 },
+        },
+        undefined,
+        { onprogress: (p) => void seen.push(p) },
+      ) as CallToolResult;
+      assert.match(JSON.stringify(result.content), /Long running operation completed/);
+      const upstream = seen.filter((p) => p.total !== undefined);
+      assert.equal(upstream.length, 4, JSON.stringify(seen));
+      const end = upstream.at(-1)!;
+      assert.equal(end.progress, end.total, "the last report is the whole");
+      for (let i = 1; i < seen.length; i++) {
+        assert.ok(
+          seen[i].progress > seen[i - 1].progress,
+          `progress grows: ${JSON.stringify(seen)}`,
+        );
+      }
+    });
+
     await t.step("an upstream server's log messages reach magi mcp's client", async () => {
       const logged = Promise.withResolvers<{ logger?: string; data: unknown }>();
       client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => {
