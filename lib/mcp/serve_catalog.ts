@@ -7,6 +7,8 @@
  *
  * @module
  */
+// @ts-types="@modelcontextprotocol/sdk/client/index"
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 // @ts-types="@modelcontextprotocol/sdk/server/index"
 import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
 // @ts-types="@modelcontextprotocol/sdk/types"
@@ -15,6 +17,7 @@ import {
   ListPromptsRequestSchema,
   ListResourcesRequestSchema,
   ListResourceTemplatesRequestSchema,
+  type Prompt,
   ReadResourceRequestSchema,
 } from "@modelcontextprotocol/sdk/types.js";
 import { maskedJson } from "../pipeline/attachments.ts";
@@ -112,21 +115,33 @@ export function serveCatalog(server: Server): void {
 
   server.setRequestHandler(GetPromptRequestSchema, async (request) => {
     const cat = current();
-    const { clients } = await reach(cat, undefined, "prompts");
-    for (const [name, client] of clients) {
-      if (!request.params.name.startsWith(`${name}__`)) continue;
-      const items = await pages((cursor) =>
-        client.listPrompts(cursor ? { cursor } : undefined)
-          .then((r) => ({ items: r.prompts, nextCursor: r.nextCursor }))
-      ).catch(() => []);
-      const prompt = items.find((p) => mappedName(name, p.name) === request.params.name);
-      if (!prompt) continue;
-      const result = await client.getPrompt({
-        name: prompt.name,
-        arguments: request.params.arguments,
-      });
-      return maskedJson(result, cat.masker) as never;
-    }
-    throw invalidParams(`Unknown prompt "${request.params.name}"`);
+    const found = await servedPrompt(cat, request.params.name);
+    if (!found) throw invalidParams(`Unknown prompt "${request.params.name}"`);
+    const result = await found.client.getPrompt({
+      name: found.prompt.name,
+      arguments: request.params.arguments,
+    });
+    return maskedJson(result, cat.masker) as never;
   });
+}
+
+/**
+ * The upstream server and prompt behind a served prompt name (`NAME__prompt`), or undefined
+ * when no server reached offers it.
+ */
+export async function servedPrompt(
+  cat: CatalogOptions,
+  served: string,
+): Promise<{ client: Client; prompt: Prompt } | undefined> {
+  const { clients } = await reach(cat, undefined, "prompts");
+  for (const [name, client] of clients) {
+    if (!served.startsWith(`${name}__`)) continue;
+    const items = await pages((cursor) =>
+      client.listPrompts(cursor ? { cursor } : undefined)
+        .then((r) => ({ items: r.prompts, nextCursor: r.nextCursor }))
+    ).catch(() => []);
+    const prompt = items.find((p) => mappedName(name, p.name) === served);
+    if (prompt) return { client, prompt };
+  }
+  return undefined;
 }

@@ -20,6 +20,7 @@ import {
 import type { AnswerProvider } from "../pipeline/ask.ts";
 import { invalidParams, ToolsCallRequestSchema } from "./call_request.ts";
 import { serveCatalog } from "./serve_catalog.ts";
+import { canComplete, serveCompletion } from "./serve_complete.ts";
 import type { ApprovalAnswer, Approver } from "../policy/gate.ts";
 import { runTool, type ToolResult } from "../pipeline/run_tool.ts";
 import type { Progress, Question } from "../registry/types.ts";
@@ -105,11 +106,22 @@ export type RuntimeGetter = () => Runtime;
  * its own; they share the runtime the getter returns at each request.
  */
 export function createMcpServer(current: RuntimeGetter): Server {
+  const completes = canComplete();
   const server = new Server(
     { name: "magi", version: VERSION },
-    { capabilities: { tools: { listChanged: true }, resources: {}, prompts: {}, logging: {} } },
+    {
+      capabilities: {
+        tools: { listChanged: true },
+        resources: {},
+        prompts: {},
+        logging: {},
+        // Only an MCP server magi reaches can complete what it serves.
+        ...(completes ? { completions: {} } : {}),
+      },
+    },
   );
   serveCatalog(server);
+  if (completes) serveCompletion(server);
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: listedTools(current()) }));
   server.setRequestHandler(ToolsCallRequestSchema, async (request, extra) => {
     const rt = current();

@@ -112,6 +112,31 @@ Deno.test("images, resources and structured content cross magi mcp", async (t) =
       assert.match(JSON.stringify(got.messages), /Lyon/);
     });
 
+    await t.step("completion/complete is answered by the upstream server", async () => {
+      assert.ok(client.getServerCapabilities()?.completions, "completions declared");
+      const prompt = await client.complete({
+        ref: { type: "ref/prompt", name: "everything__completable-prompt" },
+        argument: { name: "name", value: "" },
+        context: { arguments: { department: "Sales" } },
+      });
+      assert.deepEqual(prompt.completion.values, ["David", "Eve", "Frank"]);
+      const { resourceTemplates } = await client.listResourceTemplates();
+      const template = resourceTemplates.find((r) => r.uriTemplate.includes("{resourceId}"));
+      assert.ok(template, JSON.stringify(resourceTemplates));
+      const resource = await client.complete({
+        ref: { type: "ref/resource", uri: template.uriTemplate },
+        argument: { name: "resourceId", value: "1" },
+      });
+      assert.ok(resource.completion.values.includes("1"), JSON.stringify(resource));
+      await assert.rejects(
+        client.complete({
+          ref: { type: "ref/prompt", name: "everything__nosuch" },
+          argument: { name: "x", value: "" },
+        }),
+        /Unknown prompt "everything__nosuch"/,
+      );
+    });
+
     await t.step("an upstream server's progress reaches magi mcp's client", async () => {
       const seen: { progress: number; total?: number; message?: string }[] = [];
       const result = await client.callTool(
