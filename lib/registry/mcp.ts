@@ -35,6 +35,8 @@ import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 // @ts-types="@modelcontextprotocol/sdk/types"
 import type {
   CallToolResult,
+  CreateMessageRequestSchema,
+  CreateMessageResult,
   ElicitRequestSchema,
   ElicitResult,
   ErrorCode,
@@ -55,6 +57,7 @@ import {
   type ServerHandle,
 } from "./mcp_catalog.ts";
 import { answerForm, type Ask, type FormSchema } from "./mcp_elicit.ts";
+import { answerSampling, type SamplingParams } from "./mcp_sampling.ts";
 import type { ChildStdioTransport } from "./mcp_stdio.ts";
 import { lateImport } from "../lazy_require.ts";
 import { writePrivateFile } from "../output/private.ts";
@@ -71,6 +74,7 @@ interface Sdk {
   McpError: typeof McpError;
   ErrorCode: typeof ErrorCode;
   ElicitRequestSchema: typeof ElicitRequestSchema;
+  CreateMessageRequestSchema: typeof CreateMessageRequestSchema;
   ToolListChangedNotificationSchema: typeof ToolListChangedNotificationSchema;
   LoggingMessageNotificationSchema: typeof LoggingMessageNotificationSchema;
 }
@@ -194,8 +198,10 @@ class Connection {
       StreamableHTTPClientTransport,
       ChildStdioTransport,
       ElicitRequestSchema,
+      CreateMessageRequestSchema,
       ToolListChangedNotificationSchema,
       LoggingMessageNotificationSchema,
+      McpError,
     } = await loadSdk();
     const transport: Transport = this.spec.url
       ? new StreamableHTTPClientTransport(new URL(this.spec.url), {
@@ -210,9 +216,26 @@ class Connection {
         maxMessageBytes: this.maxMessageBytes,
       });
     const client = new Client({ name: "magi", version: VERSION }, {
-      capabilities: { elicitation: { form: {} } },
+      // Sampling is declared always; where it cannot be answered it is refused saying why.
+      capabilities: { elicitation: { form: {} }, sampling: {} },
     });
     client.setRequestHandler(ElicitRequestSchema, (request) => this.#elicit(request.params));
+    client.setRequestHandler(CreateMessageRequestSchema, async (request, extra) => {
+      try {
+        const masker = this.masker ?? { maskText: (t: string) => t } as Masker;
+        return await answerSampling(
+          this.name,
+          request.params as SamplingParams,
+          masker,
+          extra.signal,
+        ) as CreateMessageResult;
+      } catch (error) {
+        // -1: the code MCP's sampling examples give a request the person rejected.
+        const refusal = new McpError(-1, messageOf(error));
+        refusal.message = messageOf(error);
+        throw refusal;
+      }
+    });
     // The server's log messages: passed on, masked (magi mcp's clients; stderr from warning up).
     client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => {
       const masker = this.masker;

@@ -11,6 +11,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 // @ts-types="@modelcontextprotocol/sdk/types"
 import {
+  CreateMessageRequestSchema,
   ElicitRequestSchema,
   ErrorCode,
   LoggingMessageNotificationSchema,
@@ -21,4 +22,4 @@ import { ChildStdioTransport } from "./mcp_stdio.ts";
 
 export { ChildStdioTransport, Client, ElicitRequestSchema, ErrorCode, McpError };
 export { LoggingMessageNotificationSchema, StreamableHTTPClientTransport };
-export { ToolListChangedNotificationSchema };
+export { CreateMessageRequestSchema, ToolListChangedNotificationSchema };
