@@ -306,6 +306,11 @@ export const KEYS: Record<string, KeySpec> = {
     expected: "true or false",
     default: false,
   },
+  "mcp.plain_names": {
+    schema: { type: "boolean" },
+    expected: "true or false",
+    default: false,
+  },
   mcp_servers: {
     schema: {
       type: "object",

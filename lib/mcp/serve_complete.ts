@@ -42,11 +42,11 @@ async function templateOwner(
 
 /**
  * Registers the `completion/complete` handler on `server` (whose capabilities must declare
- * `completions`).
+ * `completions`); `plain` says whether config `mcp.plain_names` is on.
  *
  * @throws McpError -32602 (to the client) for a prompt or template no server offers
  */
-export function serveCompletion(server: Server): void {
+export function serveCompletion(server: Server, plain: () => boolean = () => false): void {
   server.setRequestHandler(CompleteRequestSchema, async (request) => {
     const cat: CatalogOptions | undefined = mcpCatalog();
     if (!cat) return NONE;
@@ -54,7 +54,7 @@ export function serveCompletion(server: Server): void {
     let client: Client | undefined;
     let upstreamRef = ref;
     if (ref.type === "ref/prompt") {
-      const found = await servedPrompt(cat, ref.name);
+      const found = await servedPrompt(cat, ref.name, plain());
       if (!found) throw invalidParams(`Unknown prompt "${ref.name}"`);
       client = found.client;
       upstreamRef = { type: "ref/prompt", name: found.prompt.name };

@@ -20,6 +20,7 @@ import {
 import type { AnswerProvider } from "../pipeline/ask.ts";
 import { invalidParams, ToolsCallRequestSchema } from "./call_request.ts";
 import { serveCatalog } from "./serve_catalog.ts";
+import { plainNames, registryToolName, servedToolNames } from "./served_names.ts";
 import { canComplete, serveCompletion } from "./serve_complete.ts";
 import type { ApprovalAnswer, Approver } from "../policy/gate.ts";
 import { runTool, type ToolResult } from "../pipeline/run_tool.ts";
@@ -41,10 +42,11 @@ export const PROGRESS_INTERVAL_MS = 1000;
 
 /** The registry's tools as MCP `tools/list` gives them. */
 export function listedTools(rt: Runtime): McpTool[] {
+  const served = servedToolNames(rt.registry, plainNames(rt.config.values));
   return rt.registry.list().map((tool) => {
     const { name, description, parameters } = tool.declaration;
     const listed: McpTool = {
-      name,
+      name: served.get(name) ?? name,
       description,
       inputSchema: parameters as McpTool["inputSchema"],
     };
@@ -120,14 +122,19 @@ export function createMcpServer(current: RuntimeGetter): Server {
       },
     },
   );
-  serveCatalog(server);
-  if (completes) serveCompletion(server);
+  const plain = () => plainNames(current().config.values);
+  serveCatalog(server, plain);
+  if (completes) serveCompletion(server, plain);
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: listedTools(current()) }));
   server.setRequestHandler(ToolsCallRequestSchema, async (request, extra) => {
     const rt = current();
-    const name = request.params.name;
-    if (!rt.registry.get(name)) {
-      throw invalidParams(`Unknown tool "${name}"`);
+    const name = registryToolName(
+      rt.registry,
+      plainNames(rt.config.values),
+      request.params.name,
+    );
+    if (name === undefined) {
+      throw invalidParams(`Unknown tool "${request.params.name}"`);
     }
     const token = request.params._meta?.progressToken;
     const progress = token === undefined ? undefined : progressReporter(name, token, extra);
@@ -145,7 +152,7 @@ export function createMcpServer(current: RuntimeGetter): Server {
       });
       return callResult(result, rt.config.values["mcp.audience_pair"] === true);
     } finally {
-      progress?.stop();
+      await progress?.stop();
     }
   });
   return server;
@@ -161,34 +168,40 @@ export function progressReporter(
   name: string,
   token: string | number,
   extra: { sendNotification: Server["notification"] },
-): { forward: (p: Progress) => void; stop: () => void } {
+): { forward: (p: Progress) => void; stop: () => Promise<void> } {
   let ticks = 0;
   let last = 0;
+  // The notifications in flight: the result waits for them, so none arrives after it.
+  let sent: Promise<void> = Promise.resolve();
   const send = (params: Progress) => {
     last = params.progress;
-    extra.sendNotification({
+    const sending = extra.sendNotification({
       method: "notifications/progress",
       params: { progressToken: token, ...params },
     }).catch(() => {
       // The connection is gone; the call ends through its signal.
     });
+    sent = sent.then(() => sending);
   };
   let timer: ReturnType<typeof setInterval> | undefined = setInterval(() => {
     ticks++;
     send({ progress: ticks, message: `"${name}" running for ${ticks} s` });
   }, PROGRESS_INTERVAL_MS);
-  const stop = () => {
+  const halt = () => {
     clearInterval(timer);
     timer = undefined;
   };
   return {
     forward: (p) => {
-      stop();
+      halt();
       const shifted = { ...p, progress: p.progress + ticks };
       if (p.total !== undefined) shifted.total = p.total + ticks;
       if (shifted.progress > last) send(shifted);
     },
-    stop,
+    stop: () => {
+      halt();
+      return sent;
+    },
   };
 }
 

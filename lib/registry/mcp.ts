@@ -42,6 +42,7 @@ import type {
   ErrorCode,
   LoggingMessageNotificationSchema,
   McpError,
+  ProgressNotificationSchema,
   Tool as McpTool,
   ToolListChangedNotificationSchema,
 } from "@modelcontextprotocol/sdk/types.js";
@@ -64,7 +65,7 @@ import { writePrivateFile } from "../output/private.ts";
 import { StoredOAuth } from "./mcp_oauth.ts";
 import { Registry } from "./registry.ts";
 import { schemaProblem, stripExtensions } from "./schema.ts";
-import type { Invocation, JsonSchema, Listing, Outcome, Tool, Warn } from "./types.ts";
+import type { Invocation, JsonSchema, Listing, Outcome, Progress, Tool, Warn } from "./types.ts";
 
 /** The MCP client SDK and the stdio transport (which needs it). */
 interface Sdk {
@@ -75,6 +76,7 @@ interface Sdk {
   ErrorCode: typeof ErrorCode;
   ElicitRequestSchema: typeof ElicitRequestSchema;
   CreateMessageRequestSchema: typeof CreateMessageRequestSchema;
+  ProgressNotificationSchema: typeof ProgressNotificationSchema;
   ToolListChangedNotificationSchema: typeof ToolListChangedNotificationSchema;
   LoggingMessageNotificationSchema: typeof LoggingMessageNotificationSchema;
 }
@@ -199,6 +201,7 @@ class Connection {
       ChildStdioTransport,
       ElicitRequestSchema,
       CreateMessageRequestSchema,
+      ProgressNotificationSchema,
       ToolListChangedNotificationSchema,
       LoggingMessageNotificationSchema,
       McpError,
@@ -243,6 +246,13 @@ class Connection {
       const data = maskedDeep(n.params.data, masker);
       for (const listener of logListeners) listener(this.name, n.params.level, data);
     });
+    // Progress by magi's own tokens. The SDK's handler drops a report that arrives with the
+    // result (its response handling runs first and forgets the token); this one runs before
+    // the call's result is taken.
+    client.setNotificationHandler(ProgressNotificationSchema, (n) => {
+      const { progressToken, ...report } = n.params;
+      this.progress.get(progressToken)?.(report);
+    });
     client.setNotificationHandler(ToolListChangedNotificationSchema, async () => {
       if (this.#client !== client) return;
       try {
@@ -273,6 +283,9 @@ class Connection {
     this.onTools?.(this.tools);
     return client;
   }
+
+  /** The progress listeners of the calls in progress, by their progress token. */
+  readonly progress = new Map<string | number, (p: Progress) => void>();
 
   /** The question channels of the calls in progress; the latest answers elicitation. */
   readonly asking: Ask[] = [];
@@ -692,6 +705,9 @@ function toolsOf(
   return tools;
 }
 
+/** The progress tokens given so far. */
+let progressTokens = 0;
+
 async function callRemote(
   conn: Connection,
   spec: McpServerSpec,
@@ -712,17 +728,14 @@ async function callRemote(
   );
   let result: CallToolResult;
   if (call.ask) conn.asking.push(call.ask);
+  // With a listener, the call asks for progress under a token of magi's own.
+  const token = call.progress ? `magi-${++progressTokens}` : undefined;
+  if (token) conn.progress.set(token, call.progress!);
   try {
     result = await client.callTool(
-      { name: remote, arguments: call.args },
+      { name: remote, arguments: call.args, ...(token ? { _meta: { progressToken: token } } : {}) },
       undefined,
-      {
-        signal: call.signal,
-        timeout: limitMs,
-        maxTotalTimeout: limitMs,
-        // With a listener, the SDK sends a progress token and hands on each report.
-        ...(call.progress ? { onprogress: call.progress } : {}),
-      },
+      { signal: call.signal, timeout: limitMs, maxTotalTimeout: limitMs },
     ) as CallToolResult;
   } catch (error) {
     if (call.signal.aborted) {
@@ -749,6 +762,7 @@ async function callRemote(
     return { isError: true, note: `[magi: ${who} answered with an error: ${messageOf(error)}]` };
   } finally {
     if (call.ask) conn.asking.splice(conn.asking.lastIndexOf(call.ask), 1);
+    if (token) conn.progress.delete(token);
   }
   await emitContent(result, call.emit, {
     spillDir: opts.spillDir,

@@ -16,10 +16,15 @@ import {
   ErrorCode,
   LoggingMessageNotificationSchema,
   McpError,
+  ProgressNotificationSchema,
   ToolListChangedNotificationSchema,
 } from "@modelcontextprotocol/sdk/types.js";
 import { ChildStdioTransport } from "./mcp_stdio.ts";
 
 export { ChildStdioTransport, Client, ElicitRequestSchema, ErrorCode, McpError };
 export { LoggingMessageNotificationSchema, StreamableHTTPClientTransport };
-export { CreateMessageRequestSchema, ToolListChangedNotificationSchema };
+export {
+  CreateMessageRequestSchema,
+  ProgressNotificationSchema,
+  ToolListChangedNotificationSchema,
+};

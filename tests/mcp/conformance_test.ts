@@ -109,9 +109,13 @@ Deno.test({
   fn: async () => {
     const [node, entry] = installed();
     await using home = await tempDir();
-    // An upstream server whose resources magi serves (the suite's resource scenarios).
+    // An upstream server whose resources, tools and prompts magi serves under their own
+    // names (the suite's resource, content-type, logging, prompt and completion scenarios).
     const config = await writeConfig(home.path, {
       shipped_tools: false,
+      mcp: { plain_names: true },
+      // The suite is the client's person here: its calls of the upstream tools may run.
+      policy: { rules: [{ tool: "up__*", source: "mcp", decision: "allow" }] },
       mcp_servers: { up: denoServer(join(TESTDATA, "mcp", "conformance_upstream.ts")) },
     });
     // The suite cannot send an Authorization header, so it runs against --no-auth.
