@@ -101,6 +101,8 @@ export interface McpServerSpec {
   cwd?: string;
   url?: string;
   headers?: Record<string, string>;
+  /** A client registered with the server's authorization server beforehand (no registration). */
+  oauth?: { client_id: string; client_secret?: string };
   /** Limit for starting, and the most any call to its tools may take, in seconds. */
   timeout_seconds?: number;
   /** Seconds magi's start waits for a server with no cached tool list (default 5). */
@@ -402,6 +404,7 @@ export function expandSpec(
     ...(spec.cwd !== undefined ? { cwd: expand(spec.cwd) } : {}),
     ...(spec.url !== undefined ? { url: expand(spec.url) } : {}),
     ...(spec.headers ? { headers: values(spec.headers) } : {}),
+    ...(spec.oauth ? { oauth: values(spec.oauth) as McpServerSpec["oauth"] } : {}),
   };
 }
 
@@ -436,6 +439,15 @@ export function specSecrets(
   };
   take("env", raw.env, expanded.env);
   take("header", raw.headers, expanded.headers);
+  // A pre-registered client's secret (its id is no secret).
+  const secret = raw.oauth?.client_secret;
+  take(
+    "header",
+    secret === undefined ? undefined : { client_secret: secret },
+    expanded.oauth?.client_secret === undefined
+      ? undefined
+      : { client_secret: expanded.oauth.client_secret },
+  );
   return secrets;
 }
 
@@ -455,7 +467,9 @@ function connectionFor(name: string, raw: McpServerSpec, opts: McpSourceOptions)
       h.toLowerCase() === "authorization"
     );
     const auth = spec.url && opts.authDir && !ownAuth
-      ? new StoredOAuth(name, StoredOAuth.fileFor(opts.authDir, cacheKey(name, raw)))
+      ? new StoredOAuth(name, StoredOAuth.fileFor(opts.authDir, cacheKey(name, raw)), {
+        client: spec.oauth,
+      })
       : undefined;
     pool.set(key, conn = new Connection(name, spec, cwd, opts.env, opts.maxMessageBytes, auth));
   }

@@ -42,6 +42,8 @@ const CLIENT_SCENARIOS: Record<string, string[]> = {
     "2025-03-26-oauth-metadata-backcompat",
     "2025-03-26-oauth-endpoint-fallback",
   ].map((s) => [`auth/${s}`, ["valid-bearer-token"]])),
+  // A pre-registered client (config mcp_servers.NAME.oauth, from the suite's context).
+  "auth/pre-registration": ["pre-registration-auth", "valid-bearer-token"],
   "elicitation-sep1034-client-defaults": [
     "client-elicitation-sep1034-string-default",
     "client-elicitation-sep1034-integer-default",
