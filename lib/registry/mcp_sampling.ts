@@ -10,8 +10,12 @@
  *
  * @module
  */
-import type { Masker } from "../pipeline/mask.ts";
 import type { Question } from "./types.ts";
+
+/** What masks the text that crosses (the runtime's masker). */
+export interface TextMasker {
+  maskText(text: string): string;
+}
 
 /** One message of a sampling request: its role and its text (other content is named). */
 export interface SamplingTurnMessage {
@@ -98,7 +102,7 @@ export interface SamplingAnswer {
 export async function answerSampling(
   server: string,
   params: SamplingParams,
-  masker: Masker,
+  masker: TextMasker,
   signal?: AbortSignal,
 ): Promise<SamplingAnswer> {
   const current = host;
