@@ -37,6 +37,8 @@ import { applySlashSources, SlashTable } from "../terminal/slash.ts";
 import { addMcpPrompt } from "../terminal/mcp_prompts.ts";
 import { listMcpPrompts } from "../registry/mcp.ts";
 import { CHAT_OPTIONS } from "./options.ts";
+import { chatSampling } from "./mcp_sampling.ts";
+import { setMcpSampling } from "../registry/mcp_sampling.ts";
 import { recordInterrupted } from "./interrupted.ts";
 
 /** Lines from stdin, one at a time, with a prompt when stdin is a terminal. */
@@ -161,6 +163,8 @@ export async function chatCommand(args: string[]): Promise<number> {
     const line = await ask(`? ${question.question}${choices}`, "answer> ");
     return line === undefined ? undefined : normaliseAnswer(line, question.choices);
   };
+  // An MCP server's sampling request: the person is asked, then the session's model answers.
+  setMcpSampling(chatSampling(() => provider, answer));
   // "always" for a `run` line offers its prefix rule (`npm test *`) for the session, and to
   // save it to the user's config.
   const always: AlwaysRun = {

@@ -51,9 +51,13 @@ export async function mcpLogin(name: string, configFlag: string | undefined): Pr
     );
   });
   const redirect = `http://127.0.0.1:${listener.addr.port}/callback`;
-  const auth = new StoredOAuth(name, file, (url) => {
-    warn(`to log in to MCP server "${name}", open this URL in your browser:\n${url.href}`);
-  }, redirect);
+  const auth = new StoredOAuth(name, file, {
+    open: (url) => {
+      warn(`to log in to MCP server "${name}", open this URL in your browser:\n${url.href}`);
+    },
+    redirect,
+    client: spec.oauth,
+  });
   const connect = async () => {
     const client = new Client({ name: "magi", version: VERSION });
     const transport = new StreamableHTTPClientTransport(new URL(spec.url!), {

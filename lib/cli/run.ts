@@ -8,6 +8,8 @@
  *
  * @module
  */
+import { RUN_REFUSAL } from "./mcp_sampling.ts";
+import { setMcpSampling } from "../registry/mcp_sampling.ts";
 import { closeUnfinished, runAgent } from "../agent/loop.ts";
 import { ProviderError } from "../agent/provider.ts";
 import type { AnswerProvider } from "../pipeline/ask.ts";
@@ -126,6 +128,7 @@ export async function runCommand(args: string[]): Promise<number> {
   const started = await startFromFlags(values);
   if (typeof started === "number") return started;
   const { rt, agent } = started;
+  setMcpSampling(RUN_REFUSAL);
   const view = new TerminalView({
     json,
     out: stdout,

@@ -312,6 +312,11 @@ export const KEYS: Record<string, KeySpec> = {
     expected: "true or false",
     default: false,
   },
+  "mcp.plain_names": {
+    schema: { type: "boolean" },
+    expected: "true or false",
+    default: false,
+  },
   mcp_servers: {
     schema: {
       type: "object",
@@ -338,6 +343,15 @@ export const KEYS: Record<string, KeySpec> = {
             properties: {
               url: { type: "string", pattern: "^https?://" },
               headers: { type: "object", additionalProperties: { type: "string" } },
+              oauth: {
+                type: "object",
+                required: ["client_id"],
+                properties: {
+                  client_id: { type: "string", minLength: 1 },
+                  client_secret: { type: "string", minLength: 1 },
+                },
+                additionalProperties: false,
+              },
               timeout_seconds: { type: "number", exclusiveMinimum: 0 },
               connect_timeout_seconds: { type: "number", exclusiveMinimum: 0 },
               start: { enum: ["lazy", "eager"] },
@@ -349,7 +363,8 @@ export const KEYS: Record<string, KeySpec> = {
     },
     expected: 'an object of MCP servers by name (letters, digits, "-"), each ' +
       "{command, args?, env?, cwd?, timeout_seconds?, connect_timeout_seconds?, start?} or " +
-      '{url, headers?, timeout_seconds?, connect_timeout_seconds?, start?} with start "lazy" ' +
+      "{url, headers?, oauth?: {client_id, client_secret?}, timeout_seconds?, " +
+      'connect_timeout_seconds?, start?} with start "lazy" ' +
       'or "eager"',
     default: {},
   },

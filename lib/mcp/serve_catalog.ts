@@ -7,6 +7,8 @@
  *
  * @module
  */
+// @ts-types="@modelcontextprotocol/sdk/client/index"
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 // @ts-types="@modelcontextprotocol/sdk/server/index"
 import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
 // @ts-types="@modelcontextprotocol/sdk/types"
@@ -15,6 +17,7 @@ import {
   ListPromptsRequestSchema,
   ListResourcesRequestSchema,
   ListResourceTemplatesRequestSchema,
+  type Prompt,
   ReadResourceRequestSchema,
 } from "@modelcontextprotocol/sdk/types.js";
 import { maskedJson } from "../pipeline/attachments.ts";
@@ -22,6 +25,7 @@ import { invalidParams } from "./call_request.ts";
 import type { Masker } from "../pipeline/mask.ts";
 import { type CatalogOptions, pages, reach } from "../registry/mcp_catalog.ts";
 import { mappedName, mcpCatalog } from "../registry/mcp.ts";
+import { servedPromptNames } from "./served_names.ts";
 
 /** Base64 masked as bytes (a secret inside a blob is masked as in a spill). */
 function maskedBlob(blob: string, masker: Masker): string {
@@ -35,8 +39,11 @@ function maskedBlob(blob: string, masker: Masker): string {
   return masked === raw ? blob : btoa(masked);
 }
 
-/** Registers the resources and prompts handlers on `server`. */
-export function serveCatalog(server: Server): void {
+/**
+ * Registers the resources and prompts handlers on `server`; `plain` says whether config
+ * `mcp.plain_names` is on (served_names.ts).
+ */
+export function serveCatalog(server: Server, plain: () => boolean = () => false): void {
   /** Which server listed each URI. */
   const owner = new Map<string, string>();
   const current = (): CatalogOptions =>
@@ -99,34 +106,59 @@ export function serveCatalog(server: Server): void {
 
   server.setRequestHandler(ListPromptsRequestSchema, async () => {
     const cat = current();
-    const { clients } = await reach(cat, undefined, "prompts");
-    const lists = await Promise.all(clients.map(async ([name, client]) => {
-      const items = await pages((cursor) =>
-        client.listPrompts(cursor ? { cursor } : undefined)
-          .then((r) => ({ items: r.prompts, nextCursor: r.nextCursor }))
-      ).catch(() => []);
-      return items.map((p) => ({ ...p, name: mappedName(name, p.name) }));
-    }));
-    return { prompts: maskedJson(lists.flat(), cat.masker) as never };
+    const all = await allPrompts(cat, plain());
+    return {
+      prompts: maskedJson(all.map((p) => ({ ...p.prompt, name: p.served })), cat.masker) as never,
+    };
   });
 
   server.setRequestHandler(GetPromptRequestSchema, async (request) => {
     const cat = current();
-    const { clients } = await reach(cat, undefined, "prompts");
-    for (const [name, client] of clients) {
-      if (!request.params.name.startsWith(`${name}__`)) continue;
-      const items = await pages((cursor) =>
-        client.listPrompts(cursor ? { cursor } : undefined)
-          .then((r) => ({ items: r.prompts, nextCursor: r.nextCursor }))
-      ).catch(() => []);
-      const prompt = items.find((p) => mappedName(name, p.name) === request.params.name);
-      if (!prompt) continue;
-      const result = await client.getPrompt({
-        name: prompt.name,
-        arguments: request.params.arguments,
-      });
-      return maskedJson(result, cat.masker) as never;
-    }
-    throw invalidParams(`Unknown prompt "${request.params.name}"`);
+    const found = await servedPrompt(cat, request.params.name, plain());
+    if (!found) throw invalidParams(`Unknown prompt "${request.params.name}"`);
+    const result = await found.client.getPrompt({
+      name: found.prompt.name,
+      arguments: request.params.arguments,
+    });
+    return maskedJson(result, cat.masker) as never;
   });
+}
+
+/** A served prompt: its server's client, the upstream prompt, its served and prefixed names. */
+interface ServedPrompt {
+  client: Client;
+  prompt: Prompt;
+  served: string;
+  prefixed: string;
+}
+
+/** Every prompt of every server reached, with the names it is served under (served_names.ts). */
+async function allPrompts(cat: CatalogOptions, plain: boolean): Promise<ServedPrompt[]> {
+  const { clients } = await reach(cat, undefined, "prompts");
+  const lists = await Promise.all(clients.map(async ([name, client]) => {
+    const items = await pages((cursor) =>
+      client.listPrompts(cursor ? { cursor } : undefined)
+        .then((r) => ({ items: r.prompts, nextCursor: r.nextCursor }))
+    ).catch(() => []);
+    return items.map((prompt) => ({ client, prompt, prefixed: mappedName(name, prompt.name) }));
+  }));
+  const all = lists.flat();
+  const names = servedPromptNames(
+    all.map((p) => ({ prompt: p.prompt.name, prefixed: p.prefixed })),
+    plain,
+  );
+  return all.map((p, i) => ({ ...p, served: names[i] }));
+}
+
+/**
+ * The upstream server and prompt behind a served prompt name (its served or its prefixed
+ * `NAME__prompt` name), or undefined when no server reached offers it.
+ */
+export async function servedPrompt(
+  cat: CatalogOptions,
+  name: string,
+  plain: boolean,
+): Promise<{ client: Client; prompt: Prompt } | undefined> {
+  const all = await allPrompts(cat, plain);
+  return all.find((p) => p.served === name) ?? all.find((p) => p.prefixed === name);
 }

@@ -20,9 +20,11 @@ import {
 import type { AnswerProvider } from "../pipeline/ask.ts";
 import { invalidParams, ToolsCallRequestSchema } from "./call_request.ts";
 import { serveCatalog } from "./serve_catalog.ts";
+import { plainNames, registryToolName, servedToolNames } from "./served_names.ts";
+import { canComplete, serveCompletion } from "./serve_complete.ts";
 import type { ApprovalAnswer, Approver } from "../policy/gate.ts";
 import { runTool, type ToolResult } from "../pipeline/run_tool.ts";
-import type { Question } from "../registry/types.ts";
+import type { Progress, Question } from "../registry/types.ts";
 import type { Runtime } from "../runtime.ts";
 import { VERSION } from "../version.ts";
 
@@ -40,10 +42,11 @@ export const PROGRESS_INTERVAL_MS = 1000;
 
 /** The registry's tools as MCP `tools/list` gives them. */
 export function listedTools(rt: Runtime): McpTool[] {
+  const served = servedToolNames(rt.registry, plainNames(rt.config.values));
   return rt.registry.list().map((tool) => {
     const { name, description, parameters } = tool.declaration;
     const listed: McpTool = {
-      name,
+      name: served.get(name) ?? name,
       description,
       inputSchema: parameters as McpTool["inputSchema"],
     };
@@ -105,33 +108,36 @@ export type RuntimeGetter = () => Runtime;
  * its own; they share the runtime the getter returns at each request.
  */
 export function createMcpServer(current: RuntimeGetter): Server {
+  const completes = canComplete();
   const server = new Server(
     { name: "magi", version: VERSION },
-    { capabilities: { tools: { listChanged: true }, resources: {}, prompts: {}, logging: {} } },
+    {
+      capabilities: {
+        tools: { listChanged: true },
+        resources: {},
+        prompts: {},
+        logging: {},
+        // Only an MCP server magi reaches can complete what it serves.
+        ...(completes ? { completions: {} } : {}),
+      },
+    },
   );
-  serveCatalog(server);
+  const plain = () => plainNames(current().config.values);
+  serveCatalog(server, plain);
+  if (completes) serveCompletion(server, plain);
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: listedTools(current()) }));
   server.setRequestHandler(ToolsCallRequestSchema, async (request, extra) => {
     const rt = current();
-    const name = request.params.name;
-    if (!rt.registry.get(name)) {
-      throw invalidParams(`Unknown tool "${name}"`);
+    const name = registryToolName(
+      rt.registry,
+      plainNames(rt.config.values),
+      request.params.name,
+    );
+    if (name === undefined) {
+      throw invalidParams(`Unknown tool "${request.params.name}"`);
     }
     const token = request.params._meta?.progressToken;
-    let ticks = 0;
-    const timer = token === undefined ? undefined : setInterval(() => {
-      ticks++;
-      extra.sendNotification({
-        method: "notifications/progress",
-        params: {
-          progressToken: token,
-          progress: ticks,
-          message: `"${name}" running for ${ticks} s`,
-        },
-      }).catch(() => {
-        // The connection is gone; the call ends through its signal.
-      });
-    }, PROGRESS_INTERVAL_MS);
+    const progress = token === undefined ? undefined : progressReporter(name, token, extra);
     try {
       const result = await runTool(rt, {
         name,
@@ -139,16 +145,64 @@ export function createMcpServer(current: RuntimeGetter): Server {
         signal: extra.signal,
         // An MCP client is its own caller, never the person (SPEC S8.1).
         caller: "mcp",
+        ...(progress ? { progress: progress.forward } : {}),
         ...(server.getClientCapabilities()?.elicitation
           ? { answer: elicitor(server, extra.signal), approve: approver(server, extra.signal) }
           : { unanswered: "the MCP client cannot be asked: it did not declare elicitation" }),
       });
       return callResult(result, rt.config.values["mcp.audience_pair"] === true);
     } finally {
-      clearInterval(timer);
+      await progress?.stop();
     }
   });
   return server;
+}
+
+/**
+ * The progress a client asked for with `progressToken`: a tick every
+ * {@link PROGRESS_INTERVAL_MS} (progress in seconds, no total) until the tool reports its own
+ * progress (an upstream MCP server's `notifications/progress`); from then on its reports are
+ * forwarded, shifted past the ticks already sent so that progress only grows (MCP requires it).
+ */
+export function progressReporter(
+  name: string,
+  token: string | number,
+  extra: { sendNotification: Server["notification"] },
+): { forward: (p: Progress) => void; stop: () => Promise<void> } {
+  let ticks = 0;
+  let last = 0;
+  // The notifications in flight: the result waits for them, so none arrives after it.
+  let sent: Promise<void> = Promise.resolve();
+  const send = (params: Progress) => {
+    last = params.progress;
+    const sending = extra.sendNotification({
+      method: "notifications/progress",
+      params: { progressToken: token, ...params },
+    }).catch(() => {
+      // The connection is gone; the call ends through its signal.
+    });
+    sent = sent.then(() => sending);
+  };
+  let timer: ReturnType<typeof setInterval> | undefined = setInterval(() => {
+    ticks++;
+    send({ progress: ticks, message: `"${name}" running for ${ticks} s` });
+  }, PROGRESS_INTERVAL_MS);
+  const halt = () => {
+    clearInterval(timer);
+    timer = undefined;
+  };
+  return {
+    forward: (p) => {
+      halt();
+      const shifted = { ...p, progress: p.progress + ticks };
+      if (p.total !== undefined) shifted.total = p.total + ticks;
+      if (shifted.progress > last) send(shifted);
+    },
+    stop: () => {
+      halt();
+      return sent;
+    },
+  };
 }
 
 /**

@@ -8,7 +8,7 @@
 import { isAbsolute, resolve } from "node:path";
 import { argumentsProblem } from "../registry/schema.ts";
 import { type AnswerProvider, invokeAsking } from "./ask.ts";
-import type { Attachment, Outcome } from "../registry/types.ts";
+import type { Attachment, Outcome, Progress } from "../registry/types.ts";
 import { Extras } from "./attachments.ts";
 import { childEnv } from "../process/env.ts";
 import { type Approver, type Caller, guardedFor } from "../policy/gate.ts";
@@ -40,6 +40,8 @@ export interface ToolCall {
   answer?: AnswerProvider;
   /** Why a question gets no answer here, and what would give one (see `AskOptions`). */
   unanswered?: string;
+  /** Hears the tool's progress reports (their message masked); without it none are asked for. */
+  progress?: (progress: Progress) => void;
 }
 
 /** A tool result (SPEC S2.1), as `magi call --json` prints it. */
@@ -160,6 +162,14 @@ export async function runTool(rt: Runtime, given: ToolCall): Promise<ToolResult>
             question: rt.masker.maskText(q.question),
             ...(q.choices ? { choices: q.choices.map((c) => rt.masker.maskText(c)) } : {}),
           })),
+        ...(call.progress
+          ? {
+            progress: (p: Progress) =>
+              call.progress!(
+                p.message === undefined ? p : { ...p, message: rt.masker.maskText(p.message) },
+              ),
+          }
+          : {}),
         emit: {
           said: (chunk) => said.push(chunk),
           shown: (chunk) => {

@@ -35,11 +35,14 @@ import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 // @ts-types="@modelcontextprotocol/sdk/types"
 import type {
   CallToolResult,
+  CreateMessageRequestSchema,
+  CreateMessageResult,
   ElicitRequestSchema,
   ElicitResult,
   ErrorCode,
   LoggingMessageNotificationSchema,
   McpError,
+  ProgressNotificationSchema,
   Tool as McpTool,
   ToolListChangedNotificationSchema,
 } from "@modelcontextprotocol/sdk/types.js";
@@ -55,13 +58,14 @@ import {
   type ServerHandle,
 } from "./mcp_catalog.ts";
 import { answerForm, type Ask, type FormSchema } from "./mcp_elicit.ts";
+import { answerSampling, type SamplingParams } from "./mcp_sampling.ts";
 import type { ChildStdioTransport } from "./mcp_stdio.ts";
 import { lateImport } from "../lazy_require.ts";
 import { writePrivateFile } from "../output/private.ts";
 import { StoredOAuth } from "./mcp_oauth.ts";
 import { Registry } from "./registry.ts";
 import { schemaProblem, stripExtensions } from "./schema.ts";
-import type { Invocation, JsonSchema, Listing, Outcome, Tool, Warn } from "./types.ts";
+import type { Invocation, JsonSchema, Listing, Outcome, Progress, Tool, Warn } from "./types.ts";
 
 /** The MCP client SDK and the stdio transport (which needs it). */
 interface Sdk {
@@ -71,6 +75,8 @@ interface Sdk {
   McpError: typeof McpError;
   ErrorCode: typeof ErrorCode;
   ElicitRequestSchema: typeof ElicitRequestSchema;
+  CreateMessageRequestSchema: typeof CreateMessageRequestSchema;
+  ProgressNotificationSchema: typeof ProgressNotificationSchema;
   ToolListChangedNotificationSchema: typeof ToolListChangedNotificationSchema;
   LoggingMessageNotificationSchema: typeof LoggingMessageNotificationSchema;
 }
@@ -95,6 +101,8 @@ export interface McpServerSpec {
   cwd?: string;
   url?: string;
   headers?: Record<string, string>;
+  /** A client registered with the server's authorization server beforehand (no registration). */
+  oauth?: { client_id: string; client_secret?: string };
   /** Limit for starting, and the most any call to its tools may take, in seconds. */
   timeout_seconds?: number;
   /** Seconds magi's start waits for a server with no cached tool list (default 5). */
@@ -194,8 +202,11 @@ class Connection {
       StreamableHTTPClientTransport,
       ChildStdioTransport,
       ElicitRequestSchema,
+      CreateMessageRequestSchema,
+      ProgressNotificationSchema,
       ToolListChangedNotificationSchema,
       LoggingMessageNotificationSchema,
+      McpError,
     } = await loadSdk();
     const transport: Transport = this.spec.url
       ? new StreamableHTTPClientTransport(new URL(this.spec.url), {
@@ -210,15 +221,39 @@ class Connection {
         maxMessageBytes: this.maxMessageBytes,
       });
     const client = new Client({ name: "magi", version: VERSION }, {
-      capabilities: { elicitation: { form: {} } },
+      // Sampling is declared always; where it cannot be answered it is refused saying why.
+      capabilities: { elicitation: { form: {} }, sampling: {} },
     });
     client.setRequestHandler(ElicitRequestSchema, (request) => this.#elicit(request.params));
+    client.setRequestHandler(CreateMessageRequestSchema, async (request, extra) => {
+      try {
+        const masker = this.masker ?? { maskText: (t: string) => t } as Masker;
+        return await answerSampling(
+          this.name,
+          request.params as SamplingParams,
+          masker,
+          extra.signal,
+        ) as CreateMessageResult;
+      } catch (error) {
+        // -1: the code MCP's sampling examples give a request the person rejected.
+        const refusal = new McpError(-1, messageOf(error));
+        refusal.message = messageOf(error);
+        throw refusal;
+      }
+    });
     // The server's log messages: passed on, masked (magi mcp's clients; stderr from warning up).
     client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => {
       const masker = this.masker;
       if (!masker) return;
       const data = maskedDeep(n.params.data, masker);
       for (const listener of logListeners) listener(this.name, n.params.level, data);
+    });
+    // Progress by magi's own tokens. The SDK's handler drops a report that arrives with the
+    // result (its response handling runs first and forgets the token); this one runs before
+    // the call's result is taken.
+    client.setNotificationHandler(ProgressNotificationSchema, (n) => {
+      const { progressToken, ...report } = n.params;
+      this.progress.get(progressToken)?.(report);
     });
     client.setNotificationHandler(ToolListChangedNotificationSchema, async () => {
       if (this.#client !== client) return;
@@ -250,6 +285,9 @@ class Connection {
     this.onTools?.(this.tools);
     return client;
   }
+
+  /** The progress listeners of the calls in progress, by their progress token. */
+  readonly progress = new Map<string | number, (p: Progress) => void>();
 
   /** The question channels of the calls in progress; the latest answers elicitation. */
   readonly asking: Ask[] = [];
@@ -366,6 +404,7 @@ export function expandSpec(
     ...(spec.cwd !== undefined ? { cwd: expand(spec.cwd) } : {}),
     ...(spec.url !== undefined ? { url: expand(spec.url) } : {}),
     ...(spec.headers ? { headers: values(spec.headers) } : {}),
+    ...(spec.oauth ? { oauth: values(spec.oauth) as McpServerSpec["oauth"] } : {}),
   };
 }
 
@@ -400,6 +439,15 @@ export function specSecrets(
   };
   take("env", raw.env, expanded.env);
   take("header", raw.headers, expanded.headers);
+  // A pre-registered client's secret (its id is no secret).
+  const secret = raw.oauth?.client_secret;
+  take(
+    "header",
+    secret === undefined ? undefined : { client_secret: secret },
+    expanded.oauth?.client_secret === undefined
+      ? undefined
+      : { client_secret: expanded.oauth.client_secret },
+  );
   return secrets;
 }
 
@@ -419,7 +467,9 @@ function connectionFor(name: string, raw: McpServerSpec, opts: McpSourceOptions)
       h.toLowerCase() === "authorization"
     );
     const auth = spec.url && opts.authDir && !ownAuth
-      ? new StoredOAuth(name, StoredOAuth.fileFor(opts.authDir, cacheKey(name, raw)))
+      ? new StoredOAuth(name, StoredOAuth.fileFor(opts.authDir, cacheKey(name, raw)), {
+        client: spec.oauth,
+      })
       : undefined;
     pool.set(key, conn = new Connection(name, spec, cwd, opts.env, opts.maxMessageBytes, auth));
   }
@@ -669,6 +719,9 @@ function toolsOf(
   return tools;
 }
 
+/** The progress tokens given so far. */
+let progressTokens = 0;
+
 async function callRemote(
   conn: Connection,
   spec: McpServerSpec,
@@ -689,9 +742,12 @@ async function callRemote(
   );
   let result: CallToolResult;
   if (call.ask) conn.asking.push(call.ask);
+  // With a listener, the call asks for progress under a token of magi's own.
+  const token = call.progress ? `magi-${++progressTokens}` : undefined;
+  if (token) conn.progress.set(token, call.progress!);
   try {
     result = await client.callTool(
-      { name: remote, arguments: call.args },
+      { name: remote, arguments: call.args, ...(token ? { _meta: { progressToken: token } } : {}) },
       undefined,
       { signal: call.signal, timeout: limitMs, maxTotalTimeout: limitMs },
     ) as CallToolResult;
@@ -720,6 +776,7 @@ async function callRemote(
     return { isError: true, note: `[magi: ${who} answered with an error: ${messageOf(error)}]` };
   } finally {
     if (call.ask) conn.asking.splice(conn.asking.lastIndexOf(call.ask), 1);
+    if (token) conn.progress.delete(token);
   }
   await emitContent(result, call.emit, {
     spillDir: opts.spillDir,

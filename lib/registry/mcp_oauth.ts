@@ -28,6 +28,12 @@ interface Stored {
   redirect?: string;
 }
 
+/** A client registered beforehand (config `mcp_servers.NAME.oauth`). */
+export interface PreRegistered {
+  client_id: string;
+  client_secret?: string;
+}
+
 /** Thrown (as the connection's error) when a server needs `magi mcp login NAME`. */
 export class LoginNeeded extends Error {}
 
@@ -38,14 +44,25 @@ export class LoginNeeded extends Error {}
  */
 export class StoredOAuth implements OAuthClientProvider {
   #redirect: string | undefined;
+  readonly #open: ((url: URL) => void | Promise<void>) | undefined;
+  readonly #client: PreRegistered | undefined;
 
+  /**
+   * @param opts.open sends the person to the authorization URL (`magi mcp login`)
+   * @param opts.redirect the loopback redirect URL of this login
+   * @param opts.client a client registered beforehand (config `oauth`): used as it is, never
+   *   registered dynamically; with a secret it authenticates (the SDK picks
+   *   `client_secret_basic` or `client_secret_post` from the server's metadata)
+   */
   constructor(
     private readonly server: string,
     private readonly file: string,
-    private readonly open?: (url: URL) => void | Promise<void>,
-    redirect?: string,
+    opts: { open?: (url: URL) => void | Promise<void>; redirect?: string; client?: PreRegistered } =
+      {},
   ) {
-    this.#redirect = redirect;
+    this.#redirect = opts.redirect;
+    this.#open = opts.open;
+    this.#client = opts.client;
   }
 
   /** The file for server `key` under the folder `dir`. */
@@ -75,11 +92,12 @@ export class StoredOAuth implements OAuthClientProvider {
       redirect_uris: [this.redirectUrl],
       grant_types: ["authorization_code", "refresh_token"],
       response_types: ["code"],
-      token_endpoint_auth_method: "none",
+      token_endpoint_auth_method: this.#client?.client_secret ? "client_secret_basic" : "none",
     };
   }
 
   clientInformation(): OAuthClientInformationMixed | undefined {
+    if (this.#client) return { ...this.#client };
     const stored = this.#read();
     // A client registered for another redirect (an earlier login's port) is registered again.
     return stored.redirect === this.redirectUrl ? stored.client : undefined;
@@ -98,12 +116,12 @@ export class StoredOAuth implements OAuthClientProvider {
   }
 
   async redirectToAuthorization(url: URL): Promise<void> {
-    if (!this.open) {
+    if (!this.#open) {
       throw new LoginNeeded(
         `it needs an OAuth login: run \`magi mcp login ${this.server}\``,
       );
     }
-    await this.open(url);
+    await this.#open(url);
   }
 
   saveCodeVerifier(verifier: string): void {

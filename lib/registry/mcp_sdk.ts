@@ -11,14 +11,20 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 // @ts-types="@modelcontextprotocol/sdk/types"
 import {
+  CreateMessageRequestSchema,
   ElicitRequestSchema,
   ErrorCode,
   LoggingMessageNotificationSchema,
   McpError,
+  ProgressNotificationSchema,
   ToolListChangedNotificationSchema,
 } from "@modelcontextprotocol/sdk/types.js";
 import { ChildStdioTransport } from "./mcp_stdio.ts";
 
 export { ChildStdioTransport, Client, ElicitRequestSchema, ErrorCode, McpError };
 export { LoggingMessageNotificationSchema, StreamableHTTPClientTransport };
-export { ToolListChangedNotificationSchema };
+export {
+  CreateMessageRequestSchema,
+  ProgressNotificationSchema,
+  ToolListChangedNotificationSchema,
+};

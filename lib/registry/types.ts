@@ -58,6 +58,16 @@ export interface Attachment {
   path?: string;
 }
 
+/**
+ * How far a call has come, as MCP `notifications/progress` gives it: `progress` grows with
+ * each report; `total` when known; `message` masked by the pipeline.
+ */
+export interface Progress {
+  progress: number;
+  total?: number;
+  message?: string;
+}
+
 /** Everything a transport gets for one call. */
 export interface Invocation {
   /** The validated arguments, without `cwd` and `timeout_seconds` unless the tool declares them. */
@@ -76,6 +86,11 @@ export interface Invocation {
    * question masked first; undefined when no one can answer. Absent when there is no way to ask.
    */
   ask?: (question: Question) => Promise<string | undefined>;
+  /**
+   * Reports how far the call has come (an MCP server's `notifications/progress`); absent when
+   * no one listens, and then the transport asks for no progress.
+   */
+  progress?: (progress: Progress) => void;
   /**
    * The sandbox the door chose for this call (SPEC S8; absent: unsandboxed, `--sandbox off`):
    * turns a program and its arguments into the command that runs them inside it. A transport

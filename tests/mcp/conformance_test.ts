@@ -42,6 +42,8 @@ const CLIENT_SCENARIOS: Record<string, string[]> = {
     "2025-03-26-oauth-metadata-backcompat",
     "2025-03-26-oauth-endpoint-fallback",
   ].map((s) => [`auth/${s}`, ["valid-bearer-token"]])),
+  // A pre-registered client (config mcp_servers.NAME.oauth, from the suite's context).
+  "auth/pre-registration": ["pre-registration-auth", "valid-bearer-token"],
   "elicitation-sep1034-client-defaults": [
     "client-elicitation-sep1034-string-default",
     "client-elicitation-sep1034-integer-default",
@@ -109,9 +111,13 @@ Deno.test({
   fn: async () => {
     const [node, entry] = installed();
     await using home = await tempDir();
-    // An upstream server whose resources magi serves (the suite's resource scenarios).
+    // An upstream server whose resources, tools and prompts magi serves under their own
+    // names (the suite's resource, content-type, logging, prompt and completion scenarios).
     const config = await writeConfig(home.path, {
       shipped_tools: false,
+      mcp: { plain_names: true },
+      // The suite is the client's person here: its calls of the upstream tools may run.
+      policy: { rules: [{ tool: "up__*", source: "mcp", decision: "allow" }] },
       mcp_servers: { up: denoServer(join(TESTDATA, "mcp", "conformance_upstream.ts")) },
     });
     // The suite cannot send an Authorization header, so it runs against --no-auth.

@@ -5,13 +5,14 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { LoginNeeded, StoredOAuth } from "../../lib/registry/mcp_oauth.ts";
+import { specSecrets } from "../../lib/registry/mcp.ts";
 import { tempDir } from "../helpers.ts";
 
 Deno.test("OAuth tokens are stored 0600; a needed login names magi mcp login", async () => {
   await using home = await tempDir();
   const dir = join(home.path, "state", "magi", "mcp-oauth");
   const file = StoredOAuth.fileFor(dir, "a".repeat(64));
-  const auth = new StoredOAuth("remote", file, undefined, "http://127.0.0.1:5555/callback");
+  const auth = new StoredOAuth("remote", file, { redirect: "http://127.0.0.1:5555/callback" });
   auth.saveClientInformation({ client_id: "magi-client" });
   auth.saveTokens({ access_token: "at-0123456789", token_type: "Bearer" });
   auth.saveCodeVerifier("verifier-xyz");
@@ -21,10 +22,26 @@ Deno.test("OAuth tokens are stored 0600; a needed login names magi mcp login", a
   assert.equal(auth.clientInformation()?.client_id, "magi-client");
   assert.equal(auth.codeVerifier(), "verifier-xyz");
   // A client registered for another redirect (an earlier login's port) is not reused.
-  const later = new StoredOAuth("remote", file, undefined, "http://127.0.0.1:6666/callback");
+  const later = new StoredOAuth("remote", file, { redirect: "http://127.0.0.1:6666/callback" });
   assert.equal(later.clientInformation(), undefined);
   await assert.rejects(
     async () => await auth.redirectToAuthorization(new URL("https://as.example/authorize")),
     (e: Error) => e instanceof LoginNeeded && /run `magi mcp login remote`/.test(e.message),
   );
+});
+
+Deno.test("a pre-registered OAuth client (config oauth) is used as it is, its secret masked", async () => {
+  await using home = await tempDir();
+  const file = StoredOAuth.fileFor(join(home.path, "oauth"), "b".repeat(64));
+  const client = { client_id: "pre-registered-client", client_secret: "pre-registered-secret" };
+  const auth = new StoredOAuth("remote", file, { client });
+  assert.deepEqual(auth.clientInformation(), client);
+  assert.equal(auth.clientMetadata.token_endpoint_auth_method, "client_secret_basic");
+  const spec = {
+    url: "https://mcp.example/mcp",
+    oauth: { client_id: "id", client_secret: "${S}" },
+  };
+  assert.deepEqual(specSecrets(spec, { S: "s3cr3t-value-42" }), [
+    { name: "SECRET", value: "s3cr3t-value-42" },
+  ]);
 });

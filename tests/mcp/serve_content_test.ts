@@ -14,6 +14,7 @@ import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import {
   type CallToolResult,
   LoggingMessageNotificationSchema,
+  ProgressNotificationSchema,
 } from "@modelcontextprotocol/sdk/types.js";
 import { magiArgs, REPO, tempDir, writeConfig } from "../helpers.ts";
 import { denoServer } from "./servers.ts";
@@ -110,6 +111,55 @@ Deno.test("images, resources and structured content cross magi mcp", async (t) =
         arguments: { city: "Lyon" },
       });
       assert.match(JSON.stringify(got.messages), /Lyon/);
+    });
+
+    await t.step("completion/complete is answered by the upstream server", async () => {
+      assert.ok(client.getServerCapabilities()?.completions, "completions declared");
+      const prompt = await client.complete({
+        ref: { type: "ref/prompt", name: "everything__completable-prompt" },
+        argument: { name: "name", value: "" },
+        context: { arguments: { department: "Sales" } },
+      });
+      assert.deepEqual(prompt.completion.values, ["David", "Eve", "Frank"]);
+      const { resourceTemplates } = await client.listResourceTemplates();
+      const template = resourceTemplates.find((r) => r.uriTemplate.includes("{resourceId}"));
+      assert.ok(template, JSON.stringify(resourceTemplates));
+      const resource = await client.complete({
+        ref: { type: "ref/resource", uri: template.uriTemplate },
+        argument: { name: "resourceId", value: "1" },
+      });
+      assert.ok(resource.completion.values.includes("1"), JSON.stringify(resource));
+      await assert.rejects(
+        client.complete({
+          ref: { type: "ref/prompt", name: "everything__nosuch" },
+          argument: { name: "x", value: "" },
+        }),
+        /Unknown prompt "everything__nosuch"/,
+      );
+    });
+
+    await t.step("an upstream server's progress reaches magi mcp's client", async () => {
+      // Heard by token here: the SDK's own onprogress drops a report that arrives with the result.
+      const seen: { progress: number; total?: number; message?: string }[] = [];
+      client.setNotificationHandler(ProgressNotificationSchema, (n) => {
+        if (n.params.progressToken === "p1") seen.push(n.params);
+      });
+      const result = await client.callTool({
+        name: "everything__trigger-long-running-operation",
+        arguments: { duration: 2, steps: 4 },
+        _meta: { progressToken: "p1" },
+      }) as CallToolResult;
+      assert.match(JSON.stringify(result.content), /Long running operation completed/);
+      const upstream = seen.filter((p) => p.total !== undefined);
+      assert.equal(upstream.length, 4, JSON.stringify(seen));
+      const end = upstream.at(-1)!;
+      assert.equal(end.progress, end.total, "the last report is the whole");
+      for (let i = 1; i < seen.length; i++) {
+        assert.ok(
+          seen[i].progress > seen[i - 1].progress,
+          `progress grows: ${JSON.stringify(seen)}`,
+        );
+      }
     });
 
     await t.step("an upstream server's log messages reach magi mcp's client", async () => {

@@ -120,6 +120,8 @@ Deno.test("magi mcp serves the registry to the SDK client over stdio", async (t)
       const slow = listed.find((tool) => tool.name === "slow")!;
       assert.match(slow.description ?? "", /Sleeps, then says done/);
       assert.equal(slow.annotations, undefined);
+      // No MCP server is reached, so nothing could complete a prompt or template.
+      assert.equal(client.getServerCapabilities()?.completions, undefined);
     });
 
     await t.step("tools/call runs a builtin through the pipeline", async () => {

@@ -5,8 +5,11 @@ set -e
 repo=$(cd "$(dirname "$0")/../../.." && pwd)
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
-printf '{"shipped_tools": false, "mcp_servers": {"conf": {"url": "%s", "start": "eager"}}}' "$1" >"$dir/config.json"
 export XDG_CONFIG_HOME="$dir/config" XDG_CACHE_HOME="$dir/cache" XDG_STATE_HOME="$dir/state"
+# A pre-registered client (auth/pre-registration) comes in the suite's context: config oauth.
+oauth=$("${DENO:-deno}" eval 'const c = JSON.parse(Deno.env.get("MCP_CONFORMANCE_CONTEXT") ?? "{}");
+if (c.client_id) console.log(JSON.stringify({ client_id: c.client_id, ...(c.client_secret ? { client_secret: c.client_secret } : {}) }));')
+printf '{"shipped_tools": false, "mcp_servers": {"conf": {"url": "%s", "start": "eager"%s}}}' "$1" "${oauth:+, \"oauth\": $oauth}" >"$dir/config.json"
 magi() { "${DENO:-deno}" run -A --quiet --config "$repo/deno.json" "$repo/main.ts" "$@" --config "$dir/config.json"; }
 # OAuth: `magi mcp login conf` prints the authorization URL; curl plays the person's browser
 # (the suite's authorization server redirects at once to magi's loopback callback).

@@ -1,7 +1,12 @@
 /**
  * An MCP server over stdio that `magi mcp` reaches in the conformance test (config
- * `mcp_servers`), so the suite's resource scenarios read upstream resources through magi:
- * `test://static-text`, `test://static-binary` and the template `test://template/{id}/data`.
+ * `mcp_servers`, served with `mcp.plain_names`), so the suite's scenarios reach upstream items
+ * through magi under the suite's own names: resources `test://static-text`,
+ * `test://static-binary` and the template `test://template/{id}/data`; the tools
+ * `test_image_content`, `test_audio_content`, `test_embedded_resource`,
+ * `test_multiple_content_types` and `test_tool_with_logging`; the prompts `test_simple_prompt`,
+ * `test_prompt_with_arguments`, `test_prompt_with_embedded_resource` and
+ * `test_prompt_with_image`; and completion (no values).
  */
 // @ts-types="@modelcontextprotocol/sdk/server/index"
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
@@ -9,6 +14,11 @@ import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 // @ts-types="@modelcontextprotocol/sdk/types"
 import {
+  CallToolRequestSchema,
+  CompleteRequestSchema,
+  GetPromptRequestSchema,
+  ListPromptsRequestSchema,
+  ListToolsRequestSchema,
   ListResourcesRequestSchema,
   ListResourceTemplatesRequestSchema,
   McpError,
@@ -19,8 +29,120 @@ import {
 const PNG = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==";
 
 const server = new Server({ name: "conformance-upstream", version: "1.0.0" }, {
-  capabilities: { resources: {} },
+  capabilities: { resources: {}, tools: {}, prompts: {}, completions: {}, logging: {} },
 });
+
+// A short silent WAV (8 kHz, 8-bit mono, no samples).
+const WAV = "UklGRiQAAABXQVZFZm10IBAAAAABAAEAQB8AAEAfAAABAAgAZGF0YQAAAAA=";
+const NO_ARGS = { type: "object" as const, properties: {} };
+
+server.setRequestHandler(ListToolsRequestSchema, () => ({
+  tools: [
+    "test_image_content",
+    "test_audio_content",
+    "test_embedded_resource",
+    "test_multiple_content_types",
+    "test_tool_with_logging",
+  ].map((name) => ({ name, description: `The conformance suite's ${name}`, inputSchema: NO_ARGS })),
+}));
+server.setRequestHandler(CallToolRequestSchema, async (request) => {
+  switch (request.params.name) {
+    case "test_image_content":
+      return { content: [{ type: "image", data: PNG, mimeType: "image/png" }] };
+    case "test_audio_content":
+      return { content: [{ type: "audio", data: WAV, mimeType: "audio/wav" }] };
+    case "test_embedded_resource":
+      return {
+        content: [{
+          type: "resource",
+          resource: {
+            uri: "test://embedded-resource",
+            mimeType: "text/plain",
+            text: "This is an embedded resource content.",
+          },
+        }],
+      };
+    case "test_multiple_content_types":
+      return {
+        content: [
+          { type: "text", text: "Multiple content types test:" },
+          { type: "image", data: PNG, mimeType: "image/png" },
+          {
+            type: "resource",
+            resource: {
+              uri: "test://mixed-content-resource",
+              mimeType: "application/json",
+              text: JSON.stringify({ test: "data", value: 123 }),
+            },
+          },
+        ],
+      };
+    case "test_tool_with_logging": {
+      const steps = ["Tool execution started", "Tool processing data", "Tool execution completed"];
+      for (const [i, data] of steps.entries()) {
+        if (i > 0) await new Promise((resolve) => setTimeout(resolve, 50));
+        await server.sendLoggingMessage({ level: "info", data });
+      }
+      return { content: [{ type: "text", text: "Tool with logging executed successfully" }] };
+    }
+  }
+  throw new McpError(-32602, `Unknown tool: ${request.params.name}`);
+});
+
+server.setRequestHandler(ListPromptsRequestSchema, () => ({
+  prompts: [
+    { name: "test_simple_prompt", description: "A simple prompt without arguments" },
+    {
+      name: "test_prompt_with_arguments",
+      description: "A prompt with two arguments",
+      arguments: [{ name: "arg1", required: true }, { name: "arg2", required: true }],
+    },
+    {
+      name: "test_prompt_with_embedded_resource",
+      description: "A prompt with an embedded resource",
+      arguments: [{ name: "resourceUri", required: true }],
+    },
+    { name: "test_prompt_with_image", description: "A prompt with an image" },
+  ],
+}));
+server.setRequestHandler(GetPromptRequestSchema, (request) => {
+  const args = request.params.arguments ?? {};
+  switch (request.params.name) {
+    case "test_simple_prompt":
+      return {
+        messages: [{ role: "user", content: { type: "text", text: "This is a simple prompt for testing." } }],
+      };
+    case "test_prompt_with_arguments":
+      return {
+        messages: [{
+          role: "user",
+          content: { type: "text", text: `Prompt with arguments: arg1='${args.arg1}', arg2='${args.arg2}'` },
+        }],
+      };
+    case "test_prompt_with_embedded_resource":
+      return {
+        messages: [
+          {
+            role: "user",
+            content: {
+              type: "resource",
+              resource: { uri: args.resourceUri, mimeType: "text/plain", text: "Embedded resource content for testing." },
+            },
+          },
+          { role: "user", content: { type: "text", text: "Please process the embedded resource above." } },
+        ],
+      };
+    case "test_prompt_with_image":
+      return {
+        messages: [
+          { role: "user", content: { type: "image", data: PNG, mimeType: "image/png" } },
+          { role: "user", content: { type: "text", text: "Please analyze the image above." } },
+        ],
+      };
+  }
+  throw new McpError(-32602, `Unknown prompt: ${request.params.name}`);
+});
+server.setRequestHandler(CompleteRequestSchema, () => ({ completion: { values: [], hasMore: false } }));
 server.setRequestHandler(ListResourcesRequestSchema, () => ({
   resources: [
     { uri: "test://static-text", name: "static-text", mimeType: "text/plain" },
