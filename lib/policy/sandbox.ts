@@ -33,6 +33,7 @@ import {
 } from "./sandbox_paths.ts";
 import type { SandboxSettings } from "./sandbox_settings.ts";
 import { xdgBase } from "../core/xdg.ts";
+import { ownUid, SOCKETS_PARENT } from "../process/unix_socket.ts";
 import type { SandboxConfig } from "./sandbox_settings.ts";
 
 export type { SandboxMode, SandboxSettings } from "./sandbox_settings.ts";
@@ -235,7 +236,15 @@ export function bwrapArgs(
   for (const d of RUN_DIRS) scanned.set(realOr(d), 4);
   if (!scanned.has(realOr(scope.home))) scanned.set(realOr(scope.home), 3);
   if (mode === "workspace-write" && !scanned.has(temp)) scanned.set(temp, 2);
-  const ways = socketsIn([...scanned].map(([dir, depth]) => ({ dir, depth })), own);
+  // Every session's sockets lie in one folder per user: one empty folder covers them all
+  // (the read-only sandbox's own temp folder is empty already), and the scan skips it.
+  const parents = socketParents(temp).filter((p) => !(mode === "read-only" && within(p, temp)));
+  const ways = socketsIn(
+    [...scanned].map(([dir, depth]) => ({ dir, depth })),
+    own,
+    new Set(socketParents(temp)),
+  );
+  for (const dir of parents) args.push("--tmpfs", dir);
   // An empty folder over one that holds only sockets costs far less than a mount per socket.
   for (const dir of ways.folders) args.push("--tmpfs", dir);
   for (const sock of ways.sockets) args.push("--ro-bind", "/dev/null", sock);
@@ -246,6 +255,21 @@ export function bwrapArgs(
   for (const p of emptied) args.push("--remount-ro", p);
   args.push(...isolation(settings.network !== false));
   return args;
+}
+
+/**
+ * This user's folders of sockets (`socketsParent`) that exist, in the temp folder and in /tmp
+ * (a session with another TMPDIR keeps its sockets there). Another user's is private to them.
+ */
+function socketParents(temp: string): string[] {
+  const out = new Set<string>();
+  const uid = ownUid();
+  if (uid === undefined) return [];
+  for (const dir of new Set([temp, realOr("/tmp")])) {
+    const mine = join(dir, `${SOCKETS_PARENT}${uid}`);
+    if (kindOf(mine) === "dir") out.add(mine);
+  }
+  return [...out];
 }
 
 /**

@@ -328,12 +328,14 @@ const SOCKET_LIMIT = 2000;
  * another magi session's approvals. Folder readings are cached as for repositories.
  *
  * @param keep sockets not to report, and whose folders are not to be emptied
+ * @param skip folders not looked into (covered whole by the caller)
  * @returns folders that hold only sockets (cheaper to cover with one empty folder) and the
  *   other sockets
  */
 export function socketsIn(
   dirs: readonly { dir: string; depth: number }[],
   keep: ReadonlySet<string> = new Set(),
+  skip: ReadonlySet<string> = new Set(),
 ): { folders: string[]; sockets: string[] } {
   const folders: string[] = [];
   const sockets: string[] = [];
@@ -343,6 +345,7 @@ export function socketsIn(
     for (let d = 0; d < depth && level.length > 0; d++) {
       const next: string[] = [];
       for (const dir of level) {
+        if (skip.has(dir)) continue;
         if (budget-- <= 0) break;
         const l = listing(dir);
         if (!l) continue;
