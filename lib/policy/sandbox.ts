@@ -34,6 +34,7 @@ import {
 import type { SandboxSettings } from "./sandbox_settings.ts";
 import { xdgBase } from "../core/xdg.ts";
 import { ownUid, SOCKETS_PARENT } from "../process/unix_socket.ts";
+import { type Reads, realNoted, recording } from "./sandbox_reads.ts";
 import type { SandboxConfig } from "./sandbox_settings.ts";
 
 export type { SandboxMode, SandboxSettings } from "./sandbox_settings.ts";
@@ -180,6 +181,12 @@ function isolation(network: boolean): string[] {
  * bwrap's arguments for one call, before `--` and the command. Later mounts cover earlier
  * ones: the system read-only, then the temp folder, the roots, what stays read-only inside
  * them, what is hidden, what must stay visible under a hidden folder, and the sockets.
+ *
+ * Built once per session's settings, scope and mode and reused while nothing they were read
+ * from changed (one `stat` per folder looked at: see `sandbox_reads.ts`), so a socket, a
+ * credential store or a repository that appears between two calls is covered by the second.
+ *
+ * @param mountPoints receives the empty folders bwrap makes on the host for this command
  */
 export function bwrapArgs(
   settings: SandboxSettings,
@@ -187,6 +194,59 @@ export function bwrapArgs(
   mode: "read-only" | "workspace-write",
   mountPoints: string[] = [],
 ): string[] {
+  const made = builtArgs(settings, scope, mode);
+  mountPoints.push(...made.missing);
+  // One an earlier command made, still in use: counted too.
+  for (const p of made.covered) if (madeMountPoints.has(p)) mountPoints.push(p);
+  return [...made.args];
+}
+
+/** bwrap's arguments as built, with the protected paths that need counting as mount points. */
+interface Built {
+  args: string[];
+  /** Missing folders bwrap makes on the host. */
+  missing: string[];
+  /** Existing protected paths (mount points an earlier command may have made). */
+  covered: string[];
+}
+
+/** Arguments built, per settings, scope, mode and temp folder, with what they were read from. */
+const builds = new Map<string, { built: Built; reads: Reads }>();
+const BUILDS_KEPT = 16;
+
+let built = 0;
+
+/** How many times bwrap's arguments were built rather than reused (for tests and benchmarks). */
+export function sandboxArgsBuilt(): number {
+  return built;
+}
+
+function builtArgs(
+  settings: SandboxSettings,
+  scope: SandboxScope,
+  mode: "read-only" | "workspace-write",
+): Built {
+  const key = JSON.stringify([settings, scope, mode, systemTempDir()]);
+  const kept = builds.get(key);
+  if (kept && kept.reads.unchanged()) return kept.built;
+  builds.delete(key);
+  built++;
+  const { value, reads } = recording(() => buildArgs(settings, scope, mode));
+  // A reading that saw a change in the same clock tick is not kept (it could miss another).
+  if (reads.settled) {
+    builds.set(key, { built: value, reads });
+    if (builds.size > BUILDS_KEPT) builds.delete(builds.keys().next().value!);
+  }
+  return value;
+}
+
+function buildArgs(
+  settings: SandboxSettings,
+  scope: SandboxScope,
+  mode: "read-only" | "workspace-write",
+): Built {
+  const missing: string[] = [];
+  const covered: string[] = [];
   const temp = realTemp();
   const args = ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"];
   const roots = [...new Set(scope.roots)].filter((r) => kindOf(r) === "dir");
@@ -211,11 +271,10 @@ export function bwrapArgs(
       if (p.kind === "missing-dir") {
         // bwrap makes the folder on the host: counted, and removed once no command uses it.
         args.push("--tmpfs", p.path, "--remount-ro", p.path);
-        mountPoints.push(p.path);
+        missing.push(p.path);
       } else {
         args.push("--ro-bind-try", p.path, p.path);
-        // One an earlier command made, still in use: counted too.
-        if (madeMountPoints.has(p.path)) mountPoints.push(p.path);
+        covered.push(p.path);
       }
     }
   }
@@ -254,7 +313,7 @@ export function bwrapArgs(
   // Read-only last: the visible folders and sockets above needed their mount points made.
   for (const p of emptied) args.push("--remount-ro", p);
   args.push(...isolation(settings.network !== false));
-  return args;
+  return { args, missing, covered };
 }
 
 /**
@@ -442,20 +501,11 @@ function envPath(): string {
 }
 
 function realOr(path: string): string {
-  try {
-    return Deno.realPathSync(path);
-  } catch {
-    return path;
-  }
+  return realNoted(path) ?? path;
 }
 
 function realTemp(): string {
-  const tmp = systemTempDir();
-  try {
-    return Deno.realPathSync(tmp);
-  } catch {
-    return tmp;
-  }
+  return realOr(systemTempDir());
 }
 
 let scratch: string | undefined;

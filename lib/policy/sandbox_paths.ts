@@ -6,6 +6,7 @@
  * @module
  */
 import { dirname, isAbsolute, join, resolve } from "node:path";
+import { lstatNoted, noteContents, realNoted } from "./sandbox_reads.ts";
 
 /** Credential stores under HOME that every mode hides. */
 export const CREDENTIAL_STORES = [
@@ -48,17 +49,20 @@ export function within(path: string, dir: string): boolean {
 
 /** A path's kind, without following a final symlink ("link"), or undefined when missing. */
 export function kindOf(path: string): "dir" | "file" | "link" | undefined {
-  try {
-    const s = Deno.lstatSync(path);
-    return s.isSymlink ? "link" : s.isDirectory ? "dir" : "file";
-  } catch {
-    return undefined;
-  }
+  const s = lstatNoted(path);
+  if (!s) return undefined;
+  return s.isSymlink ? "link" : s.isDirectory ? "dir" : "file";
 }
 
 function real(path: string): string | undefined {
+  return realNoted(path);
+}
+
+/** A file's text (noted as read), or undefined when it cannot be read. */
+function text(path: string): string | undefined {
+  noteContents(path);
   try {
-    return Deno.realPathSync(path);
+    return Deno.readTextFileSync(path);
   } catch {
     return undefined;
   }
@@ -85,6 +89,7 @@ export function hiddenPaths(home: string, denyRead: readonly string[], own: read
 /** A folder's sub-folders and whether it holds a repository, as last read. */
 interface Listing {
   mtime: number;
+  ctime: number;
   ino: number | null;
   dirs: string[];
   repo: boolean;
@@ -101,6 +106,7 @@ const listings = new Map<string, Listing>();
  * `stat` per folder once the tree has been read); undefined when it cannot be read.
  */
 function listing(dir: string): Listing | undefined {
+  noteContents(dir);
   let st: Deno.FileInfo;
   try {
     st = Deno.statSync(dir);
@@ -108,8 +114,12 @@ function listing(dir: string): Listing | undefined {
     return undefined;
   }
   const mtime = st.mtime?.getTime() ?? NaN;
+  // ctime too: `utimes` can set mtime back, not ctime.
+  const ctime = st.ctime?.getTime() ?? NaN;
   const cached = listings.get(dir);
-  if (cached && cached.mtime === mtime && cached.ino === st.ino) return cached;
+  if (cached && cached.mtime === mtime && cached.ctime === ctime && cached.ino === st.ino) {
+    return cached;
+  }
   const names = new Set<string>();
   const dirs: string[] = [];
   const sockets: string[] = [];
@@ -131,7 +141,7 @@ function listing(dir: string): Listing | undefined {
   const repo = names.has(".git") ||
     ["HEAD", "objects", "refs", "config"].every((n) => names.has(n));
   const onlySockets = sockets.length > 0 && sockets.length === names.size;
-  const out = { mtime, ino: st.ino, dirs, repo, sockets, onlySockets };
+  const out = { mtime, ctime, ino: st.ino, dirs, repo, sockets, onlySockets };
   // A change in the same moment as this reading might keep the time: such a listing is not kept.
   if (Number.isFinite(mtime) && Date.now() - mtime > 100) listings.set(dir, out);
   return out;
@@ -149,6 +159,7 @@ function gitDirsUnder(dir: string, depth: number): string[] {
     const next: string[] = [];
     for (const at of level) {
       let names: string[];
+      noteContents(at);
       try {
         names = [...Deno.readDirSync(at)].filter((e) => e.isDirectory).map((e) => e.name);
       } catch {
@@ -214,15 +225,13 @@ export function protectedPaths(
     if (hk !== undefined || nested !== "worktree") {
       add(hooks, hk === undefined ? "missing-dir" : hk === "dir" ? "dir" : "file");
     }
-    try {
-      const common = Deno.readTextFileSync(join(g, "commondir")).trim();
+    const common = text(join(g, "commondir"))?.trim();
+    if (common !== undefined) {
       if (common && common !== ".") {
         const c = resolve(g, common);
         if (kindOf(c) === "dir") gitDir(c);
       }
       add(join(g, "commondir"), "file");
-    } catch {
-      // not a worktree's git dir
     }
     // A worktree's and a submodule's git dirs (`worktrees/X`, `modules/X`, nested modules):
     // git runs their config and hooks as it runs the repository's own.
@@ -239,15 +248,11 @@ export function protectedPaths(
     else if (target && kindOf(target) === "dir") gitDir(target);
     else if (k === "file" || k === "link") {
       add(dotGit, "file");
-      try {
-        const text = Deno.readTextFileSync(dotGit);
-        const m = /^gitdir:\s*(.+)$/m.exec(text);
-        if (m) {
-          const g = resolve(top, m[1].trim());
-          if (kindOf(g) === "dir") gitDir(g);
-        }
-      } catch {
-        // a link to nowhere: nothing of git's to protect
+      // Unreadable (a link to nowhere): nothing of git's to protect.
+      const m = /^gitdir:\s*(.+)$/m.exec(text(dotGit) ?? "");
+      if (m) {
+        const g = resolve(top, m[1].trim());
+        if (kindOf(g) === "dir") gitDir(g);
       }
     }
     const bare = ["HEAD", "objects", "refs"].every((n) => kindOf(join(top, n)) !== undefined) &&
