@@ -6,7 +6,7 @@
  * @module
  */
 import { dirname, isAbsolute, join, resolve } from "node:path";
-import { lstatNoted, noteContents, realNoted } from "./sandbox_reads.ts";
+import { lstatNoted, noteContents, realNoted, statNoted } from "./sandbox_reads.ts";
 
 /** Credential stores under HOME that every mode hides. */
 export const CREDENTIAL_STORES = [
@@ -106,13 +106,8 @@ const listings = new Map<string, Listing>();
  * `stat` per folder once the tree has been read); undefined when it cannot be read.
  */
 function listing(dir: string): Listing | undefined {
-  noteContents(dir);
-  let st: Deno.FileInfo;
-  try {
-    st = Deno.statSync(dir);
-  } catch {
-    return undefined;
-  }
+  const st = statNoted(dir);
+  if (!st) return undefined;
   const mtime = st.mtime?.getTime() ?? NaN;
   // ctime too: `utimes` can set mtime back, not ctime.
   const ctime = st.ctime?.getTime() ?? NaN;

@@ -27,21 +27,29 @@ export class Reads {
   settled = true;
   readonly start = Date.now();
 
+  /** `lstat` answers already asked during this reading (each path looked at once). */
+  private readonly lstats = new Map<string, Deno.FileInfo | undefined>();
+
   /** Notes a path whose kind is looked at; returns its `lstat` (undefined: missing). */
   entry(path: string): Deno.FileInfo | undefined {
+    if (this.lstats.has(path)) return this.lstats.get(path);
     const st = info(path, true);
-    const key = `e ${path}`;
-    if (!this.seen.has(key)) this.seen.set(key, identity(st));
+    this.lstats.set(path, st);
+    this.seen.set(`e ${path}`, identity(st));
     return st;
   }
 
-  /** Notes a folder whose entries, or a file whose text, is read (following symlinks). */
-  contents(path: string): void {
-    const key = `c ${path}`;
-    if (this.seen.has(key)) return;
+  /**
+   * Notes a folder whose entries, or a file whose text, is read (following symlinks);
+   * returns its `stat` (undefined: missing).
+   */
+  contents(path: string): Deno.FileInfo | undefined {
     const st = info(path, false);
+    const key = `c ${path}`;
+    if (this.seen.has(key)) return st;
     this.seen.set(key, signature(st));
     if (st && !(this.start - (st.mtime?.getTime() ?? NaN) > SETTLED_MS)) this.settled = false;
+    return st;
   }
 
   /** Whether every path noted is as it was (one `stat` or `lstat` each). */
@@ -106,25 +114,41 @@ export function noteContents(path: string): void {
 }
 
 /**
+ * `stat(path)` of a folder whose entries get read (noted as {@link noteContents}); undefined
+ * when it is missing.
+ */
+export function statNoted(path: string): Deno.FileInfo | undefined {
+  return current ? current.contents(path) : info(path, false);
+}
+
+/**
  * `realpath(path)`, noting every folder whose entry it follows (each symlink's, and those of
  * what it points to); undefined when the path cannot be resolved. When recording and the
  * walk disagrees with the system's answer, the reading is not kept.
  */
 export function realNoted(path: string): string | undefined {
-  // The walk notes first: a change before the system's answer shows in a signature, or makes
-  // the two disagree.
-  const walked = current ? walk(resolve(path), 0) : undefined;
-  let system: string | undefined;
-  try {
-    system = Deno.realPathSync(path);
-  } catch {
-    system = undefined;
+  if (current) {
+    // The walk notes as it goes; with no symlink on the way its answer is the system's. Past
+    // a symlink, the system answers, and a walk that disagrees keeps the reading from reuse.
+    const links = { met: false };
+    const walked = walk(resolve(path), 0, links);
+    if (!links.met) return walked;
+    const system = systemReal(path);
+    if (walked !== system) current.settled = false;
+    return system;
   }
-  if (current && walked !== system) current.settled = false;
-  return system;
+  return systemReal(path);
 }
 
-function walk(path: string, hops: number): string | undefined {
+function systemReal(path: string): string | undefined {
+  try {
+    return Deno.realPathSync(path);
+  } catch {
+    return undefined;
+  }
+}
+
+function walk(path: string, hops: number, links: { met: boolean }): string | undefined {
   const parts = path.split("/").filter((p) => p !== "");
   let at = "/";
   for (let i = 0; i < parts.length; i++) {
@@ -132,6 +156,7 @@ function walk(path: string, hops: number): string | undefined {
     const st = current!.entry(next);
     if (!st) return undefined;
     if (st.isSymlink) {
+      links.met = true;
       if (hops > 40) return undefined;
       let target: string;
       try {
@@ -139,7 +164,7 @@ function walk(path: string, hops: number): string | undefined {
       } catch {
         return undefined;
       }
-      return walk(resolve(at, target, ...parts.slice(i + 1)), hops + 1);
+      return walk(resolve(at, target, ...parts.slice(i + 1)), hops + 1, links);
     }
     at = next;
   }
