@@ -26,7 +26,9 @@ import { systemTempDir } from "./roots.ts";
 import {
   hiddenPaths,
   kindOf,
+  listingsOnce,
   pinsFor,
+  type Protect,
   protectedPaths,
   socketsIn,
   within,
@@ -210,13 +212,43 @@ interface Built {
   covered: string[];
 }
 
-/** Arguments built, per settings, scope, mode and temp folder, with what they were read from. */
-const builds = new Map<string, { built: Built; reads: Reads }>();
-const BUILDS_KEPT = 16;
+/**
+ * What the arguments are made of, but for what is read from the shared temp folder's listing
+ * (which other programs change all the time): that is read again on every call, folder by
+ * folder from cached listings, so its changes do not void the rest.
+ */
+interface Facts {
+  mode: "read-only" | "workspace-write";
+  /** Up to the pins: the system, the temp folder, the roots. */
+  head: string[];
+  /** The writable folders, and the outermost of them (workspace-write). */
+  writable: string[];
+  outer: string[];
+  protects: Protect[];
+  pins: string[];
+  /** Hiding the credential stores and magi's own files. */
+  hidden: string[];
+  /** Socket folders to empty and sockets to cover, but for the temp folder's. */
+  folders: string[];
+  sockets: string[];
+  /** From the visible folders to the end. */
+  tail: string[];
+  /** The shared temp folder, when its listing is read on every call. */
+  temp?: string;
+  home: string;
+  ownDirs: string[];
+  /** The call's own sockets (real paths) and the folders of sockets covered whole. */
+  ownSockets: string[];
+  skip: string[];
+}
+
+/** Facts gathered, per settings, scope, mode and temp folder, with what they were read from. */
+const gathered = new Map<string, { facts: Facts; reads: Reads }>();
+const GATHERED_KEPT = 16;
 
 let built = 0;
 
-/** How many times bwrap's arguments were built rather than reused (for tests and benchmarks). */
+/** How many times the sandbox's facts were gathered rather than reused (tests, benchmarks). */
 export function sandboxArgsBuilt(): number {
   return built;
 }
@@ -227,64 +259,57 @@ function builtArgs(
   mode: "read-only" | "workspace-write",
 ): Built {
   const key = JSON.stringify([settings, scope, mode, systemTempDir()]);
-  const kept = builds.get(key);
-  if (kept && kept.reads.unchanged()) return kept.built;
-  builds.delete(key);
-  built++;
-  const { value, reads } = recording(() => buildArgs(settings, scope, mode));
-  // A reading that saw a change in the same clock tick is not kept (it could miss another).
-  if (reads.settled) {
-    builds.set(key, { built: value, reads });
-    if (builds.size > BUILDS_KEPT) builds.delete(builds.keys().next().value!);
+  let facts = gathered.get(key);
+  if (!facts || !facts.reads.unchanged()) {
+    gathered.delete(key);
+    built++;
+    const { value, reads } = recording(() => gather(settings, scope, mode));
+    facts = { facts: value, reads };
+    // A reading that saw a change in the same clock tick is not kept (it could miss another).
+    if (reads.settled) {
+      gathered.set(key, facts);
+      if (gathered.size > GATHERED_KEPT) gathered.delete(gathered.keys().next().value!);
+    }
   }
-  return value;
+  return assemble(facts.facts);
 }
 
-function buildArgs(
+function gather(
   settings: SandboxSettings,
   scope: SandboxScope,
   mode: "read-only" | "workspace-write",
-): Built {
-  const missing: string[] = [];
-  const covered: string[] = [];
+): Facts {
   const temp = realTemp();
-  const args = ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"];
+  const head = ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"];
   const roots = [...new Set(scope.roots)].filter((r) => kindOf(r) === "dir");
+  let writable: string[] = [];
+  let outer: string[] = [];
+  let protects: Protect[] = [];
   if (mode === "read-only") {
     // A private, empty temp folder in place of the system's (another session's files and
     // sockets are there); the roots under it come back read-only, and so do the folders the
     // call's program needs (`scope.needed`: tools folders, the tool links, magi's own code).
-    args.push("--tmpfs", temp, "--setenv", "TMPDIR", temp);
+    head.push("--tmpfs", temp, "--setenv", "TMPDIR", temp);
     for (const n of scope.needed ?? []) {
-      if (within(n, temp) && kindOf(n) === "dir") args.push("--ro-bind-try", n, n);
+      if (within(n, temp) && kindOf(n) === "dir") head.push("--ro-bind-try", n, n);
     }
-    for (const r of roots) if (within(r, temp)) args.push("--ro-bind", r, r);
+    for (const r of roots) if (within(r, temp)) head.push("--ro-bind", r, r);
   } else {
-    const writable = [...new Set([temp, ...roots])];
+    writable = [...new Set([temp, ...roots])];
     // A folder inside another writable one is writable already: one mount fewer.
-    const outer = writable.filter((d) => !writable.some((o) => o !== d && within(d, o)));
-    for (const dir of outer) args.push("--bind", dir, dir);
-    const protects = protectedPaths(writable, scope.home, [temp], scope.ownDirs ?? []);
-    // "-try": a folder another process removes meanwhile is skipped, not a failed call.
-    for (const dir of pinsFor(protects, outer)) args.push("--bind-try", dir, dir);
-    for (const p of protects) {
-      if (p.kind === "missing-dir") {
-        // bwrap makes the folder on the host: counted, and removed once no command uses it.
-        args.push("--tmpfs", p.path, "--remount-ro", p.path);
-        missing.push(p.path);
-      } else {
-        args.push("--ro-bind-try", p.path, p.path);
-        covered.push(p.path);
-      }
-    }
+    outer = writable.filter((d) => !writable.some((o) => o !== d && within(d, o)));
+    for (const dir of outer) head.push("--bind", dir, dir);
+    // The temp folder's nested repositories are looked for on every call (see Facts).
+    protects = protectedPaths(writable, scope.home, [temp], scope.ownDirs ?? [], "rest");
   }
+  const hidden: string[] = [];
   const emptied: string[] = [];
   for (const p of hiddenPaths(scope.home, settings.denyRead, scope.hidden)) {
     const k = kindOf(p);
     if (k === "dir") {
-      args.push("--tmpfs", p);
+      hidden.push("--tmpfs", p);
       emptied.push(p);
-    } else if (k === "file") args.push("--ro-bind", "/dev/null", p);
+    } else if (k === "file") hidden.push("--ro-bind", "/dev/null", p);
     // A symlink was resolved by hiddenPaths; a missing path has nothing to read.
   }
   // Every unix socket is a way out: hide those in the system's run folder, HOME and (when it is
@@ -294,25 +319,86 @@ function buildArgs(
   const scanned = new Map<string, number>();
   for (const d of RUN_DIRS) scanned.set(realOr(d), 4);
   if (!scanned.has(realOr(scope.home))) scanned.set(realOr(scope.home), 3);
-  if (mode === "workspace-write" && !scanned.has(temp)) scanned.set(temp, 2);
+  const shared = mode === "workspace-write" && !scanned.has(temp) ? temp : undefined;
   // Every session's sockets lie in one folder per user: one empty folder covers them all
   // (the read-only sandbox's own temp folder is empty already), and the scan skips it.
-  const parents = socketParents(temp).filter((p) => !(mode === "read-only" && within(p, temp)));
+  const skip = socketParents(temp);
+  const parents = skip.filter((p) => !(mode === "read-only" && within(p, temp)));
   const ways = socketsIn(
     [...scanned].map(([dir, depth]) => ({ dir, depth })),
     own,
-    new Set(socketParents(temp)),
+    new Set(skip),
   );
-  for (const dir of parents) args.push("--tmpfs", dir);
-  // An empty folder over one that holds only sockets costs far less than a mount per socket.
-  for (const dir of ways.folders) args.push("--tmpfs", dir);
-  for (const sock of ways.sockets) args.push("--ro-bind", "/dev/null", sock);
-  for (const v of scope.visible ?? []) if (kindOf(v) === "dir") args.push("--ro-bind-try", v, v);
-  for (const w of scope.scratch ?? []) if (kindOf(w) === "dir") args.push("--bind-try", w, w);
-  for (const s of scope.sockets ?? []) if (kindOf(s) === "file") args.push("--bind", s, s);
+  const tail: string[] = [];
+  for (const v of scope.visible ?? []) if (kindOf(v) === "dir") tail.push("--ro-bind-try", v, v);
+  for (const w of scope.scratch ?? []) if (kindOf(w) === "dir") tail.push("--bind-try", w, w);
+  for (const s of scope.sockets ?? []) if (kindOf(s) === "file") tail.push("--bind", s, s);
   // Read-only last: the visible folders and sockets above needed their mount points made.
-  for (const p of emptied) args.push("--remount-ro", p);
-  args.push(...isolation(settings.network !== false));
+  for (const p of emptied) tail.push("--remount-ro", p);
+  tail.push(...isolation(settings.network !== false));
+  return {
+    mode,
+    head,
+    writable,
+    outer,
+    protects,
+    pins: pinsFor(protects, outer),
+    hidden,
+    folders: [...parents, ...ways.folders],
+    sockets: ways.sockets,
+    tail,
+    temp: shared,
+    home: scope.home,
+    ownDirs: [...scope.ownDirs ?? []],
+    ownSockets: [...own],
+    skip,
+  };
+}
+
+/**
+ * The arguments from gathered facts and the shared temp folder's listing, read now: its
+ * nested repositories (one level down) and its sockets (two levels).
+ */
+function assemble(f: Facts): Built {
+  let protects = f.protects;
+  let pins = f.pins;
+  let folders = f.folders;
+  let sockets = f.sockets;
+  if (f.temp) {
+    const temp = f.temp;
+    const scan = listingsOnce(() => ({
+      more: protectedPaths(f.writable, f.home, [temp], f.ownDirs, "shallow"),
+      ways: socketsIn([{ dir: temp, depth: 2 }], new Set(f.ownSockets), new Set(f.skip)),
+    }));
+    const more = scan.more.filter((p) => !f.protects.some((q) => q.path === p.path));
+    if (more.length > 0) {
+      protects = [...protects, ...more];
+      pins = [...new Set([...pins, ...pinsFor(more, f.outer)])]
+        .sort((a, b) => a.split("/").length - b.split("/").length);
+    }
+    folders = [...new Set([...folders, ...scan.ways.folders])];
+    sockets = [...new Set([...sockets, ...scan.ways.sockets])];
+  }
+  const args = [...f.head];
+  const missing: string[] = [];
+  const covered: string[] = [];
+  // "-try": a folder another process removes meanwhile is skipped, not a failed call.
+  for (const dir of pins) args.push("--bind-try", dir, dir);
+  for (const p of protects) {
+    if (p.kind === "missing-dir") {
+      // bwrap makes the folder on the host: counted, and removed once no command uses it.
+      args.push("--tmpfs", p.path, "--remount-ro", p.path);
+      missing.push(p.path);
+    } else {
+      args.push("--ro-bind-try", p.path, p.path);
+      covered.push(p.path);
+    }
+  }
+  args.push(...f.hidden);
+  // An empty folder over one that holds only sockets costs far less than a mount per socket.
+  for (const dir of folders) args.push("--tmpfs", dir);
+  for (const sock of sockets) args.push("--ro-bind", "/dev/null", sock);
+  args.push(...f.tail);
   return { args, missing, covered };
 }
 

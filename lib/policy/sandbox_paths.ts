@@ -106,6 +106,27 @@ const listings = new Map<string, Listing>();
  * `stat` per folder once the tree has been read); undefined when it cannot be read.
  */
 function listing(dir: string): Listing | undefined {
+  if (once?.has(dir)) return once.get(dir);
+  const l = listingNow(dir);
+  once?.set(dir, l);
+  return l;
+}
+
+/** Listings already looked at during {@link listingsOnce}. */
+let once: Map<string, Listing | undefined> | undefined;
+
+/** Runs `f` looking at each folder's listing once (one `stat`), however often it is asked. */
+export function listingsOnce<T>(f: () => T): T {
+  const outer = once;
+  once = new Map();
+  try {
+    return f();
+  } finally {
+    once = outer;
+  }
+}
+
+function listingNow(dir: string): Listing | undefined {
   const st = statNoted(dir);
   if (!st) return undefined;
   const mtime = st.mtime?.getTime() ?? NaN;
@@ -193,12 +214,15 @@ const SKIP = new Set([".git", "node_modules", ".cache", "target", "dist", "vendo
  *
  * @param writable real absolute folders the program may write
  * @param shallow those of them searched one level down only (the temp folder: many entries)
+ * @param part "shallow": only the search of the shallow folders (whose listings change most);
+ *   "rest": all but that; "all" (default): both
  */
 export function protectedPaths(
   writable: readonly string[],
   home: string,
   shallow: readonly string[] = [],
   own: readonly string[] = [],
+  part: "all" | "shallow" | "rest" = "all",
 ): Protect[] {
   const isWritable = (p: string) => writable.some((w) => within(p, w));
   const out = new Map<string, Protect>();
@@ -259,14 +283,17 @@ export function protectedPaths(
     return k !== undefined || bare;
   };
   for (const w of writable) {
-    // The folder itself and the repositories it lies in.
-    for (let dir = w;; dir = dirname(dir)) {
-      repoAt(dir);
-      if (dirname(dir) === dir) break;
+    if (part !== "shallow") {
+      // The folder itself and the repositories it lies in.
+      for (let dir = w;; dir = dirname(dir)) {
+        repoAt(dir);
+        if (dirname(dir) === dir) break;
+      }
+      const magi = join(w, ".magi");
+      const mk = kindOf(magi);
+      add(magi, mk === undefined ? "missing-dir" : mk === "dir" ? "dir" : "file");
     }
-    const magi = join(w, ".magi");
-    const mk = kindOf(magi);
-    add(magi, mk === undefined ? "missing-dir" : mk === "dir" ? "dir" : "file");
+    if (part !== "all" && (part === "shallow") !== shallow.includes(w)) continue;
     // Nested repositories, two levels down (one in the temp folder), within a budget.
     let budget = SCAN_BUDGET;
     let level = [w];
@@ -283,6 +310,7 @@ export function protectedPaths(
       level = next;
     }
   }
+  if (part === "shallow") return [...out.values()];
   // magi's own folders (config, state, cache) where they lie in a writable folder: made empty
   // and read-only when missing, so no call can plant a config or a tool link for a later one.
   for (const d of own) {

@@ -97,23 +97,28 @@ for (const mode of ["read-only", "workspace-write"] as const) {
       assert.deepEqual(wrap("true", []).args, first);
       assert.equal(sandboxArgsBuilt(), built, "nothing changed: reused");
 
-      // A server's socket appears in a folder of HOME (where an agent or a daemon keeps one).
-      const sock = join(w.home, "run", "agent.sock");
-      const listener = Deno.listen({ transport: "unix", path: sock });
-      (async () => {
-        for await (const c of listener) {
-          await c.write(new TextEncoder().encode("reached\n")).catch(() => {});
-          c.close();
+      // A server's socket appears in a folder of HOME (where an agent or a daemon keeps one),
+      // then one in a folder of the temp folder (where tmux keeps its server's).
+      const inHome = join(w.home, "run", "agent.sock");
+      const tmux = join(Deno.env.get("TMPDIR")!, "tmux-reuse");
+      for (const sock of [inHome, join(tmux, "default")]) {
+        await Deno.mkdir(join(sock, ".."), { recursive: true });
+        const listener = Deno.listen({ transport: "unix", path: sock });
+        (async () => {
+          for await (const c of listener) {
+            await c.write(new TextEncoder().encode("reached\n")).catch(() => {});
+            c.close();
+          }
+        })().catch(() => {});
+        try {
+          const r = await inside(wrap, `python3 -c "$PY" "${sock}"`, { env: { PY: CONNECT } });
+          assert.match(r.out, /refused/, `${sock}: ${r.out}${r.err}`);
+          assert.doesNotMatch(r.out, /reached/);
+        } finally {
+          listener.close();
         }
-      })().catch(() => {});
-      try {
-        const r = await inside(wrap, `python3 -c "$PY" "${sock}"`, { env: { PY: CONNECT } });
-        assert.match(r.out, /refused/, `${r.out}${r.err}`);
-        assert.doesNotMatch(r.out, /reached/);
-        assert.equal(sandboxArgsBuilt(), built + 1, "built again");
-      } finally {
-        listener.close();
       }
+      assert.ok(sandboxArgsBuilt() > built, "built again");
 
       // A credential store appears.
       await Deno.mkdir(join(w.home, ".kube"));
