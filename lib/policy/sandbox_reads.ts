@@ -14,10 +14,12 @@
  *
  * @module
  */
-import { resolve } from "node:path";
+import { dirname, resolve } from "node:path";
 
 /** How long before the reading a folder's last change must lie for its times to be trusted. */
 const SETTLED_MS = 100;
+/** A folder unchanged this long stands for its missing entries (see `Reads.entry`). */
+const QUIET_MS = 2000;
 
 /** The file-system state one computation depended on. */
 export class Reads {
@@ -30,12 +32,24 @@ export class Reads {
   /** `lstat` answers already asked during this reading (each path looked at once). */
   private readonly lstats = new Map<string, Deno.FileInfo | undefined>();
 
-  /** Notes a path whose kind is looked at; returns its `lstat` (undefined: missing). */
+  /** `stat` answers of the folders above the paths looked at, each taken before any of them. */
+  private readonly parents = new Map<string, Deno.FileInfo | undefined>();
+
+  /**
+   * Notes a path whose kind is looked at; returns its `lstat` (undefined: missing). A missing
+   * path in a folder that has not changed for a while is noted through that folder (one
+   * `stat` for all its missing entries, where an `lstat` of a missing path costs an error).
+   */
   entry(path: string): Deno.FileInfo | undefined {
     if (this.lstats.has(path)) return this.lstats.get(path);
+    const dir = dirname(path);
+    if (!this.parents.has(dir)) this.parents.set(dir, info(dir, false));
     const st = info(path, true);
     this.lstats.set(path, st);
-    this.seen.set(`e ${path}`, identity(st));
+    const above = this.parents.get(dir);
+    if (!st && above?.isDirectory && this.start - (above.mtime?.getTime() ?? NaN) > QUIET_MS) {
+      this.seen.set(`c ${dir}`, this.seen.get(`c ${dir}`) ?? signature(above));
+    } else this.seen.set(`e ${path}`, identity(st));
     return st;
   }
 
