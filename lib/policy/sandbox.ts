@@ -226,13 +226,17 @@ interface Facts {
   outer: string[];
   protects: Protect[];
   pins: string[];
-  /** Hiding the credential stores and magi's own files. */
+  /** Hiding the credential stores and magi's own files, and the folders of those emptied. */
   hidden: string[];
+  emptied: string[];
+  /** The folders of magi's sockets, emptied whole. */
+  parents: string[];
   /** Socket folders to empty and sockets to cover, but for the temp folder's. */
   folders: string[];
   sockets: string[];
-  /** From the visible folders to the end. */
+  /** The visible folders, scratch folders, own sockets and read-only re-mounts. */
   tail: string[];
+  isolation: string[];
   /** The shared temp folder, when its listing is read on every call. */
   temp?: string;
   home: string;
@@ -335,7 +339,6 @@ function gather(
   for (const s of scope.sockets ?? []) if (kindOf(s) === "file") tail.push("--bind", s, s);
   // Read-only last: the visible folders and sockets above needed their mount points made.
   for (const p of emptied) tail.push("--remount-ro", p);
-  tail.push(...isolation(settings.network !== false));
   return {
     mode,
     head,
@@ -344,9 +347,12 @@ function gather(
     protects,
     pins: pinsFor(protects, outer),
     hidden,
-    folders: [...parents, ...ways.folders],
+    emptied,
+    parents,
+    folders: ways.folders,
     sockets: ways.sockets,
     tail,
+    isolation: isolation(settings.network !== false),
     temp: shared,
     home: scope.home,
     ownDirs: [...scope.ownDirs ?? []],
@@ -395,10 +401,17 @@ function assemble(f: Facts): Built {
     }
   }
   args.push(...f.hidden);
-  // An empty folder over one that holds only sockets costs far less than a mount per socket.
-  for (const dir of folders) args.push("--tmpfs", dir);
+  for (const dir of f.parents) args.push("--tmpfs", dir);
   for (const sock of sockets) args.push("--ro-bind", "/dev/null", sock);
   args.push(...f.tail);
+  // An empty folder over one that holds only sockets costs far less than a mount per socket.
+  // These come last: each bind mount makes bwrap read the whole mount table again, so binds
+  // after a hundred such folders would cost a millisecond each. Nothing is inside them (they
+  // hold only sockets), and one inside a hidden folder is covered already.
+  for (const dir of folders) {
+    if (!f.emptied.some((e) => within(dir, e))) args.push("--tmpfs", dir);
+  }
+  args.push(...f.isolation);
   return { args, missing, covered };
 }
 
