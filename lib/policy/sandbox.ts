@@ -26,13 +26,17 @@ import { systemTempDir } from "./roots.ts";
 import {
   hiddenPaths,
   kindOf,
+  listingsOnce,
   pinsFor,
+  type Protect,
   protectedPaths,
   socketsIn,
   within,
 } from "./sandbox_paths.ts";
 import type { SandboxSettings } from "./sandbox_settings.ts";
 import { xdgBase } from "../core/xdg.ts";
+import { ownUid, SOCKETS_PARENT } from "../process/unix_socket.ts";
+import { type Reads, realNoted, recording } from "./sandbox_reads.ts";
 import type { SandboxConfig } from "./sandbox_settings.ts";
 
 export type { SandboxMode, SandboxSettings } from "./sandbox_settings.ts";
@@ -179,6 +183,12 @@ function isolation(network: boolean): string[] {
  * bwrap's arguments for one call, before `--` and the command. Later mounts cover earlier
  * ones: the system read-only, then the temp folder, the roots, what stays read-only inside
  * them, what is hidden, what must stay visible under a hidden folder, and the sockets.
+ *
+ * Built once per session's settings, scope and mode and reused while nothing they were read
+ * from changed (one `stat` per folder looked at: see `sandbox_reads.ts`), so a socket, a
+ * credential store or a repository that appears between two calls is covered by the second.
+ *
+ * @param mountPoints receives the empty folders bwrap makes on the host for this command
  */
 export function bwrapArgs(
   settings: SandboxSettings,
@@ -186,45 +196,124 @@ export function bwrapArgs(
   mode: "read-only" | "workspace-write",
   mountPoints: string[] = [],
 ): string[] {
+  const made = builtArgs(settings, scope, mode);
+  mountPoints.push(...made.missing);
+  // One an earlier command made, still in use: counted too.
+  for (const p of made.covered) if (madeMountPoints.has(p)) mountPoints.push(p);
+  return [...made.args];
+}
+
+/** bwrap's arguments as built, with the protected paths that need counting as mount points. */
+interface Built {
+  args: string[];
+  /** Missing folders bwrap makes on the host. */
+  missing: string[];
+  /** Existing protected paths (mount points an earlier command may have made). */
+  covered: string[];
+}
+
+/**
+ * What the arguments are made of, but for what is read from the shared temp folder's listing
+ * (which other programs change all the time): that is read again on every call, folder by
+ * folder from cached listings, so its changes do not void the rest.
+ */
+interface Facts {
+  mode: "read-only" | "workspace-write";
+  /** Up to the pins: the system, the temp folder, the roots. */
+  head: string[];
+  /** The writable folders, and the outermost of them (workspace-write). */
+  writable: string[];
+  outer: string[];
+  protects: Protect[];
+  pins: string[];
+  /** Hiding the credential stores and magi's own files, and the folders of those emptied. */
+  hidden: string[];
+  emptied: string[];
+  /** The folders of magi's sockets, emptied whole. */
+  parents: string[];
+  /** Socket folders to empty and sockets to cover, but for the temp folder's. */
+  folders: string[];
+  sockets: string[];
+  /** The visible folders, scratch folders, own sockets and read-only re-mounts. */
+  tail: string[];
+  isolation: string[];
+  /** The shared temp folder, when its listing is read on every call. */
+  temp?: string;
+  home: string;
+  ownDirs: string[];
+  /** The call's own sockets (real paths) and the folders of sockets covered whole. */
+  ownSockets: string[];
+  skip: string[];
+}
+
+/** Facts gathered, per settings, scope, mode and temp folder, with what they were read from. */
+const gathered = new Map<string, { facts: Facts; reads: Reads }>();
+const GATHERED_KEPT = 16;
+
+let built = 0;
+
+/** How many times the sandbox's facts were gathered rather than reused (tests, benchmarks). */
+export function sandboxArgsBuilt(): number {
+  return built;
+}
+
+function builtArgs(
+  settings: SandboxSettings,
+  scope: SandboxScope,
+  mode: "read-only" | "workspace-write",
+): Built {
+  const key = JSON.stringify([settings, scope, mode, systemTempDir()]);
+  let facts = gathered.get(key);
+  if (!facts || !facts.reads.unchanged()) {
+    gathered.delete(key);
+    built++;
+    const { value, reads } = recording(() => gather(settings, scope, mode));
+    facts = { facts: value, reads };
+    // A reading that saw a change in the same clock tick is not kept (it could miss another).
+    if (reads.settled) {
+      gathered.set(key, facts);
+      if (gathered.size > GATHERED_KEPT) gathered.delete(gathered.keys().next().value!);
+    }
+  }
+  return assemble(facts.facts);
+}
+
+function gather(
+  settings: SandboxSettings,
+  scope: SandboxScope,
+  mode: "read-only" | "workspace-write",
+): Facts {
   const temp = realTemp();
-  const args = ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"];
+  const head = ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"];
   const roots = [...new Set(scope.roots)].filter((r) => kindOf(r) === "dir");
+  let writable: string[] = [];
+  let outer: string[] = [];
+  let protects: Protect[] = [];
   if (mode === "read-only") {
     // A private, empty temp folder in place of the system's (another session's files and
     // sockets are there); the roots under it come back read-only, and so do the folders the
     // call's program needs (`scope.needed`: tools folders, the tool links, magi's own code).
-    args.push("--tmpfs", temp, "--setenv", "TMPDIR", temp);
+    head.push("--tmpfs", temp, "--setenv", "TMPDIR", temp);
     for (const n of scope.needed ?? []) {
-      if (within(n, temp) && kindOf(n) === "dir") args.push("--ro-bind-try", n, n);
+      if (within(n, temp) && kindOf(n) === "dir") head.push("--ro-bind-try", n, n);
     }
-    for (const r of roots) if (within(r, temp)) args.push("--ro-bind", r, r);
+    for (const r of roots) if (within(r, temp)) head.push("--ro-bind", r, r);
   } else {
-    const writable = [...new Set([temp, ...roots])];
+    writable = [...new Set([temp, ...roots])];
     // A folder inside another writable one is writable already: one mount fewer.
-    const outer = writable.filter((d) => !writable.some((o) => o !== d && within(d, o)));
-    for (const dir of outer) args.push("--bind", dir, dir);
-    const protects = protectedPaths(writable, scope.home, [temp], scope.ownDirs ?? []);
-    // "-try": a folder another process removes meanwhile is skipped, not a failed call.
-    for (const dir of pinsFor(protects, outer)) args.push("--bind-try", dir, dir);
-    for (const p of protects) {
-      if (p.kind === "missing-dir") {
-        // bwrap makes the folder on the host: counted, and removed once no command uses it.
-        args.push("--tmpfs", p.path, "--remount-ro", p.path);
-        mountPoints.push(p.path);
-      } else {
-        args.push("--ro-bind-try", p.path, p.path);
-        // One an earlier command made, still in use: counted too.
-        if (madeMountPoints.has(p.path)) mountPoints.push(p.path);
-      }
-    }
+    outer = writable.filter((d) => !writable.some((o) => o !== d && within(d, o)));
+    for (const dir of outer) head.push("--bind", dir, dir);
+    // The temp folder's nested repositories are looked for on every call (see Facts).
+    protects = protectedPaths(writable, scope.home, [temp], scope.ownDirs ?? [], "rest");
   }
+  const hidden: string[] = [];
   const emptied: string[] = [];
   for (const p of hiddenPaths(scope.home, settings.denyRead, scope.hidden)) {
     const k = kindOf(p);
     if (k === "dir") {
-      args.push("--tmpfs", p);
+      hidden.push("--tmpfs", p);
       emptied.push(p);
-    } else if (k === "file") args.push("--ro-bind", "/dev/null", p);
+    } else if (k === "file") hidden.push("--ro-bind", "/dev/null", p);
     // A symlink was resolved by hiddenPaths; a missing path has nothing to read.
   }
   // Every unix socket is a way out: hide those in the system's run folder, HOME and (when it is
@@ -234,18 +323,111 @@ export function bwrapArgs(
   const scanned = new Map<string, number>();
   for (const d of RUN_DIRS) scanned.set(realOr(d), 4);
   if (!scanned.has(realOr(scope.home))) scanned.set(realOr(scope.home), 3);
-  if (mode === "workspace-write" && !scanned.has(temp)) scanned.set(temp, 2);
-  const ways = socketsIn([...scanned].map(([dir, depth]) => ({ dir, depth })), own);
-  // An empty folder over one that holds only sockets costs far less than a mount per socket.
-  for (const dir of ways.folders) args.push("--tmpfs", dir);
-  for (const sock of ways.sockets) args.push("--ro-bind", "/dev/null", sock);
-  for (const v of scope.visible ?? []) if (kindOf(v) === "dir") args.push("--ro-bind-try", v, v);
-  for (const w of scope.scratch ?? []) if (kindOf(w) === "dir") args.push("--bind-try", w, w);
-  for (const s of scope.sockets ?? []) if (kindOf(s) === "file") args.push("--bind", s, s);
+  const shared = mode === "workspace-write" && !scanned.has(temp) ? temp : undefined;
+  // Every session's sockets lie in one folder per user: one empty folder covers them all
+  // (the read-only sandbox's own temp folder is empty already), and the scan skips it.
+  const skip = socketParents(temp);
+  const parents = skip.filter((p) => !(mode === "read-only" && within(p, temp)));
+  const ways = socketsIn(
+    [...scanned].map(([dir, depth]) => ({ dir, depth })),
+    own,
+    new Set(skip),
+  );
+  const tail: string[] = [];
+  for (const v of scope.visible ?? []) if (kindOf(v) === "dir") tail.push("--ro-bind-try", v, v);
+  for (const w of scope.scratch ?? []) if (kindOf(w) === "dir") tail.push("--bind-try", w, w);
+  for (const s of scope.sockets ?? []) if (kindOf(s) === "file") tail.push("--bind", s, s);
   // Read-only last: the visible folders and sockets above needed their mount points made.
-  for (const p of emptied) args.push("--remount-ro", p);
-  args.push(...isolation(settings.network !== false));
-  return args;
+  for (const p of emptied) tail.push("--remount-ro", p);
+  return {
+    mode,
+    head,
+    writable,
+    outer,
+    protects,
+    pins: pinsFor(protects, outer),
+    hidden,
+    emptied,
+    parents,
+    folders: ways.folders,
+    sockets: ways.sockets,
+    tail,
+    isolation: isolation(settings.network !== false),
+    temp: shared,
+    home: scope.home,
+    ownDirs: [...scope.ownDirs ?? []],
+    ownSockets: [...own],
+    skip,
+  };
+}
+
+/**
+ * The arguments from gathered facts and the shared temp folder's listing, read now: its
+ * nested repositories (one level down) and its sockets (two levels).
+ */
+function assemble(f: Facts): Built {
+  let protects = f.protects;
+  let pins = f.pins;
+  let folders = f.folders;
+  let sockets = f.sockets;
+  if (f.temp) {
+    const temp = f.temp;
+    const scan = listingsOnce(() => ({
+      more: protectedPaths(f.writable, f.home, [temp], f.ownDirs, "shallow"),
+      ways: socketsIn([{ dir: temp, depth: 2 }], new Set(f.ownSockets), new Set(f.skip)),
+    }));
+    const more = scan.more.filter((p) => !f.protects.some((q) => q.path === p.path));
+    if (more.length > 0) {
+      protects = [...protects, ...more];
+      pins = [...new Set([...pins, ...pinsFor(more, f.outer)])]
+        .sort((a, b) => a.split("/").length - b.split("/").length);
+    }
+    folders = [...new Set([...folders, ...scan.ways.folders])];
+    sockets = [...new Set([...sockets, ...scan.ways.sockets])];
+  }
+  const args = [...f.head];
+  const missing: string[] = [];
+  const covered: string[] = [];
+  // "-try": a folder another process removes meanwhile is skipped, not a failed call.
+  for (const dir of pins) args.push("--bind-try", dir, dir);
+  for (const p of protects) {
+    if (p.kind === "missing-dir") {
+      // bwrap makes the folder on the host: counted, and removed once no command uses it.
+      args.push("--tmpfs", p.path, "--remount-ro", p.path);
+      missing.push(p.path);
+    } else {
+      args.push("--ro-bind-try", p.path, p.path);
+      covered.push(p.path);
+    }
+  }
+  args.push(...f.hidden);
+  for (const dir of f.parents) args.push("--tmpfs", dir);
+  for (const sock of sockets) args.push("--ro-bind", "/dev/null", sock);
+  args.push(...f.tail);
+  // An empty folder over one that holds only sockets costs far less than a mount per socket.
+  // These come last: each bind mount makes bwrap read the whole mount table again, so binds
+  // after a hundred such folders would cost a millisecond each. Nothing is inside them (they
+  // hold only sockets), and one inside a hidden folder is covered already.
+  for (const dir of folders) {
+    if (!f.emptied.some((e) => within(dir, e))) args.push("--tmpfs", dir);
+  }
+  args.push(...f.isolation);
+  return { args, missing, covered };
+}
+
+/**
+ * This user's folders of sockets (`socketsParent`) that exist, in the temp folder and in /tmp
+ * (a session with another TMPDIR keeps its sockets there). Another user's is private to them.
+ */
+function socketParents(temp: string): string[] {
+  const out = new Set<string>();
+  const uid = ownUid();
+  if (uid === undefined) return [];
+  for (const dir of new Set([temp, realOr("/tmp")])) {
+    const mine = join(dir, `${SOCKETS_PARENT}${uid}`);
+    if (kindOf(mine) === "dir") out.add(mine);
+  }
+  return [...out];
 }
 
 /**
@@ -418,20 +600,11 @@ function envPath(): string {
 }
 
 function realOr(path: string): string {
-  try {
-    return Deno.realPathSync(path);
-  } catch {
-    return path;
-  }
+  return realNoted(path) ?? path;
 }
 
 function realTemp(): string {
-  const tmp = systemTempDir();
-  try {
-    return Deno.realPathSync(tmp);
-  } catch {
-    return tmp;
-  }
+  return realOr(systemTempDir());
 }
 
 let scratch: string | undefined;

@@ -6,6 +6,7 @@
  * @module
  */
 import { dirname, isAbsolute, join, resolve } from "node:path";
+import { lstatNoted, noteContents, realNoted, statNoted } from "./sandbox_reads.ts";
 
 /** Credential stores under HOME that every mode hides. */
 export const CREDENTIAL_STORES = [
@@ -48,17 +49,20 @@ export function within(path: string, dir: string): boolean {
 
 /** A path's kind, without following a final symlink ("link"), or undefined when missing. */
 export function kindOf(path: string): "dir" | "file" | "link" | undefined {
-  try {
-    const s = Deno.lstatSync(path);
-    return s.isSymlink ? "link" : s.isDirectory ? "dir" : "file";
-  } catch {
-    return undefined;
-  }
+  const s = lstatNoted(path);
+  if (!s) return undefined;
+  return s.isSymlink ? "link" : s.isDirectory ? "dir" : "file";
 }
 
 function real(path: string): string | undefined {
+  return realNoted(path);
+}
+
+/** A file's text (noted as read), or undefined when it cannot be read. */
+function text(path: string): string | undefined {
+  noteContents(path);
   try {
-    return Deno.realPathSync(path);
+    return Deno.readTextFileSync(path);
   } catch {
     return undefined;
   }
@@ -85,6 +89,7 @@ export function hiddenPaths(home: string, denyRead: readonly string[], own: read
 /** A folder's sub-folders and whether it holds a repository, as last read. */
 interface Listing {
   mtime: number;
+  ctime: number;
   ino: number | null;
   dirs: string[];
   repo: boolean;
@@ -101,15 +106,36 @@ const listings = new Map<string, Listing>();
  * `stat` per folder once the tree has been read); undefined when it cannot be read.
  */
 function listing(dir: string): Listing | undefined {
-  let st: Deno.FileInfo;
+  if (once?.has(dir)) return once.get(dir);
+  const l = listingNow(dir);
+  once?.set(dir, l);
+  return l;
+}
+
+/** Listings already looked at during {@link listingsOnce}. */
+let once: Map<string, Listing | undefined> | undefined;
+
+/** Runs `f` looking at each folder's listing once (one `stat`), however often it is asked. */
+export function listingsOnce<T>(f: () => T): T {
+  const outer = once;
+  once = new Map();
   try {
-    st = Deno.statSync(dir);
-  } catch {
-    return undefined;
+    return f();
+  } finally {
+    once = outer;
   }
+}
+
+function listingNow(dir: string): Listing | undefined {
+  const st = statNoted(dir);
+  if (!st) return undefined;
   const mtime = st.mtime?.getTime() ?? NaN;
+  // ctime too: `utimes` can set mtime back, not ctime.
+  const ctime = st.ctime?.getTime() ?? NaN;
   const cached = listings.get(dir);
-  if (cached && cached.mtime === mtime && cached.ino === st.ino) return cached;
+  if (cached && cached.mtime === mtime && cached.ctime === ctime && cached.ino === st.ino) {
+    return cached;
+  }
   const names = new Set<string>();
   const dirs: string[] = [];
   const sockets: string[] = [];
@@ -131,7 +157,7 @@ function listing(dir: string): Listing | undefined {
   const repo = names.has(".git") ||
     ["HEAD", "objects", "refs", "config"].every((n) => names.has(n));
   const onlySockets = sockets.length > 0 && sockets.length === names.size;
-  const out = { mtime, ino: st.ino, dirs, repo, sockets, onlySockets };
+  const out = { mtime, ctime, ino: st.ino, dirs, repo, sockets, onlySockets };
   // A change in the same moment as this reading might keep the time: such a listing is not kept.
   if (Number.isFinite(mtime) && Date.now() - mtime > 100) listings.set(dir, out);
   return out;
@@ -149,6 +175,7 @@ function gitDirsUnder(dir: string, depth: number): string[] {
     const next: string[] = [];
     for (const at of level) {
       let names: string[];
+      noteContents(at);
       try {
         names = [...Deno.readDirSync(at)].filter((e) => e.isDirectory).map((e) => e.name);
       } catch {
@@ -187,12 +214,15 @@ const SKIP = new Set([".git", "node_modules", ".cache", "target", "dist", "vendo
  *
  * @param writable real absolute folders the program may write
  * @param shallow those of them searched one level down only (the temp folder: many entries)
+ * @param part "shallow": only the search of the shallow folders (whose listings change most);
+ *   "rest": all but that; "all" (default): both
  */
 export function protectedPaths(
   writable: readonly string[],
   home: string,
   shallow: readonly string[] = [],
   own: readonly string[] = [],
+  part: "all" | "shallow" | "rest" = "all",
 ): Protect[] {
   const isWritable = (p: string) => writable.some((w) => within(p, w));
   const out = new Map<string, Protect>();
@@ -214,15 +244,13 @@ export function protectedPaths(
     if (hk !== undefined || nested !== "worktree") {
       add(hooks, hk === undefined ? "missing-dir" : hk === "dir" ? "dir" : "file");
     }
-    try {
-      const common = Deno.readTextFileSync(join(g, "commondir")).trim();
+    const common = text(join(g, "commondir"))?.trim();
+    if (common !== undefined) {
       if (common && common !== ".") {
         const c = resolve(g, common);
         if (kindOf(c) === "dir") gitDir(c);
       }
       add(join(g, "commondir"), "file");
-    } catch {
-      // not a worktree's git dir
     }
     // A worktree's and a submodule's git dirs (`worktrees/X`, `modules/X`, nested modules):
     // git runs their config and hooks as it runs the repository's own.
@@ -239,15 +267,11 @@ export function protectedPaths(
     else if (target && kindOf(target) === "dir") gitDir(target);
     else if (k === "file" || k === "link") {
       add(dotGit, "file");
-      try {
-        const text = Deno.readTextFileSync(dotGit);
-        const m = /^gitdir:\s*(.+)$/m.exec(text);
-        if (m) {
-          const g = resolve(top, m[1].trim());
-          if (kindOf(g) === "dir") gitDir(g);
-        }
-      } catch {
-        // a link to nowhere: nothing of git's to protect
+      // Unreadable (a link to nowhere): nothing of git's to protect.
+      const m = /^gitdir:\s*(.+)$/m.exec(text(dotGit) ?? "");
+      if (m) {
+        const g = resolve(top, m[1].trim());
+        if (kindOf(g) === "dir") gitDir(g);
       }
     }
     const bare = ["HEAD", "objects", "refs"].every((n) => kindOf(join(top, n)) !== undefined) &&
@@ -259,14 +283,17 @@ export function protectedPaths(
     return k !== undefined || bare;
   };
   for (const w of writable) {
-    // The folder itself and the repositories it lies in.
-    for (let dir = w;; dir = dirname(dir)) {
-      repoAt(dir);
-      if (dirname(dir) === dir) break;
+    if (part !== "shallow") {
+      // The folder itself and the repositories it lies in.
+      for (let dir = w;; dir = dirname(dir)) {
+        repoAt(dir);
+        if (dirname(dir) === dir) break;
+      }
+      const magi = join(w, ".magi");
+      const mk = kindOf(magi);
+      add(magi, mk === undefined ? "missing-dir" : mk === "dir" ? "dir" : "file");
     }
-    const magi = join(w, ".magi");
-    const mk = kindOf(magi);
-    add(magi, mk === undefined ? "missing-dir" : mk === "dir" ? "dir" : "file");
+    if (part !== "all" && (part === "shallow") !== shallow.includes(w)) continue;
     // Nested repositories, two levels down (one in the temp folder), within a budget.
     let budget = SCAN_BUDGET;
     let level = [w];
@@ -283,6 +310,7 @@ export function protectedPaths(
       level = next;
     }
   }
+  if (part === "shallow") return [...out.values()];
   // magi's own folders (config, state, cache) where they lie in a writable folder: made empty
   // and read-only when missing, so no call can plant a config or a tool link for a later one.
   for (const d of own) {
@@ -328,12 +356,14 @@ const SOCKET_LIMIT = 2000;
  * another magi session's approvals. Folder readings are cached as for repositories.
  *
  * @param keep sockets not to report, and whose folders are not to be emptied
+ * @param skip folders not looked into (covered whole by the caller)
  * @returns folders that hold only sockets (cheaper to cover with one empty folder) and the
  *   other sockets
  */
 export function socketsIn(
   dirs: readonly { dir: string; depth: number }[],
   keep: ReadonlySet<string> = new Set(),
+  skip: ReadonlySet<string> = new Set(),
 ): { folders: string[]; sockets: string[] } {
   const folders: string[] = [];
   const sockets: string[] = [];
@@ -343,6 +373,7 @@ export function socketsIn(
     for (let d = 0; d < depth && level.length > 0; d++) {
       const next: string[] = [];
       for (const dir of level) {
+        if (skip.has(dir)) continue;
         if (budget-- <= 0) break;
         const l = listing(dir);
         if (!l) continue;

@@ -8,6 +8,7 @@
  * @module
  */
 import { join } from "node:path";
+import { privateSocketDir } from "../process/unix_socket.ts";
 
 /** Whether a host name is allowed: an exact name, or `*.name` for any name below it. */
 export function hostAllowed(host: string, allowed: readonly string[]): boolean {
@@ -45,8 +46,7 @@ const HEAD_LIMIT = 64 * 1024;
 const enc = new TextEncoder();
 
 function startProxy(allowed: readonly string[]): DomainProxy {
-  const dir = Deno.makeTempDirSync({ prefix: "magi-proxy-" });
-  Deno.chmodSync(dir, 0o700);
+  const dir = privateSocketDir("magi-proxy-");
   const socket = join(dir, "proxy.sock");
   const listener = Deno.listen({ transport: "unix", path: socket });
   listener.unref();

@@ -7,8 +7,63 @@
  */
 import { join } from "node:path";
 
+/** The name of the folder of a user's sockets, before the user's id. */
+export const SOCKETS_PARENT = "magi-sockets-";
+
 /**
- * Listens on `<new temp folder>/<name>` and hands each connection to `serve` (a failing
+ * The one folder of this user's sockets in a temp folder: `<temp>/magi-sockets-<uid>`, made
+ * 0700 when missing. Every socket magi serves gets its own folder inside it, so the sandbox
+ * covers all sessions' sockets with one empty folder (not one mount per session). Undefined
+ * when it is not a private folder of this user's (made by someone else, a symlink, group- or
+ * world-accessible): the socket's folder then goes straight into the temp folder.
+ *
+ * @param temp the temp folder (default: `$TMPDIR`, or `/tmp`)
+ */
+export function socketsParent(temp = tempDir()): string | undefined {
+  const uid = ownUid();
+  if (uid === undefined) return undefined;
+  const dir = join(temp, `${SOCKETS_PARENT}${uid}`);
+  try {
+    Deno.mkdirSync(dir, { mode: 0o700 });
+  } catch {
+    // there already (checked below), or the temp folder is not writable
+  }
+  try {
+    const st = Deno.lstatSync(dir);
+    const ok = st.isDirectory && st.uid === uid && ((st.mode ?? 0o777) & 0o077) === 0;
+    return ok ? dir : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+let uid: number | null | undefined;
+
+/**
+ * This process's user id, read from `/proc/self`'s owner (Linux; `Deno.uid()` would need
+ * `--allow-sys`, which magi's own permissions leave out); undefined where it cannot be read.
+ */
+export function ownUid(): number | undefined {
+  if (uid === undefined) {
+    try {
+      uid = Deno.statSync("/proc/self").uid;
+    } catch {
+      uid = null;
+    }
+  }
+  return uid ?? undefined;
+}
+
+function tempDir(): string {
+  try {
+    return Deno.env.get("TMPDIR") || "/tmp";
+  } catch {
+    return "/tmp";
+  }
+}
+
+/**
+ * Listens on `<new folder in socketsParent()>/<name>` and hands each connection to `serve` (a failing
  * connection costs only itself).
  *
  * @param prefix the temp folder's name prefix, such as "magi-approve-"
@@ -19,7 +74,7 @@ export function serveUnixSocket(
   name: string,
   serve: (conn: Deno.UnixConn) => Promise<void>,
 ): string {
-  const dir = Deno.makeTempDirSync({ prefix });
+  const dir = privateSocketDir(prefix);
   const path = join(dir, name);
   const listener = Deno.listen({ transport: "unix", path });
   listener.unref();
@@ -34,6 +89,17 @@ export function serveUnixSocket(
     for await (const conn of listener) serve(conn).catch(() => {});
   })().catch(() => {});
   return path;
+}
+
+/**
+ * A new private folder for one socket: in {@link socketsParent}, else in the temp folder.
+ *
+ * @returns its absolute path
+ */
+export function privateSocketDir(prefix: string): string {
+  const dir = Deno.makeTempDirSync({ dir: socketsParent(), prefix });
+  Deno.chmodSync(dir, 0o700);
+  return dir;
 }
 
 /**

@@ -14,6 +14,7 @@ import {
   type SandboxScope,
   type SandboxSettings,
 } from "../../lib/policy/sandbox.ts";
+import { privateSocketDir, socketsParent } from "../../lib/process/unix_socket.ts";
 import { FAKE_KEY, inside, world } from "./sandbox_world.ts";
 
 const why = await sandboxProblem();
@@ -298,6 +299,35 @@ Deno.test({
       a.close();
       b.close();
       await Deno.remove(tmux, { recursive: true });
+    }
+  },
+});
+
+Deno.test({
+  name: "sandbox: other sessions' sockets in the shared sockets folder stay out of reach, " +
+    "under one mount",
+  ignore,
+  fn: async () => {
+    await using w = await world();
+    const sessions = [0, 1, 2].map(() => privateSocketDir("magi-approve-test-"));
+    const [ours, ...theirs] = sessions.map((d) => join(d, "approve.sock"));
+    const servers = [answering(ours, "ours"), ...theirs.map((t) => answering(t, "theirs"))];
+    try {
+      assert.ok(sessions.every((d) => d.startsWith(socketsParent()! + "/")), sessions.join());
+      for (const mode of MODES) {
+        const wrap = launcher(w, mode, {}, { sockets: [ours] });
+        const r = await inside(wrap, `python3 -c "$PY" ${[ours, ...theirs].join(" ")}`, {
+          env: { PY: CONNECT },
+        });
+        assert.match(r.out, /ours-ok/, `${mode}: ${r.out}${r.err}`);
+        assert.doesNotMatch(r.out, /theirs-ok/, mode);
+        // One empty folder over the sockets' folder, not one per session.
+        const args = wrap("true", []).args;
+        assert.ok(!sessions.some((d) => args.includes(d)), `${mode}: ${args.join(" ")}`);
+      }
+    } finally {
+      for (const s of servers) s.close();
+      for (const d of sessions) await Deno.remove(d, { recursive: true });
     }
   },
 });

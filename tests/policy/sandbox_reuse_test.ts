@@ -1,0 +1,173 @@
+/**
+ * bwrap's arguments are reused between calls while nothing they were read from changed
+ * (`sandbox_reads.ts`), and built again when something appears between two calls: a unix
+ * socket, a credential store, a repository whose hooks must stay read-only. Real bwrap. The
+ * tests run in a child `deno test` with a temp folder of its own (TMPDIR), so no other
+ * process's churn in the shared one decides reuse, and no other test file sees that TMPDIR.
+ */
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import {
+  sandboxArgsBuilt,
+  sandboxLauncher,
+  sandboxProblem,
+  type SandboxScope,
+} from "../../lib/policy/sandbox.ts";
+import { FAKE_KEY, inside, world } from "./sandbox_world.ts";
+
+const why = await sandboxProblem();
+const CHILD = Deno.env.get("MAGI_SANDBOX_REUSE_CHILD") === "1";
+/** The tests proper run only in the child. */
+const ignore = why !== undefined || !CHILD;
+
+Deno.test({
+  name: "sandbox reuse: the tests below, in a child with a temp folder of its own",
+  ignore: why !== undefined || CHILD,
+  fn: async () => {
+    const temp = await Deno.realPath(await Deno.makeTempDir({ prefix: "magi-reuse-tmp-" }));
+    try {
+      const out = await new Deno.Command(Deno.execPath(), {
+        args: ["test", "-A", "--no-check", new URL(import.meta.url).pathname],
+        env: { TMPDIR: temp, MAGI_SANDBOX_REUSE_CHILD: "1", NO_COLOR: "1" },
+        stdout: "piped",
+        stderr: "piped",
+        signal: AbortSignal.timeout(120_000),
+      }).output();
+      const text = new TextDecoder().decode(out.stdout) + new TextDecoder().decode(out.stderr);
+      assert.ok(out.success, text);
+      assert.match(text, /ok \| 4 passed \| 0 failed/, text);
+    } finally {
+      await Deno.remove(temp, { recursive: true });
+    }
+  },
+});
+
+const PAST = new Date(Date.now() - 60_000);
+
+/** Sets every folder's and file's times under `dir` back a minute: as if long settled. */
+function settle(dir: string): void {
+  for (const e of Deno.readDirSync(dir)) {
+    const p = join(dir, e.name);
+    if (e.isDirectory) settle(p);
+    if (!e.isSymlink) Deno.utimeSync(p, PAST, PAST);
+  }
+  Deno.utimeSync(dir, PAST, PAST);
+}
+
+/** A world (in the child's own temp folder) whose folders all look long settled. */
+async function settledWorld() {
+  const w = await world();
+  await Deno.mkdir(join(w.home, "run"));
+  settle(w.base);
+  settle(Deno.env.get("TMPDIR")!);
+  return w;
+}
+
+function wrapFor(
+  w: { root: string; home: string },
+  mode: "read-only" | "workspace-write",
+  scope: Partial<SandboxScope> = {},
+) {
+  return sandboxLauncher(
+    { mode, network: false, denyRead: [] },
+    { roots: [w.root], home: w.home, hidden: [], ...scope },
+    mode,
+  );
+}
+
+const CONNECT = `import socket,sys
+s = socket.socket(socket.AF_UNIX)
+try:
+    s.connect(sys.argv[1]); print(s.recv(64).decode().strip())
+except OSError as e:
+    print("refused", e.errno)
+`;
+
+for (const mode of ["read-only", "workspace-write"] as const) {
+  Deno.test({
+    name: `sandbox reuse (${mode}): arguments reused while nothing changed; ` +
+      "a socket or a credential store made between two calls is covered by the second",
+    ignore,
+    sanitizeResources: false,
+    fn: async () => {
+      await using w = await settledWorld();
+      const wrap = wrapFor(w, mode);
+      const first = wrap("true", []).args;
+      const built = sandboxArgsBuilt();
+      assert.deepEqual(wrap("true", []).args, first);
+      assert.equal(sandboxArgsBuilt(), built, "nothing changed: reused");
+
+      // A server's socket appears in a folder of HOME (where an agent or a daemon keeps one),
+      // then one in a folder of the temp folder (where tmux keeps its server's).
+      const inHome = join(w.home, "run", "agent.sock");
+      const tmux = join(Deno.env.get("TMPDIR")!, "tmux-reuse");
+      for (const sock of [inHome, join(tmux, "default")]) {
+        await Deno.mkdir(join(sock, ".."), { recursive: true });
+        const listener = Deno.listen({ transport: "unix", path: sock });
+        (async () => {
+          for await (const c of listener) {
+            await c.write(new TextEncoder().encode("reached\n")).catch(() => {});
+            c.close();
+          }
+        })().catch(() => {});
+        try {
+          const r = await inside(wrap, `python3 -c "$PY" "${sock}"`, { env: { PY: CONNECT } });
+          assert.match(r.out, /refused/, `${sock}: ${r.out}${r.err}`);
+          assert.doesNotMatch(r.out, /reached/);
+        } finally {
+          listener.close();
+        }
+      }
+      assert.ok(sandboxArgsBuilt() > built, "built again");
+
+      // A credential store appears.
+      await Deno.mkdir(join(w.home, ".kube"));
+      await Deno.writeTextFile(join(w.home, ".kube", "config"), FAKE_KEY);
+      const r = await inside(wrap, `cat "${w.home}/.kube/config" 2>&1; true`);
+      assert.doesNotMatch(r.out, /fake-key/, r.out);
+    },
+  });
+}
+
+Deno.test({
+  name: "sandbox reuse: a repository made between two calls has its hooks kept read-only",
+  ignore,
+  fn: async () => {
+    await using w = await settledWorld();
+    const wrap = wrapFor(w, "workspace-write");
+    // The first call's bwrap makes the missing `.magi` it keeps read-only: built again once.
+    await inside(wrap, "true");
+    settle(w.base);
+    await inside(wrap, "true");
+    const built = sandboxArgsBuilt();
+    await inside(wrap, "true");
+    assert.equal(sandboxArgsBuilt(), built, "nothing changed: reused");
+    const repo = join(w.root, "sub");
+    const init = await new Deno.Command("git", { args: ["init", "-q", repo] }).output();
+    assert.ok(init.success);
+    const r = await inside(
+      wrap,
+      `echo evil > "${repo}/.git/hooks/pre-commit" 2>/dev/null && echo planted; ` +
+        `echo x >> "${repo}/.git/config" 2>/dev/null && echo config-changed; ` +
+        `echo ok > "${repo}/file" && echo wrote`,
+    );
+    assert.match(r.out, /wrote/, `${r.out}${r.err}`);
+    assert.doesNotMatch(r.out, /planted|config-changed/, r.out);
+  },
+});
+
+Deno.test({
+  name: "sandbox reuse: arguments read from a folder changed within a clock tick are not kept",
+  ignore,
+  fn: async () => {
+    await using w = await settledWorld();
+    const wrap = wrapFor(w, "read-only");
+    wrap("true", []);
+    // Changed just now: a change in the same tick would not move its time, so no reuse.
+    await Deno.writeTextFile(join(w.home, "run", "fresh"), "");
+    const built = sandboxArgsBuilt();
+    wrap("true", []);
+    wrap("true", []);
+    assert.equal(sandboxArgsBuilt(), built + 2);
+  },
+});
