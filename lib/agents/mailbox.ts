@@ -48,6 +48,16 @@ function inbox(mailDir: string, to: string): string {
 let sent = 0;
 
 /**
+ * The mailbox magi itself writes to (the `mail` builtin): beside the shared one, in the
+ * session's own folder, which no sandbox can write. Writing into the shared mailbox from the
+ * host would resolve a path a sandboxed program can swap for a link between magi's check
+ * and its write (a message file landing in `~/.bashrc.d`).
+ */
+export function hostMailDir(mailDir: string): string {
+  return join(dirname(mailDir), "mail-host");
+}
+
+/**
  * `dir` as a real folder (made 0700 when missing).
  *
  * @throws Error when it is a link or not a folder (planted to aim magi's writes elsewhere)
@@ -62,6 +72,19 @@ function realFolder(dir: string): void {
   }
   if (info.isSymlink || !info.isDirectory) {
     throw new Error(`Cannot use mailbox folder "${dir}": it is not a folder of its own`);
+  }
+}
+
+/**
+ * Makes `id`'s inbox in the shared mailbox, for its tools' mail (`$MAGI_MAIL_DIR/<id>/`).
+ * Called when the session starts, before any of its tools runs.
+ */
+export function openInbox(mailDir: string, id: string): void {
+  privateDir(mailDir);
+  try {
+    realFolder(inbox(mailDir, id));
+  } catch {
+    // a planted link: that inbox is not read (takeMail passes over it)
   }
 }
 
@@ -144,12 +167,19 @@ function senderName(from: string): string {
  * is no mail; a bad file costs one line (once). Nothing in the mailbox is moved or changed.
  */
 export function takeMail(mailDir: string, id: string, warn: Warn): Mail[] {
+  // magi's own mail (hostMailDir) and tools' mail (the shared folder), each taken once.
+  const own = takeFrom(hostMailDir(mailDir), "host/", mailDir, id, warn);
+  const tools = takeFrom(mailDir, "", mailDir, id, warn);
+  return [...own, ...tools].sort((a, b) => a.at < b.at ? -1 : a.at > b.at ? 1 : 0);
+}
+
+function takeFrom(box: string, tag: string, mailDir: string, id: string, warn: Warn): Mail[] {
   let dir: string;
   let names: string[];
   let log: string;
   let taken: Set<string>;
   try {
-    dir = inbox(mailDir, id);
+    dir = inbox(box, id);
     log = readLog(mailDir, id);
     taken = new Set(readText(log).split("\n").filter((l) => l !== ""));
     const folder = Deno.lstatSync(dir);
@@ -157,7 +187,7 @@ export function takeMail(mailDir: string, id: string, warn: Warn): Mail[] {
     names = [...Deno.readDirSync(dir)]
       .filter((e) => e.isFile && e.name.endsWith(".json") && !e.name.startsWith("."))
       .map((e) => e.name)
-      .filter((n) => !taken.has(n))
+      .filter((n) => !taken.has(tag + n))
       .sort();
   } catch {
     return [];
@@ -173,7 +203,7 @@ export function takeMail(mailDir: string, id: string, warn: Warn): Mail[] {
     } catch {
       mail = undefined;
     }
-    record.writeSync(new TextEncoder().encode(name + "\n"));
+    record.writeSync(new TextEncoder().encode(tag + name + "\n"));
     if (!isMail(mail)) {
       warn(`mail ${join(dir, name)}: not a message ({"from", "text"} as JSON, a file of its own)`);
       continue;

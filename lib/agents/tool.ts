@@ -11,7 +11,7 @@ import type { Declaration, Outcome, Tool } from "../registry/types.ts";
 import type { Runtime } from "../runtime.ts";
 import { Registry } from "../registry/registry.ts";
 import { type AgentHost, MAGI_AGENT_TOOLS, maxDepth } from "./host.ts";
-import { mailText, sendMail, takeMail } from "./mailbox.ts";
+import { hostMailDir, mailText, openInbox, sendMail, takeMail } from "./mailbox.ts";
 import { findProfile, listProfiles, type Profile } from "./profiles.ts";
 import { runChild } from "./run_child.ts";
 
@@ -129,7 +129,8 @@ export function mailTool(host: AgentHost): Tool {
     effects: () => NONE,
     invoke: async (inv) => {
       try {
-        sendMail(host.mailDir, host.session.id, host.parent!, String(inv.args.text));
+        // Into the host-only mailbox: the shared one is writable from inside the sandbox.
+        sendMail(hostMailDir(host.mailDir), host.session.id, host.parent!, String(inv.args.text));
       } catch (error) {
         return fail(`Cannot send mail: ${(error as Error).message}`);
       }
@@ -154,6 +155,7 @@ export function installAgentTools(rt: Runtime, host: AgentHost, allowed?: Set<st
   // Another agent's `agent` and `mail` (a parent's, in a child's subset) are replaced.
   const kept = rt.registry.list().filter((t) => !MAGI_AGENT_TOOLS.has(t.origin.where));
   rt.registry = new Registry([...kept, ...extra], rt.warn);
+  openInbox(host.mailDir, host.session.id);
   rt.inbox = () =>
     takeMail(host.mailDir, host.session.id, rt.warn).map((m) => ({
       from: m.from,

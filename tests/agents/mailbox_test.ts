@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { mailText, sendMail, takeMail } from "../../lib/agents/mailbox.ts";
+import { hostMailDir, mailText, sendMail, takeMail } from "../../lib/agents/mailbox.ts";
 import { tempDir } from "../helpers.ts";
 
 Deno.test("sendMail() writes one JSON file by rename; takeMail() gives them in order, once", async () => {
@@ -72,4 +72,21 @@ Deno.test("takeMail() moves, changes and follows nothing a sandboxed program pla
   assert.equal(Deno.statSync(outside).mode! & 0o777, 0o755, "not made private through a link");
   assert.throws(() => sendMail(mailDir, "a", "parent-2", "t"), /not a folder of its own/);
   assert.deepEqual([...Deno.readDirSync(outside)].length, 2);
+});
+
+Deno.test("magi's own mail goes to a host-only box beside the shared one; both are delivered", async () => {
+  await using dir = await tempDir();
+  const mailDir = join(dir.path, "session", "mail");
+  const own = hostMailDir(mailDir);
+  assert.equal(own, join(dir.path, "session", "mail-host"));
+  // A link planted in the shared mailbox, aimed at a folder outside, gets none of magi's writes.
+  const outside = join(dir.path, "outside");
+  Deno.mkdirSync(outside);
+  Deno.mkdirSync(mailDir, { recursive: true });
+  Deno.symlinkSync(outside, join(mailDir, "parent-1"));
+  sendMail(own, "child-a", "parent-1", "from the mail builtin");
+  assert.deepEqual([...Deno.readDirSync(outside)], []);
+  const mail = takeMail(mailDir, "parent-1", () => {});
+  assert.deepEqual(mail.map((m) => m.text), ["from the mail builtin"]);
+  assert.deepEqual(takeMail(mailDir, "parent-1", () => {}), []);
 });
