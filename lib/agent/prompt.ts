@@ -84,7 +84,11 @@ export function contextFiles(cwd: string, env: Record<string, string>): string[]
   // downloaded folder's `AGENTS.md -> ../../.ssh/id_ed25519` would lie "inside" it. There a
   // file must stay inside its own folder.
   const fence = (path: string) => holdsHome(chain[0], env.HOME) ? dirname(path) : chain[0];
-  const own = (path: string) => isFile(path) && containedPath(path, fence(path)) !== undefined;
+  const own = (path: string) => {
+    const real = isFile(path) ? containedPath(path, fence(path)) : undefined;
+    if (real !== undefined) checkedReal.set(path, real);
+    return real !== undefined;
+  };
   for (const dir of chain) {
     const agents = join(dir, "AGENTS.md");
     const claude = join(dir, "CLAUDE.md");
@@ -94,12 +98,43 @@ export function contextFiles(cwd: string, env: Record<string, string>): string[]
   return [...new Set(files)];
 }
 
+/** The real path each checkout file had when {@link contextFiles} let it in. */
+const checkedReal = new Map<string, string>();
+
+/**
+ * A context file's bytes, read from the real path it was let in with, and only when the file
+ * opened is the regular file looked at there: a file a sandboxed program swaps for a link
+ * after the check (to `~/.netrc`, say) is read as empty.
+ */
+function readChecked(path: string): Uint8Array {
+  const real = checkedReal.get(path);
+  if (real === undefined) return Deno.readFileSync(path); // the person's own file
+  try {
+    if (Deno.realPathSync(path) !== real) return new Uint8Array();
+    const looked = Deno.lstatSync(real);
+    if (!looked.isFile) return new Uint8Array();
+    using file = Deno.openSync(real);
+    const opened = file.statSync();
+    if (opened.ino !== looked.ino || opened.dev !== looked.dev) return new Uint8Array();
+    const bytes = new Uint8Array(Math.min(opened.size, 64 * 1024 * 1024));
+    let at = 0;
+    while (at < bytes.length) {
+      const n = file.readSync(bytes.subarray(at));
+      if (n === null) break;
+      at += n;
+    }
+    return bytes.subarray(0, at);
+  } catch {
+    return new Uint8Array();
+  }
+}
+
 /** Reads at most `maxBytes` bytes of a text file, cut at a character boundary, with a note. */
 function readBounded(
   path: string,
   maxBytes: number,
 ): { text: string; bytes: number; kept: number } {
-  const bytes = Deno.readFileSync(path);
+  const bytes = readChecked(path);
   if (bytes.length <= maxBytes) {
     return { text: new TextDecoder().decode(bytes), bytes: bytes.length, kept: bytes.length };
   }

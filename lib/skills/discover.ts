@@ -29,6 +29,29 @@ export interface Skill {
   file: string;
   /** Found in a project folder (came with the repository), not the person's own. */
   project: boolean;
+  /**
+   * The folder as found: its real path and identity. Every later read checks the folder is
+   * still this one (a sandboxed program can swap a checkout's skill folder for a link).
+   */
+  anchor?: { real: string; dev: number; ino: number | null };
+}
+
+/**
+ * The skill's folder as it was found, or undefined when it has been swapped since (for a
+ * link, or another folder): reads are fenced by the recorded real path, never a new one.
+ */
+export function skillRoot(skill: Skill): string | undefined {
+  const anchor = skill.anchor;
+  if (!anchor) return skill.dir;
+  try {
+    if (Deno.realPathSync(skill.dir) !== anchor.real) return undefined;
+    const now = Deno.statSync(anchor.real);
+    return now.isDirectory && now.dev === anchor.dev && now.ino === anchor.ino
+      ? anchor.real
+      : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /** Where skill folders are looked for, in order. */
@@ -79,7 +102,16 @@ export function readSkill(dir: string, project: boolean): Skill {
   if (description.length > 1024) {
     throw new SyntaxError('"description" is longer than 1024 characters');
   }
-  return { name, description: description.trim(), dir, file, project };
+  const real = Deno.realPathSync(dir);
+  const info = Deno.statSync(real);
+  return {
+    name,
+    description: description.trim(),
+    dir,
+    file,
+    project,
+    anchor: { real, dev: info.dev, ino: info.ino },
+  };
 }
 
 /** Finds every skill for `cwd`, sorted by name; a bad one costs only itself, with one line. */
@@ -121,7 +153,10 @@ export function discoverSkills(cwd: string, env: Record<string, string>, warn: W
 
 /** A skill's body: its `SKILL.md` after the front matter. */
 export function skillBody(skill: Skill): string {
-  return parseFrontMatter(Deno.readTextFileSync(skill.file)).body;
+  const root = skillRoot(skill);
+  const file = root && containedPath(join(root, "SKILL.md"), root);
+  if (!file) throw new Error(`the folder of skill "${skill.name}" changed since it was found`);
+  return parseFrontMatter(Deno.readTextFileSync(file)).body;
 }
 
 /** The most files {@link skillFiles} lists. */
@@ -130,11 +165,13 @@ export const MAX_LISTED_FILES = 200;
 /** The files of a skill's folder (relative paths, sorted), at most {@link MAX_LISTED_FILES}. */
 export function skillFiles(skill: Skill): { files: string[]; more: boolean } {
   const files: string[] = [];
+  const root = skillRoot(skill);
+  if (!root) return { files, more: false };
   let more = false;
   const visit = (rel: string, depth: number) => {
     let entries: Deno.DirEntry[];
     try {
-      entries = [...Deno.readDirSync(join(skill.dir, rel))];
+      entries = [...Deno.readDirSync(join(root, rel))];
     } catch {
       return;
     }

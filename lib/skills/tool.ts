@@ -16,7 +16,7 @@ import { shellWord } from "../policy/shell.ts";
 import { processOutcome } from "../process/outcome.ts";
 import { spawnProcess } from "../process/spawn.ts";
 import type { Invocation, Outcome, Tool } from "../registry/types.ts";
-import { MAX_LISTED_FILES, type Skill, skillBody, skillFiles } from "./discover.ts";
+import { MAX_LISTED_FILES, type Skill, skillBody, skillFiles, skillRoot } from "./discover.ts";
 
 /** The most bytes of a skill file `skill` returns with `file` (the pipeline bounds it again). */
 const FILE_BYTES = 256 * 1024;
@@ -65,6 +65,9 @@ export function skillTool(skills: readonly Skill[], policy: () => Policy): Tool 
       if (!skill) return fail(`no skill "${inv.args.name}"`);
       if (typeof inv.args.script === "string") return await runScript(policy(), skill, inv);
       if (typeof inv.args.file === "string") return await readFile(skill, inv.args.file, inv);
+      if (!skillRoot(skill)) {
+        return fail(`the folder of skill "${skill.name}" changed since it was found; not read`);
+      }
       const body = skillBody(skill);
       const { files, more } = skillFiles(skill);
       const list = files.map((f) => `- ${f}`).join("\n") +
@@ -77,6 +80,14 @@ export function skillTool(skills: readonly Skill[], policy: () => Policy): Tool 
   };
 }
 
+function lstatOrUndefined(path: string): Deno.FileInfo | undefined {
+  try {
+    return Deno.lstatSync(path);
+  } catch {
+    return undefined;
+  }
+}
+
 function fail(message: string): Outcome {
   return { isError: true, note: `[magi: ${message}]` };
 }
@@ -87,12 +98,19 @@ function inside(base: string, rel: string): string | undefined {
 }
 
 async function readFile(skill: Skill, rel: string, inv: Invocation): Promise<Outcome> {
-  const real = inside(skill.dir, rel);
-  if (!real || !Deno.statSync(real).isFile) {
+  const root = skillRoot(skill);
+  const real = root && inside(root, rel);
+  const looked = real ? lstatOrUndefined(real) : undefined;
+  if (!real || !looked?.isFile) {
     return fail(`Cannot read "${rel}" of skill "${skill.name}": no such file in its folder`);
   }
   const file = await Deno.open(real);
   try {
+    // The file opened must be the one looked at (a link swapped in between is not followed).
+    const opened = await file.stat();
+    if (opened.ino !== looked.ino || opened.dev !== looked.dev || !skillRoot(skill)) {
+      return fail(`Cannot read "${rel}" of skill "${skill.name}": it changed while being read`);
+    }
     const buf = new Uint8Array(FILE_BYTES);
     let at = 0;
     while (at < buf.length) {
@@ -109,8 +127,9 @@ async function readFile(skill: Skill, rel: string, inv: Invocation): Promise<Out
 
 async function runScript(policy: Policy, skill: Skill, inv: Invocation): Promise<Outcome> {
   const rel = String(inv.args.script);
-  const real = inside(join(skill.dir, "scripts"), relative("scripts", rel)) ??
-    inside(join(skill.dir, "scripts"), rel);
+  const root = skillRoot(skill);
+  const real = root &&
+    (inside(join(root, "scripts"), relative("scripts", rel)) ?? inside(join(root, "scripts"), rel));
   if (!real || !Deno.statSync(real).isFile) {
     return fail(
       `Cannot run "${rel}" of skill "${skill.name}": no such file in its scripts/ folder`,

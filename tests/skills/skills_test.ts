@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { discoverSkills } from "../../lib/skills/discover.ts";
+import { skillTool } from "../../lib/skills/tool.ts";
 import { magi, tempDir } from "../helpers.ts";
 import { reply, scriptedServer, toolResultsIn } from "../agent/fake_provider.ts";
 import { agentConfig } from "../agent/setup.ts";
@@ -148,4 +149,42 @@ Deno.test("discoverSkills() refuses a project's SKILL.md that links out of its f
   const warnings: string[] = [];
   assert.deepEqual(discoverSkills(dir.path, {}, (m) => warnings.push(m)), []);
   assert.match(warnings[0], /leak\/SKILL\.md: it is a link that leads out of the skill's folder/);
+});
+
+Deno.test("a skill folder swapped for a link after discovery is not read through", async () => {
+  await using dir = await tempDir();
+  const repo = join(dir.path, "repo");
+  const home = join(dir.path, "home");
+  await Deno.mkdir(join(repo, ".git"), { recursive: true });
+  await Deno.mkdir(home);
+  await Deno.writeTextFile(join(home, ".netrc"), "machine x login bob password NetrcSecret\n");
+  const skills = join(repo, ".claude", "skills");
+  await makeSkill(skills, "notes", 'name: notes\ndescription: "Notes."', {
+    "references/a.md": "A\n",
+  });
+  const found = discoverSkills(repo, {}, () => {});
+  const tool = skillTool(found, () => ({}) as never);
+  const call = async (args: Record<string, unknown>) => {
+    const said: string[] = [];
+    const outcome = await tool.invoke({
+      args,
+      cwd: repo,
+      env: {},
+      timeoutMs: 5000,
+      emit: {
+        said: (c: string | Uint8Array) =>
+          void said.push(typeof c === "string" ? c : new TextDecoder().decode(c)),
+      },
+    } as never);
+    return { ...outcome, said: said.join("") + (outcome.note ?? "") };
+  };
+  assert.match((await call({ name: "notes", file: "references/a.md" })).said, /^A\n/);
+  // A sandboxed program moves the folder aside and puts a link to HOME in its place.
+  await Deno.rename(join(skills, "notes"), join(skills, "notes.old"));
+  await Deno.symlink(home, join(skills, "notes"));
+  for (const args of [{ name: "notes", file: ".netrc" }, { name: "notes" }]) {
+    const r = await call(args);
+    assert.equal(r.isError, true, r.said);
+    assert.doesNotMatch(r.said, /NetrcSecret/);
+  }
 });
