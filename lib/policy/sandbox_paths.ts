@@ -23,6 +23,21 @@ export const CREDENTIAL_STORES = [
   ".pypirc",
   ".cargo/credentials.toml",
   ".config/git/credentials",
+  // Agents' and tools' own logins and keys.
+  ".claude/.credentials.json",
+  ".codex/auth.json",
+  ".config/gemini",
+  ".gemini/oauth_creds.json",
+  ".vault-token",
+  ".pgpass",
+  ".my.cnf",
+  ".config/containers/auth.json",
+  ".config/sops",
+  ".azure",
+  ".terraform.d/credentials.tfrc.json",
+  ".config/age",
+  ".password-store",
+  ".local/share/keyrings",
 ];
 
 /**

@@ -56,6 +56,7 @@ for (const homeInRoot of [false, true]) {
         const r = await inside(
           launcher(w, mode),
           `cd "$H"; cat .ssh/id_ed25519 .aws/credentials .netrc .kube/config ` +
+            `.claude/.credentials.json .vault-token .pgpass ` +
             `"${w.outside}/kube/config"; ls -A .ssh; ` +
             `cp -r .ssh "${w.root}/stolen" 2>/dev/null; cat "${w.root}"/stolen/* 2>/dev/null; true`,
           { env: { H: w.home } },

@@ -49,6 +49,11 @@ export async function world(opts: { homeInRoot?: boolean } = {}): Promise<World>
   await Deno.mkdir(join(home, ".aws"));
   await Deno.writeTextFile(join(home, ".aws", "credentials"), FAKE_KEY + "\n");
   await Deno.writeTextFile(join(home, ".netrc"), `machine x password ${FAKE_KEY}\n`);
+  // Agents' own logins and other tools' keys.
+  await Deno.mkdir(join(home, ".claude"));
+  await Deno.writeTextFile(join(home, ".claude", ".credentials.json"), `{"t":"${FAKE_KEY}"}`);
+  await Deno.writeTextFile(join(home, ".vault-token"), FAKE_KEY);
+  await Deno.writeTextFile(join(home, ".pgpass"), `db:5432:*:app:${FAKE_KEY}\n`);
   const outside = await outsideDir();
   return {
     base,
