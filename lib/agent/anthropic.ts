@@ -14,6 +14,7 @@ import {
   providerError,
   type ProviderSettings,
   StreamCutError,
+  streamError,
   StreamWatch,
   type ThinkingBlock,
   type ToolCallRequest,
@@ -260,14 +261,7 @@ export class AnthropicProvider implements Provider {
       if (
         error instanceof Anthropic.APIError && !(error instanceof Anthropic.APIConnectionError)
       ) {
-        const e = providerError(this.name, error);
-        if (error.status === undefined) {
-          e.message = e.message.replace(
-            /^(provider "[^"]*": )/,
-            "$1the stream reported an error: ",
-          );
-        }
-        throw e;
+        throw streamError(this.name, error);
       }
       throw new StreamCutError(`the stream was cut: ${(error as Error).message}`);
     }

@@ -17,6 +17,7 @@ import {
   providerError,
   type ProviderSettings,
   StreamCutError,
+  streamError,
   StreamWatch,
   type ToolCallRequest,
   type TurnRequest,
@@ -222,14 +223,7 @@ export class OpenAIProvider implements Provider {
       if (watch.stalled) throw new StreamCutError(`no data for ${this.#idleMs / 1000} s`);
       // OpenRouter's `error` object in mid-stream arrives as an APIError without a status.
       if (error instanceof OpenAI.APIError && !(error instanceof OpenAI.APIConnectionError)) {
-        const e = providerError(this.name, error);
-        if (error.status === undefined) {
-          e.message = e.message.replace(
-            /^(provider "[^"]*": )/,
-            "$1the stream reported an error: ",
-          );
-        }
-        throw e;
+        throw streamError(this.name, error);
       }
       throw new StreamCutError(`the stream was cut: ${(error as Error).message}`);
     }

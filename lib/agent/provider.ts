@@ -251,6 +251,21 @@ export function describeError(name: string, error: unknown): string {
 }
 
 /**
+ * {@link providerError} for an error an SDK raised while a stream was open: one without an
+ * HTTP status came in the stream itself (vLLM's `{"object":"error"}`, OpenRouter's `error`).
+ */
+export function streamError(
+  name: string,
+  error: Parameters<typeof providerError>[1] & { status?: number },
+): ProviderError {
+  const e = providerError(name, error);
+  if (error.status === undefined) {
+    e.message = e.message.replace(/^(provider "[^"]*": )/, "$1the stream reported an error: ");
+  }
+  return e;
+}
+
+/**
  * The error a run ends with for an SDK error: a {@link ContextLengthError} when the provider
  * says the prompt does not fit (by its code or its message), else a {@link ProviderError}.
  */
