@@ -44,3 +44,27 @@ Deno.test("a stream masks a private key cut at every place, and releases plain t
   assert.equal(keys.push(" -"), " ");
   assert.equal(keys.end(), "-");
 });
+
+Deno.test("PuTTY key files and age identities are masked by shape too, however a stream is cut", () => {
+  const putty = [
+    "PuTTY-User-Key-File-3: ssh-ed25519",
+    "Encryption: none",
+    "Public-Lines: 2",
+    "AAAAC3NzaC1lZDI1NTE5AAAAIPphS+R2d+KIiDvCTqKUSso8enVP",
+    "Private-Lines: 1",
+    "AAAAIEZbaH34Qjg/Qc6ZxuDGX6gLWlKh9qWhXeC1Bur4JB4l",
+    "Private-MAC: 5a1b2c3d4e5f60718293a4b5c6d7e8f90a1b2c3d4e5f60718293a4b5c6d7e8f9",
+  ].join("\n");
+  const age = "AGE-SECRET-KEY-1QQPZR4ETC7ZZ2Y0YQLYK6ZZ8E5ZJ3S3XW8W3KZJXN5MZL2PLLZQSRRXG6L";
+  const text = `a\n${putty}\nb # ${age}\nc\n`;
+  const want = "a\n$PRIVATE_KEY\nb # $PRIVATE_KEY\nc\n";
+  assert.equal(new Masker([]).maskText(text), want);
+  for (let at = 1; at < text.length; at += 5) {
+    const stream = new Masker([]).stream();
+    const out = stream.push(text.slice(0, at)) + stream.push(text.slice(at)) + stream.end();
+    assert.equal(out, want, `cut at ${at}`);
+  }
+  // Ordinary capitals are not held back.
+  const keys = new PrivateKeyStream();
+  assert.equal(keys.push("A Plan for April"), "A Plan for April");
+});
