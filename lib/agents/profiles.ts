@@ -89,13 +89,8 @@ export function readProfile(file: string, project: boolean): Profile {
 export function findProfile(name: string, cwd: string, env: Record<string, string>): Profile {
   const looked: string[] = [];
   for (const { dir, project } of profileDirs(cwd, env)) {
-    let entries: string[];
-    try {
-      entries = [...Deno.readDirSync(dir)].filter((e) => e.name.endsWith(".md")).map((e) => e.name)
-        .sort();
-    } catch {
-      continue;
-    }
+    const entries = profileFiles(dir);
+    if (!entries) continue;
     looked.push(dir);
     for (const entry of entries) {
       const file = join(dir, entry);
@@ -118,6 +113,16 @@ export function findProfile(name: string, cwd: string, env: Record<string, strin
   );
 }
 
+/** The `*.md` file names of a profiles folder, sorted; undefined when it cannot be read. */
+function profileFiles(dir: string): string[] | undefined {
+  try {
+    return [...Deno.readDirSync(dir)].filter((e) => e.name.endsWith(".md")).map((e) => e.name)
+      .sort();
+  } catch {
+    return undefined;
+  }
+}
+
 /** Every profile for `cwd` (the first of each name), sorted by name; a bad file is one line. */
 export function listProfiles(
   cwd: string,
@@ -126,13 +131,8 @@ export function listProfiles(
 ): Profile[] {
   const found = new Map<string, Profile>();
   for (const { dir, project } of profileDirs(cwd, env)) {
-    let entries: string[];
-    try {
-      entries = [...Deno.readDirSync(dir)].filter((e) => e.name.endsWith(".md")).map((e) => e.name)
-        .sort();
-    } catch {
-      continue;
-    }
+    const entries = profileFiles(dir);
+    if (!entries) continue;
     for (const entry of entries) {
       try {
         const profile = readProfile(join(dir, entry), project);

@@ -100,11 +100,11 @@ const STARTED = Date.now();
 /**
  * Resolves a path like `realpath -m` over the facts: component by component, each symlink
  * resolved where it stands (`link/..` is the link target's parent); components that do not
- * exist are kept as written. See `realPathLenient` in `roots.ts`, the same over the system.
+ * exist are kept as written. `realPathLenient` in `roots.ts` is this over the system.
  *
  * @param path absolute (a relative one is taken from `/`)
  */
-export function lenientReal(look: Lookups, path: string): string {
+export function lenientReal(look: Pick<Lookups, "real">, path: string): string {
   if (!isAbsolute(path)) path = resolve("/", path);
   const whole = look.real(path);
   if (whole !== undefined) return whole;

@@ -6,7 +6,8 @@
  *
  * @module
  */
-import { dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
+import { isAbsolute, relative, resolve, sep } from "node:path";
+import { lenientReal } from "./fs_facts.ts";
 
 /** A path that passed the check. */
 export interface AllowedPath {
@@ -23,27 +24,15 @@ export interface AllowedPath {
  * @param path an absolute path (a relative one is taken from the process's folder)
  */
 export function realPathLenient(path: string): string {
-  if (!isAbsolute(path)) path = resolve(path);
+  return lenientReal({ real: systemRealPath }, isAbsolute(path) ? path : resolve(path));
+}
+
+function systemRealPath(path: string): string | undefined {
   try {
     return Deno.realPathSync(path);
   } catch {
-    // Something is missing: resolve what exists, one component at a time.
+    return undefined;
   }
-  let at = "/";
-  for (const part of path.split("/")) {
-    if (part === "" || part === ".") continue;
-    if (part === "..") {
-      at = dirname(at);
-      continue;
-    }
-    const next = join(at, part);
-    try {
-      at = Deno.realPathSync(next);
-    } catch {
-      at = next;
-    }
-  }
-  return at;
 }
 
 /**
