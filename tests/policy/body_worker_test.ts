@@ -5,7 +5,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { bodyPermissions, runBody } from "../../lib/policy/body_worker.ts";
+import { bodyPermissions, runBody } from "../../lib/sources/builtins/body_worker.ts";
 import { allowedPrograms } from "../../lib/policy/decide.ts";
 import { tempDir, testRuntime } from "../helpers.ts";
 
