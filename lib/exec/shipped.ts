@@ -23,7 +23,7 @@ import { xdgBase } from "../core/xdg.ts";
 export const COMPILED: boolean = Deno.build.standalone;
 
 /** The shipped tools folder as built in: beside `main.ts`, or inside the compiled binary. */
-const BUILT_IN_TOOLS = fileURLToPath(new URL("../tools", import.meta.url));
+const BUILT_IN_TOOLS = fileURLToPath(new URL("../../tools", import.meta.url));
 
 let copied: string | undefined;
 

@@ -331,7 +331,7 @@ export async function createRuntime(opts: RuntimeOptions): Promise<Runtime> {
         .filter((t) => t.origin.source === "tools_dir" || t.origin.source === "shipped")
         .map((t) => t.origin.where),
       ...(linksDir ? [linksDir] : []),
-      fileURLToPath(new URL("..", import.meta.url)),
+      fileURLToPath(new URL("../..", import.meta.url)),
       dirname(Deno.execPath()),
       ...(opts.env.DENO_DIR ? [opts.env.DENO_DIR] : []),
     ]),
