@@ -323,7 +323,7 @@ async function main(): Promise<void> {
   });
   // The sandbox off: what it adds is row 8's figure, not the pipeline's.
   const unsandboxed = join(home, "unsandboxed.jsonc");
-  await Deno.writeTextFile(unsandboxed, JSON.stringify({ policy: { sandbox: false } }));
+  await Deno.writeTextFile(unsandboxed, JSON.stringify({ sandbox: { mode: "off" } }));
   const withHello = await createRuntime({
     cwd: home,
     env,

@@ -78,7 +78,7 @@ export async function mcpServeCases(
     config,
     JSON.stringify({
       shipped_tools: false,
-      ...(opts.sandbox === false ? { policy: { sandbox: false } } : {}),
+      ...(opts.sandbox === false ? { sandbox: { mode: "off" } } : {}),
     }),
   );
   const xdg = {
