@@ -6,7 +6,7 @@
  * @module
  */
 import type * as Yaml from "yaml";
-import { lazyRequire } from "../lazy_require.ts";
+import { lazyRequire } from "../../core/lazy_require.ts";
 
 const yaml = lazyRequire<typeof Yaml>("yaml");
 
