@@ -1,13 +1,14 @@
 /**
- * `magi mcp` speed over stdio: calls per second for `read` of a small file and for
- * `run 'echo hi'`, against a bare SDK server under Deno doing only the same work (the
- * floor, scripts/bench_mcp_floor.ts), measured in one run and printed as ratios. Claude
- * Code's own server (`claude mcp serve`, its `Read` and `Bash`; it runs offline) is measured
- * too when `MAGI_BENCH_CLAUDE` names its binary or `claude` is on PATH — e.g. after
+ * `magi mcp` speed over stdio: `read` of a small file and `run 'echo hi'`, each against a bare
+ * SDK server under Deno doing only the same work (the floor, scripts/bench_mcp_floor.ts),
+ * measured in one run as ratios. {@link mcpServeRatios} gives `deno task bench` its two rows.
+ * Alone, this script also prints milliseconds per call, and measures Claude Code's own server
+ * (`claude mcp serve`, its `Read` and `Bash`; it runs offline) when `MAGI_BENCH_CLAUDE` names
+ * its binary or `claude` is on PATH — e.g. after
  * `npm install --prefix /tmp/cc @anthropic-ai/claude-code@2.1.332`,
  * `MAGI_BENCH_CLAUDE=/tmp/cc/node_modules/.bin/claude`.
  *
- * Run: `deno run -A scripts/bench_mcp.ts [--quick]`.
+ * Run: `deno run -A scripts/bench_mcp.ts [--quick] [--no-sandbox]`.
  *
  * @module
  */
@@ -17,11 +18,9 @@ import { fileURLToPath } from "node:url";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 // @ts-types="@modelcontextprotocol/sdk/client/stdio"
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { RUN_FLAGS } from "./permissions.ts";
 
 const REPO = fileURLToPath(new URL("..", import.meta.url));
-const quick = Deno.args.includes("--quick");
-const RUNS = quick ? 3 : 5;
-const CALLS = quick ? 100 : 300;
 
 function median(values: number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
@@ -36,89 +35,151 @@ async function connect(command: string, args: string[], env: Record<string, stri
   return client;
 }
 
-/** Milliseconds per call, over `CALLS` calls made one after another. */
-async function perCall(client: Client, name: string, args: Record<string, unknown>) {
+/** Milliseconds per call, over `calls` calls made one after another. */
+async function perCall(
+  client: Client,
+  name: string,
+  args: Record<string, unknown>,
+  calls: number,
+): Promise<number> {
   const start = performance.now();
-  for (let i = 0; i < CALLS; i++) {
+  for (let i = 0; i < calls; i++) {
     const result = await client.callTool({ name, arguments: args });
     if (result.isError) throw new Error(`${name} failed: ${JSON.stringify(result.content)}`);
   }
-  return (performance.now() - start) / CALLS;
+  return (performance.now() - start) / calls;
 }
 
-const home = await Deno.makeTempDir({ prefix: "magi-bench-mcp-" });
-const file = join(home, "small.txt");
-await Deno.writeTextFile(file, "a small file\nwith three lines\nthe end\n");
-const config = join(home, "config.jsonc");
-await Deno.writeTextFile(config, JSON.stringify({ shipped_tools: false }));
-const xdg = {
-  XDG_CONFIG_HOME: join(home, "config"),
-  XDG_CACHE_HOME: join(home, "cache"),
-  XDG_STATE_HOME: join(home, "state"),
-};
-const deno = Deno.execPath();
-const denoRun = ["run", "-A", "--quiet", "--config", join(REPO, "deno.json")];
-
-const magi = await connect(
-  deno,
-  [...denoRun, join(REPO, "main.ts"), "mcp", "--config", config],
-  xdg,
-);
-const floor = await connect(deno, [...denoRun, join(REPO, "scripts", "bench_mcp_floor.ts")], {});
-let claude: Client | undefined;
-try {
-  const bin = Deno.env.get("MAGI_BENCH_CLAUDE") || "claude";
-  claude = await connect(bin, ["mcp", "serve"], { HOME: join(home, "claude-home") });
-} catch {
-  claude = undefined;
+/** One case's milliseconds per call, one value per run, for magi, the floor and Claude Code. */
+export interface McpCase {
+  what: string;
+  magi: number[];
+  floor: number[];
+  claude: number[];
 }
 
-const cases = [
-  {
-    what: "read (small file)",
-    magi: ["read", { path: file }],
-    claude: ["Read", { file_path: file }],
-  },
-  {
-    what: "run 'echo hi'",
-    magi: ["run", { command: "echo hi" }],
-    claude: ["Bash", { command: "echo hi" }],
-  },
-] as const;
-
-const rows: string[] = [];
-try {
-  for (const c of cases) {
-    const [name, args] = c.magi;
-    await perCall(magi, name, args);
-    await perCall(floor, name, args);
-    const m: number[] = [];
-    const f: number[] = [];
-    const cc: number[] = [];
-    for (let i = 0; i < RUNS; i++) {
-      m.push(await perCall(magi, name, args));
-      f.push(await perCall(floor, name, args));
-      if (claude) cc.push(await perCall(claude, c.claude[0], c.claude[1]));
+/**
+ * `read` of a small file and `run 'echo hi'` through `magi mcp` (the permission set of
+ * `deno task magi`, the default policy; the sandbox on unless `sandbox` is false) and through
+ * the bare SDK server, run after run back to back; each value is the mean of `calls` calls.
+ *
+ * @param home an empty folder for the file, config and XDG folders (left in place)
+ * @param claudeBin Claude Code's binary, to measure it too (a start failure skips it)
+ */
+export async function mcpServeCases(
+  home: string,
+  opts: { runs: number; calls: number; claudeBin?: string; sandbox?: boolean },
+): Promise<McpCase[]> {
+  await Deno.mkdir(home, { recursive: true });
+  const file = join(home, "small.txt");
+  await Deno.writeTextFile(file, "a small file\nwith three lines\nthe end\n");
+  const config = join(home, "mcp-serve.jsonc");
+  await Deno.writeTextFile(
+    config,
+    JSON.stringify({
+      shipped_tools: false,
+      ...(opts.sandbox === false ? { sandbox: { mode: "off" } } : {}),
+    }),
+  );
+  const xdg = {
+    XDG_CONFIG_HOME: join(home, "config"),
+    XDG_CACHE_HOME: join(home, "cache"),
+    XDG_STATE_HOME: join(home, "state"),
+  };
+  const deno = Deno.execPath();
+  const conf = ["--quiet", "--config", join(REPO, "deno.json")];
+  const magi = await connect(
+    deno,
+    ["run", ...RUN_FLAGS, ...conf, join(REPO, "main.ts"), "mcp", "--config", config],
+    xdg,
+  );
+  const floor = await connect(
+    deno,
+    ["run", "-A", ...conf, join(REPO, "scripts", "bench_mcp_floor.ts")],
+    {},
+  );
+  let claude: Client | undefined;
+  if (opts.claudeBin) {
+    try {
+      claude = await connect(opts.claudeBin, ["mcp", "serve"], {
+        HOME: join(home, "claude-home"),
+      });
+    } catch {
+      claude = undefined;
     }
-    const ms = median(m);
-    const floorMs = median(f);
-    const ccText = claude
-      ? `${median(cc).toFixed(2)} ms | ${(ms / median(cc)).toFixed(2)}×`
+  }
+  const cases = [
+    {
+      what: "read", // of a small file
+      magi: ["read", { path: file }],
+      claude: ["Read", { file_path: file }],
+    },
+    {
+      what: "run 'echo hi'",
+      magi: ["run", { command: "echo hi" }],
+      claude: ["Bash", { command: "echo hi" }],
+    },
+  ] as const;
+  const out: McpCase[] = [];
+  try {
+    for (const c of cases) {
+      const [name, args] = c.magi;
+      await perCall(magi, name, args, opts.calls);
+      await perCall(floor, name, args, opts.calls);
+      const row: McpCase = { what: c.what, magi: [], floor: [], claude: [] };
+      for (let i = 0; i < opts.runs; i++) {
+        row.magi.push(await perCall(magi, name, args, opts.calls));
+        row.floor.push(await perCall(floor, name, args, opts.calls));
+        if (claude) row.claude.push(await perCall(claude, c.claude[0], c.claude[1], opts.calls));
+      }
+      out.push(row);
+    }
+  } finally {
+    await magi.close();
+    await floor.close();
+    await claude?.close();
+  }
+  return out;
+}
+
+/** magi ÷ floor per run, for each case (bench.ts's rows). */
+export async function mcpServeRatios(
+  home: string,
+  opts: { runs: number; calls: number; sandbox?: boolean },
+): Promise<{ what: string; ratios: number[] }[]> {
+  const cases = await mcpServeCases(home, opts);
+  return cases.map((c) => ({ what: c.what, ratios: c.magi.map((m, i) => m / c.floor[i]) }));
+}
+
+if (import.meta.main) {
+  const quick = Deno.args.includes("--quick");
+  const runs = quick ? 3 : 5;
+  const calls = quick ? 100 : 300;
+  const home = await Deno.makeTempDir({ prefix: "magi-bench-mcp-" });
+  let cases: McpCase[];
+  try {
+    cases = await mcpServeCases(home, {
+      runs,
+      calls,
+      claudeBin: Deno.env.get("MAGI_BENCH_CLAUDE") || "claude",
+      sandbox: !Deno.args.includes("--no-sandbox"),
+    });
+  } finally {
+    await Deno.remove(home, { recursive: true }).catch(() => {});
+  }
+  console.log(`magi mcp over stdio, ${calls} calls × ${runs} runs, medians\n`);
+  console.log("| call | magi | bare SDK floor | magi ÷ floor | Claude Code | magi ÷ Claude Code |");
+  console.log("|---|---|---|---|---|---|");
+  for (const c of cases) {
+    const ms = median(c.magi);
+    const floorMs = median(c.floor);
+    const cc = c.claude.length > 0
+      ? `${median(c.claude).toFixed(2)} ms | ${(ms / median(c.claude)).toFixed(2)}×`
       : "not measured | –";
-    rows.push(
+    console.log(
       `| ${c.what} | ${ms.toFixed(2)} ms (${(1000 / ms).toFixed(0)}/s) | ${
         floorMs.toFixed(2)
-      } ms | ${(ms / floorMs).toFixed(2)}× | ${ccText} |`,
+      } ms | ${(ms / floorMs).toFixed(2)}× | ${cc} |`,
     );
   }
-} finally {
-  await magi.close();
-  await floor.close();
-  await claude?.close();
-  await Deno.remove(home, { recursive: true }).catch(() => {});
 }
-
-console.log(`magi mcp over stdio, ${CALLS} calls × ${RUNS} runs, medians\n`);
-console.log("| call | magi | bare SDK floor | magi ÷ floor | Claude Code | magi ÷ Claude Code |");
-console.log("|---|---|---|---|---|---|");
-for (const row of rows) console.log(row);

@@ -44,6 +44,22 @@ function firstIssue(issues: readonly unknown[]): string {
   return `${path ? `"${path}": ` : ""}${issue?.message ?? "not a JSON-RPC message"}`;
 }
 
+const REQUEST_KEYS = new Set(["jsonrpc", "id", "method", "params"]);
+
+/**
+ * Whether a request with a string `method` and a string or integer `id` is one the SDK's
+ * JSONRPCRequest schema accepts without asking it (each request would be parsed twice): only
+ * its four keys, version "2.0", a safe-integer or string id, and params absent or an object
+ * without `_meta` (whose fields the schema checks). Anything else is left to the schema.
+ */
+function plainRequest(message: Record<string, unknown>): boolean {
+  for (const key of Object.keys(message)) if (!REQUEST_KEYS.has(key)) return false;
+  if (message.jsonrpc !== "2.0") return false;
+  if (typeof message.id !== "string" && !Number.isSafeInteger(message.id)) return false;
+  const params = message.params;
+  return params === undefined || (isObject(params) && !Object.hasOwn(params, "_meta"));
+}
+
 /**
  * The error to answer a request line with, or undefined when the line is well formed (or is
  * no request with a usable id: then the SDK reports it as before).
@@ -66,6 +82,7 @@ export function replyToMalformed(line: string): ErrorReply | undefined {
   if (typeof id !== "string" && !(typeof id === "number" && Number.isInteger(id))) {
     return undefined;
   }
+  if (plainRequest(message)) return undefined;
   const parsed = JSONRPCMessageSchema.safeParse(message);
   if (parsed.success) return undefined;
   const reply = (code: number, text: string): ErrorReply => ({

@@ -31,13 +31,21 @@ export function fromByteString(text: string, into?: Uint8Array): Uint8Array {
   return out;
 }
 
+/**
+ * A code unit of 128 or more. Text without one (ASCII) is its own UTF-8 byte string and its
+ * own decoding.
+ */
+const NOT_ASCII = /[\u0080-\uffff]/;
+
 /** Encodes text as UTF-8 and returns it as a byte string. */
 export function utf8ByteString(text: string): string {
+  if (!NOT_ASCII.test(text)) return text;
   return Buffer.from(text, "utf8").toString("latin1");
 }
 
 /** Decodes a byte string as UTF-8; invalid sequences become U+FFFD. */
 export function decodeByteString(text: string): string {
+  if (!NOT_ASCII.test(text)) return text;
   return Buffer.from(text, "latin1").toString("utf8");
 }
 

@@ -74,8 +74,11 @@ export class Spill {
   /** Bytes ever put in the ring; the next byte goes to `#ringTaken % #tailBytes`. */
   #ringTaken = 0;
   #cut: SpillCut | undefined;
-  /** Reused for every write, so a long stream makes no garbage here. */
-  #buffer = new Uint8Array(1 << 16);
+  /**
+   * Reused for every write, so a long stream makes no garbage here; made at the first write
+   * (most calls never write a spill file).
+   */
+  #buffer: Uint8Array | undefined;
 
   /**
    * @param dir the spill folder (absolute)
@@ -144,7 +147,7 @@ export class Spill {
       chunk = chunk.slice(-size);
     }
     const ring = this.#ring ??= new Uint8Array(size);
-    const bytes = fromByteString(chunk, this.#buffer);
+    const bytes = fromByteString(chunk, this.#buffer ??= new Uint8Array(1 << 16));
     const at = this.#ringTaken % size;
     const first = Math.min(bytes.length, size - at);
     ring.set(bytes.subarray(0, first), at);
@@ -173,7 +176,9 @@ export class Spill {
   }
 
   async #write(chunk: string): Promise<void> {
-    if (chunk.length > this.#buffer.length) this.#buffer = new Uint8Array(chunk.length);
+    if (chunk.length > (this.#buffer?.length ?? 0)) {
+      this.#buffer = new Uint8Array(Math.max(chunk.length, 1 << 16));
+    }
     await this.#writeBytes(fromByteString(chunk, this.#buffer));
   }
 

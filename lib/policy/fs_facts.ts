@@ -160,7 +160,16 @@ function systemReal(path: string): string | null {
   }
 }
 
+/**
+ * Node's `existsSync`, loaded on first use: it answers "no such file" without the exception
+ * `Deno.statSync` throws, which costs most of a miss (a PATH search misses in most folders).
+ */
+let existsSync: ((path: string) => boolean) | undefined;
+
 function systemStat(path: string): StatFact | null {
+  // deno-lint-ignore no-explicit-any
+  existsSync ??= (globalThis as any).process.getBuiltinModule("node:fs").existsSync;
+  if (!existsSync!(path)) return null;
   try {
     const s = Deno.statSync(path);
     return {

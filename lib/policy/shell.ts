@@ -104,15 +104,32 @@ const RDR_WRITE = new Set([54, 55, 57, 60, 64, 65]);
 const RDR_READ = new Set([56]);
 const RDR_DUP = new Set([58, 59]);
 
+/** How many lines {@link readLine} remembers. */
+const LINES_KEPT = 64;
+/** Lines read before, newest last: reading depends on nothing but the line's text. */
+const linesRead = new Map<string, Line>();
+
 /**
- * Parses a command line and collects its simple commands.
+ * Parses a command line and collects its simple commands. A line read before is not parsed
+ * again (one call reads its line two or three times, and mvdan/sh takes about a millisecond
+ * for `echo hi`): what comes back depends on the text alone (the parser and the static option
+ * and wrapper tables, never the file system or the environment), and is a copy the caller
+ * may change.
  *
  * @param line the `run` tool's `command` field
  * @returns the commands and the problems; a line that does not parse gives one problem
  */
 export function readLine(line: string): Line {
+  const known = linesRead.get(line);
+  if (known) {
+    linesRead.delete(line);
+    linesRead.set(line, known);
+    return structuredClone(known);
+  }
   const out: Line = { commands: [], problems: [], launchers: [] };
   collect(line, [], out, 0);
+  if (linesRead.size >= LINES_KEPT) linesRead.delete(linesRead.keys().next().value!);
+  linesRead.set(line, structuredClone(out));
   return out;
 }
 

@@ -80,9 +80,19 @@ export class Registry {
    * @param tools every tool from every source
    * @param warn receives one line per refused name and per collision
    * @param mask masks secrets in what the model will read: descriptions and parameter
-   *   schemas (a tool's `--help` or an MCP server may print a credential)
+   *   schemas (a tool's `--help` or an MCP server may print a credential); its answer must
+   *   depend on the text alone (a Masker's `maskText`)
    */
   constructor(tools: readonly Tool[], warn: Warn, mask?: (text: string) => string) {
+    // Masking depends on the text alone, and many tools share one parameter schema (every
+    // generic tools_dir tool): each distinct text is masked once.
+    const seen = new Map<string, string>();
+    const once = mask &&
+      ((text: string) => {
+        let out = seen.get(text);
+        if (out === undefined) seen.set(text, out = mask(text));
+        return out;
+      });
     const ordered = tools.map((tool, i) => ({ tool, i }))
       .sort((a, b) => rank(a.tool) - rank(b.tool) || a.i - b.i);
     for (const { tool } of ordered) {
@@ -99,7 +109,7 @@ export class Registry {
         warn(`tool "${name}" from ${describe(tool)} left out: ${describe(holder)} has that name`);
         continue;
       }
-      this.#tools.set(name, mask ? masked(tool, mask) : tool);
+      this.#tools.set(name, once ? masked(tool, once) : tool);
     }
   }
 

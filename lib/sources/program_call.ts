@@ -28,9 +28,13 @@ export async function runProgramCall(
   input: ProgramInput,
   call: Invocation,
 ): Promise<Outcome> {
-  // In magi's scratch folder: writable inside the read-only sandbox too.
-  const shownFile = await Deno.makeTempFile({ dir: scratchDir(), prefix: "magi-shown-" });
-  const askFile = await Deno.makeTempFile({ dir: scratchDir(), prefix: "magi-ask-" });
+  // In magi's scratch folder: writable inside the read-only sandbox too. Both at once: each
+  // is a round trip to Deno's blocking pool.
+  const dir = scratchDir();
+  const [shownFile, askFile] = await Promise.all([
+    Deno.makeTempFile({ dir, prefix: "magi-shown-" }),
+    Deno.makeTempFile({ dir, prefix: "magi-ask-" }),
+  ]);
   const forget = [removeOnSignal(shownFile), removeOnSignal(askFile)];
   try {
     // Inside the policy's sandbox when it is on.
@@ -53,8 +57,10 @@ export async function runProgramCall(
     await forwardShown(shownFile, call);
     return outcome;
   } finally {
-    await Deno.remove(shownFile).catch(() => {});
-    await Deno.remove(askFile).catch(() => {});
+    await Promise.all([
+      Deno.remove(shownFile).catch(() => {}),
+      Deno.remove(askFile).catch(() => {}),
+    ]);
     for (const unmark of forget) unmark();
   }
 }

@@ -1,10 +1,14 @@
 /**
  * YAML front matter, as Agent Skills' `SKILL.md` and sub-agent profiles write it: a first line
- * `---`, YAML, a line `---`, then the Markdown body. Parsed with the `yaml` library.
+ * `---`, YAML, a line `---`, then the Markdown body. Parsed with the `yaml` library, loaded on
+ * first use (loading it costs about 50 ms, more than the rest of a warm `magi tools`).
  *
  * @module
  */
-import { parse } from "yaml";
+import type * as Yaml from "yaml";
+import { lazyRequire } from "../../core/lazy_require.ts";
+
+const yaml = lazyRequire<typeof Yaml>("yaml");
 
 /** A Markdown file's front matter (a YAML mapping) and its body. */
 export interface FrontMatter {
@@ -24,7 +28,7 @@ export function parseFrontMatter(text: string): FrontMatter {
   if (!match) throw new SyntaxError("no YAML front matter (a first line ---, then a closing ---)");
   let data: unknown;
   try {
-    data = parse(match[1]);
+    data = yaml().parse(match[1]);
   } catch (error) {
     const first = String((error as Error).message).split("\n")[0];
     throw new SyntaxError(`its front matter is not valid YAML: ${first}`);
