@@ -209,7 +209,14 @@ export interface TestRuntime extends AsyncDisposable {
 
 /** Builds a runtime in-process (no subprocess magi), e.g. to call tools through `runTool`. */
 export async function testRuntime(
-  opts: { toolsDirs?: string[]; env?: Record<string, string>; config?: unknown; cwd?: string } = {},
+  opts: {
+    toolsDirs?: string[];
+    env?: Record<string, string>;
+    config?: unknown;
+    cwd?: string;
+    /** A first start: no `--help` visits shared from earlier runtimes (see seedDiscovery). */
+    fresh?: boolean;
+  } = {},
 ): Promise<TestRuntime> {
   const { createRuntime } = await import("../lib/runtime.ts");
   const home = await Deno.realPath(await Deno.makeTempDir({ prefix: "magi-rt-" }));
@@ -224,7 +231,7 @@ export async function testRuntime(
   const configFlag = opts.config === undefined ? undefined : await writeConfig(home, opts.config);
   const warnings: string[] = [];
   // A test that names its own cache folder keeps it as it is.
-  const shared = opts.env?.XDG_CACHE_HOME === undefined;
+  const shared = !opts.fresh && opts.env?.XDG_CACHE_HOME === undefined;
   if (shared) seedDiscovery(join(home, "cache"), opts.env);
   const rt = await createRuntime({
     cwd: opts.cwd ?? home,
