@@ -201,7 +201,7 @@ function keepDiscovery(cacheHome: string, added: Record<string, string> = {}): v
 
 /** A runtime built in-process over fixture folders, with isolated XDG folders. */
 export interface TestRuntime extends AsyncDisposable {
-  rt: import("../lib/runtime.ts").Runtime;
+  rt: import("../lib/runtime/runtime.ts").Runtime;
   /** Lines the runtime warned. */
   warnings: string[];
   home: string;
@@ -218,7 +218,7 @@ export async function testRuntime(
     fresh?: boolean;
   } = {},
 ): Promise<TestRuntime> {
-  const { createRuntime } = await import("../lib/runtime.ts");
+  const { createRuntime } = await import("../lib/runtime/runtime.ts");
   const home = await Deno.realPath(await Deno.makeTempDir({ prefix: "magi-rt-" }));
   const env: Record<string, string> = {
     ...Deno.env.toObject(),
