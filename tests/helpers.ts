@@ -81,6 +81,10 @@ export async function magi(args: string[], opts: MagiOptions = {}): Promise<Magi
     DENO_DIR: DENO_DIR,
     ...opts.env,
   };
+  // A home made here starts with the visits earlier runs made (a given home, or a cache folder
+  // the test names, is left as it is).
+  const shared = !opts.home && opts.env?.XDG_CACHE_HOME === undefined;
+  if (shared) seedDiscovery(env.XDG_CACHE_HOME, opts.env);
   const child = new Deno.Command("deno", {
     args: magiArgs(args),
     cwd: opts.cwd ?? REPO,
@@ -95,6 +99,7 @@ export async function magi(args: string[], opts: MagiOptions = {}): Promise<Magi
     await w.close();
   }
   const out = await child.output();
+  if (shared) keepDiscovery(env.XDG_CACHE_HOME, opts.env);
   if (!opts.home) await Deno.remove(home, { recursive: true }).catch(() => {});
   const dec = new TextDecoder();
   return { code: out.code, stdout: dec.decode(out.stdout), stderr: dec.decode(out.stderr) };
@@ -152,6 +157,48 @@ export async function makeTool(
   return bin;
 }
 
+/** Folders whose tools no test changes: the shipped tools and the fixtures. */
+const STABLE_TOOLS = [join(REPO, "tools") + "/", TESTDATA + "/"];
+
+/**
+ * The `--help` visits of tools in {@link STABLE_TOOLS} that runtimes of this test file made
+ * (`discovery.json` entries, keyed by the file's path and identity stamp), by the variables the
+ * test added (a secret, say, may change what a --help prints, and is masked in the cache).
+ */
+const discoveryVisits = new Map<string, Record<string, unknown>>();
+
+/**
+ * Puts the visits already made into a fresh cache folder, so that a runtime does not run the
+ * `--help` of every shipped and fixture tool again (about 0.4 s a runtime, 26 runtimes in one
+ * file). A tool whose file changed has another stamp and is visited again; tools in a test's
+ * own folders are always visited.
+ */
+function seedDiscovery(cacheHome: string, added: Record<string, string> = {}): void {
+  const visits = discoveryVisits.get(JSON.stringify(added));
+  if (!visits) return;
+  const dir = join(cacheHome, "magi");
+  Deno.mkdirSync(dir, { recursive: true, mode: 0o700 });
+  Deno.writeTextFileSync(
+    join(dir, "discovery.json"),
+    JSON.stringify({ version: 1, entries: visits }),
+    { mode: 0o600 },
+  );
+}
+
+/** Adds the visits of stable tools in a runtime's cache folder to those kept. */
+function keepDiscovery(cacheHome: string, added: Record<string, string> = {}): void {
+  try {
+    const data = JSON.parse(Deno.readTextFileSync(join(cacheHome, "magi", "discovery.json")));
+    if (data?.version !== 1) return;
+    const stable = Object.entries(data.entries as Record<string, unknown>)
+      .filter(([bin]) => STABLE_TOOLS.some((dir) => bin.startsWith(dir)));
+    const key = JSON.stringify(added);
+    discoveryVisits.set(key, { ...discoveryVisits.get(key), ...Object.fromEntries(stable) });
+  } catch {
+    // No cache written (nothing discovered): nothing to keep.
+  }
+}
+
 /** A runtime built in-process over fixture folders, with isolated XDG folders. */
 export interface TestRuntime extends AsyncDisposable {
   rt: import("../lib/runtime/runtime.ts").Runtime;
@@ -162,7 +209,14 @@ export interface TestRuntime extends AsyncDisposable {
 
 /** Builds a runtime in-process (no subprocess magi), e.g. to call tools through `runTool`. */
 export async function testRuntime(
-  opts: { toolsDirs?: string[]; env?: Record<string, string>; config?: unknown; cwd?: string } = {},
+  opts: {
+    toolsDirs?: string[];
+    env?: Record<string, string>;
+    config?: unknown;
+    cwd?: string;
+    /** A first start: no `--help` visits shared from earlier runtimes (see seedDiscovery). */
+    fresh?: boolean;
+  } = {},
 ): Promise<TestRuntime> {
   const { createRuntime } = await import("../lib/runtime/runtime.ts");
   const home = await Deno.realPath(await Deno.makeTempDir({ prefix: "magi-rt-" }));
@@ -176,6 +230,9 @@ export async function testRuntime(
   delete env.MAGI_CONFIG;
   const configFlag = opts.config === undefined ? undefined : await writeConfig(home, opts.config);
   const warnings: string[] = [];
+  // A test that names its own cache folder keeps it as it is.
+  const shared = !opts.fresh && opts.env?.XDG_CACHE_HOME === undefined;
+  if (shared) seedDiscovery(join(home, "cache"), opts.env);
   const rt = await createRuntime({
     cwd: opts.cwd ?? home,
     env,
@@ -183,6 +240,7 @@ export async function testRuntime(
     toolsDirs: opts.toolsDirs,
     warn: (m) => void warnings.push(m),
   });
+  if (shared) keepDiscovery(join(home, "cache"), opts.env);
   return {
     rt,
     warnings,
@@ -234,4 +292,32 @@ export class StreamText {
       this.#settle();
     });
   }
+}
+
+/**
+ * `fn` over `items`, at most `limit` at a time (processes a test starts side by side without
+ * starting them all at once); the results in the items' order. Rejects with the first error,
+ * once every started call has ended.
+ */
+export async function pooled<T, R>(
+  items: readonly T[],
+  limit: number,
+  fn: (item: T) => Promise<R>,
+): Promise<R[]> {
+  const results: R[] = new Array(items.length);
+  const errors: unknown[] = [];
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) {
+      const i = next++;
+      try {
+        results[i] = await fn(items[i]);
+      } catch (error) {
+        errors.push(error);
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+  if (errors.length > 0) throw errors[0];
+  return results;
 }

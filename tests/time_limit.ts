@@ -15,7 +15,7 @@ const LIMIT_MS = 1000 * (Number(Deno.env.get("MAGI_TEST_LIMIT_SECONDS")) || 120)
 /** `fn`, failing with "… ran past its time limit" after LIMIT_MS. */
 function limited(name: string, fn: Fn): Fn {
   return async (t) => {
-    let timer: number | undefined;
+    let timer: ReturnType<typeof setTimeout> | undefined;
     const expired = new Promise<never>((_, reject) => {
       timer = setTimeout(
         () => reject(new Error(`test "${name}" ran past its time limit of ${LIMIT_MS / 1000} s`)),

@@ -4,6 +4,7 @@
  * `server-filesystem`, pinned in deno.json and run with `deno run npm:…`, so they work
  * offline after `deno install`) and a fixture server, all reached through `runTool`.
  */
+import { alive } from "../process/helpers.ts";
 import { denoServer, FIXTURE } from "./servers.ts";
 import assert from "node:assert/strict";
 import { join } from "node:path";
@@ -17,15 +18,6 @@ const imports = JSON.parse(Deno.readTextFileSync(join(REPO, "deno.json"))).impor
 /** A server run by Deno from this repository's pinned packages. */
 const EVERYTHING = denoServer(imports["@modelcontextprotocol/server-everything"], "stdio");
 const SECRET = "tok-9f8e7d6c5b4a3f2e";
-
-function alive(pid: number): boolean {
-  try {
-    Deno.kill(pid, "SIGCONT");
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 Deno.test("magi uses server-everything's tools through the pipeline", async (t) => {
   await using tr = await testRuntime({
@@ -150,10 +142,11 @@ Deno.test("magi uses server-everything's tools through the pipeline", async (t) 
       const call = runTool(rt, {
         caller: "person",
         name: "everything__trigger-long-running-operation",
-        args: { duration: 60, steps: 60 },
+        args: { duration: 60, steps: 600 },
         signal: controller.signal,
+        // Cancelled once it runs: at its first progress report, not after a guessed delay.
+        progress: () => controller.abort(),
       });
-      setTimeout(() => controller.abort(), 1000);
       const result = await call;
       assert.equal(result.is_error, true);
       assert.match(result.said, /cancelled/);

@@ -201,39 +201,114 @@ Deno.test({
   },
 });
 
-Deno.test({
-  name: "magi as an MCP client passes the conformance suite's client scenarios that apply",
-  ignore: Deno.env.get("MAGI_SKIP_CONFORMANCE") === "1",
-  fn: async () => {
-    const [node, entry] = installed();
-    await using home = await tempDir();
-    const skipped = baseline("client");
-    for (const [scenario, wanted] of Object.entries(CLIENT_SCENARIOS)) {
-      assert.ok(!skipped.has(scenario));
-      const out = join(home.path, scenario);
-      const run = await new Deno.Command(node, {
-        args: [entry, "client", "--command", `sh ${CLIENT}`, "--scenario", scenario, "-o", out],
-        env: { DENO: Deno.execPath() },
-        stdout: "piped",
-        stderr: "piped",
-      }).output();
-      const log = new TextDecoder().decode(run.stdout) + new TextDecoder().decode(run.stderr);
-      const checks = [...(await readChecks(out)).values()][0];
-      assert.ok(checks, `no checks.json for ${scenario}:\n${log}`);
-      const bad = checks.filter((c) => c.status === "FAILURE" || c.status === "WARNING");
-      assert.deepEqual(
-        bad.map((c) => `${c.id}: ${c.status} ${c.errorMessage ?? ""}`),
-        [],
-        scenario,
-      );
-      for (const id of wanted) {
-        assert.equal(
-          checks.find((c) => c.id === id)?.status,
-          "SUCCESS",
-          `${scenario}: ${id}\n${log}`,
-        );
-      }
-      assert.equal(run.code, 0, log);
+/** How many client scenarios run at once: each is a Node process driving one magi. */
+const CLIENT_CONCURRENCY = 4;
+
+/** Process groups of the scenarios running now. */
+const running = new Set<number>();
+// A run cut short (a failed or filtered test) leaves no scenario behind.
+globalThis.addEventListener("unload", () => {
+  for (const pid of running) {
+    try {
+      Deno.kill(-pid, "SIGKILL");
+    } catch {
+      // Ended meanwhile.
     }
-  },
+  }
 });
+
+/** Runs `scenario` with magi as the client; throws naming it when a check it needs fails. */
+async function clientScenario(
+  node: string,
+  entry: string,
+  home: string,
+  scenario: string,
+  wanted: string[],
+): Promise<void> {
+  const out = join(home, scenario);
+  const child = new Deno.Command(node, {
+    args: [entry, "client", "--command", `sh ${CLIENT}`, "--scenario", scenario, "-o", out],
+    env: { DENO: Deno.execPath() },
+    stdin: "null",
+    stdout: "piped",
+    stderr: "piped",
+    // Its own process group, with the magi it starts: ended whole if the tests end first.
+    detached: true,
+  }).spawn();
+  running.add(child.pid);
+  const run = await child.output().finally(() => running.delete(child.pid));
+  const log = new TextDecoder().decode(run.stdout) + new TextDecoder().decode(run.stderr);
+  const checks = [...(await readChecks(out)).values()][0];
+  assert.ok(checks, `no checks.json for ${scenario}:\n${log}`);
+  const bad = checks.filter((c) => c.status === "FAILURE" || c.status === "WARNING");
+  assert.deepEqual(
+    bad.map((c) => `${c.id}: ${c.status} ${c.errorMessage ?? ""}`),
+    [],
+    scenario,
+  );
+  for (const id of wanted) {
+    assert.equal(
+      checks.find((c) => c.id === id)?.status,
+      "SUCCESS",
+      `${scenario}: ${id}\n${log}`,
+    );
+  }
+  assert.equal(run.code, 0, `${scenario}:\n${log}`);
+}
+
+/**
+ * Every client scenario's run, started at the first test that asks: they run side by side, a
+ * few at a time (one after another took about 45 s on a quiet 2-core machine), each with its own
+ * suite server, port, magi and XDG folders. Each test below waits for its own scenario, so each
+ * has its own time limit.
+ */
+let clientRuns: Map<string, Promise<void>> | undefined;
+function clientRun(scenario: string): Promise<void> {
+  if (!clientRuns) {
+    const [node, entry] = installed();
+    const home = Deno.makeTempDirSync({ prefix: "magi-conformance-" });
+    const queue = Object.entries(CLIENT_SCENARIOS);
+    const settled: Promise<void>[] = [];
+    clientRuns = new Map();
+    const starters = new Map<string, () => void>();
+    for (const [name, wanted] of queue) {
+      let start!: () => void;
+      const started = new Promise<void>((resolve) => (start = resolve));
+      starters.set(name, start);
+      const run = started.then(() => clientScenario(node, entry, home, name, wanted));
+      clientRuns.set(name, run);
+      settled.push(run.catch(() => {}));
+    }
+    // A pool: each of the CLIENT_CONCURRENCY lanes starts the next scenario once its last ended.
+    let next = 0;
+    const lane = async (): Promise<void> => {
+      while (next < queue.length) {
+        const name = queue[next++][0];
+        starters.get(name)!();
+        await clientRuns!.get(name)!.catch(() => {});
+      }
+    };
+    const lanes = Array.from({ length: CLIENT_CONCURRENCY }, lane);
+    Promise.all([...lanes, ...settled]).then(() => Deno.remove(home, { recursive: true }))
+      .catch(() => {});
+  }
+  return clientRuns.get(scenario)!;
+}
+
+const LAST_SCENARIO = Object.keys(CLIENT_SCENARIOS).at(-1);
+for (const scenario of Object.keys(CLIENT_SCENARIOS)) {
+  Deno.test({
+    name: `magi as an MCP client passes the conformance suite's client scenario ${scenario}`,
+    ignore: Deno.env.get("MAGI_SKIP_CONFORMANCE") === "1",
+    // The other scenarios go on running, between and after the tests: their processes are
+    // not this test's leak.
+    sanitizeOps: false,
+    sanitizeResources: false,
+    fn: async () => {
+      assert.ok(!baseline("client").has(scenario), `the baseline skips ${scenario}`);
+      await clientRun(scenario);
+      // The last test waits for every scenario still running, so none outlives the file.
+      if (scenario === LAST_SCENARIO) await Promise.allSettled(clientRuns!.values());
+    },
+  });
+}

@@ -2,6 +2,7 @@
  * `magi mcp` over stdio, driven by the MCP SDK's own client: list, call, error results,
  * protocol errors, progress, cancellation and `notifications/tools/list_changed`.
  */
+import { alive } from "../process/helpers.ts";
 import assert from "node:assert/strict";
 import { join } from "node:path";
 // @ts-types="@modelcontextprotocol/sdk/client/index"
@@ -80,15 +81,6 @@ function texts(result: CallToolResult): { text: string; audience?: string[] }[] 
     const block = c as { text: string; annotations?: { audience?: string[] } };
     return { text: block.text, audience: block.annotations?.audience };
   });
-}
-
-function alive(pid: number): boolean {
-  try {
-    Deno.kill(pid, "SIGCONT");
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 Deno.test("magi mcp serves the registry to the SDK client over stdio", async (t) => {

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { makeTool, type NewResult } from "../../lib/cli/new.ts";
 import { runTool, type ToolResult } from "../../lib/runtime/run_tool.ts";
-import { tempDir, TESTDATA, testRuntime } from "../helpers.ts";
+import { pooled, tempDir, TESTDATA, testRuntime } from "../helpers.ts";
 import { findProgram } from "../../lib/scaffold/capture.ts";
 import { recordedNames, writeStandIns } from "./recorded.ts";
 import { RECORDED } from "./recorded_set.ts";
@@ -299,7 +299,8 @@ async function makeAll(
 > {
   const toolsDir = join(dir, "tools");
   const typed = new Map<string, Set<string>>();
-  for (const { name, words } of entries) {
+  // Each tool is made, and its selftest run, apart from the others: four at a time.
+  await pooled(entries, 4, async ({ name, words }) => {
     const result = await makeTool({
       name,
       words,
@@ -314,7 +315,7 @@ async function makeAll(
     const left = new Set(result.generated.left);
     const kept = (result.capture.best?.model.options ?? []).filter((o) => !left.has(o));
     typed.set(name, new Set(kept.flatMap((o) => o.names)));
-  }
+  });
   await using t = await testRuntime({
     toolsDirs: [toolsDir],
     config: { shipped_tools: false },
@@ -323,7 +324,7 @@ async function makeAll(
     t.rt.registry.declarations().map((d) => [d.name, d]),
   );
   const failed: string[] = [];
-  for (const { name } of entries) {
+  await pooled(entries, 4, async ({ name }) => {
     if (!declarations.has(name)) failed.push(`${name}: not declared`);
     const out = await new Deno.Command("sh", {
       args: [join(toolsDir, name, "selftest.sh")],
@@ -334,7 +335,8 @@ async function makeAll(
       stdin: "null",
     }).output();
     if (out.code !== 0) failed.push(`${name}: ${new TextDecoder().decode(out.stdout)}`);
-  }
+  });
+  failed.sort();
   return { failed, declarations, typed };
 }
 

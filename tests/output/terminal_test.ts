@@ -90,10 +90,13 @@ async function onTerminal(dir: string, args: string[], noColor: boolean): Promis
   const screen = new StreamText(child.stdout);
   const errors = new StreamText(child.stderr);
   // The tool runs until it is shown running: a progress line on a terminal, else its call.
-  const running = args.includes("--json") ? /"tool_call"/ : noColor ? /→ hostile/ : /⋯ hostile \ds/;
-  await screen.until(running).catch(() => {}).finally(() =>
-    Deno.writeTextFile(join(dir, SHOWN), "")
-  );
+  const running = args.includes("--json")
+    ? /"tool_call"/
+    : noColor
+    ? /→ hostile/
+    : /running hostile · \ds/;
+  // Not caught: a wait for a line magi no longer prints would hold the tool for its 20 s.
+  await screen.until(running).finally(() => Deno.writeTextFile(join(dir, SHOWN), ""));
   const [status, text, stderr] = await Promise.all([child.status, screen.done, errors.done]);
   assert.equal(status.code, 0, text + stderr);
   return text;

@@ -7,8 +7,14 @@ dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
 export XDG_CONFIG_HOME="$dir/config" XDG_CACHE_HOME="$dir/cache" XDG_STATE_HOME="$dir/state"
 # A pre-registered client (auth/pre-registration) comes in the suite's context: config oauth.
-oauth=$("${DENO:-deno}" eval 'const c = JSON.parse(Deno.env.get("MCP_CONFORMANCE_CONTEXT") ?? "{}");
+# (Only a context naming a client is read: a Deno start is not free.)
+oauth=
+case "${MCP_CONFORMANCE_CONTEXT:-}" in
+*client_id*)
+  oauth=$("${DENO:-deno}" eval 'const c = JSON.parse(Deno.env.get("MCP_CONFORMANCE_CONTEXT") ?? "{}");
 if (c.client_id) console.log(JSON.stringify({ client_id: c.client_id, ...(c.client_secret ? { client_secret: c.client_secret } : {}) }));')
+  ;;
+esac
 printf '{"shipped_tools": false, "mcp_servers": {"conf": {"url": "%s", "start": "eager"%s}}}' "$1" "${oauth:+, \"oauth\": $oauth}" >"$dir/config.json"
 magi() { "${DENO:-deno}" run -A --quiet --config "$repo/deno.json" "$repo/main.ts" "$@" --config "$dir/config.json"; }
 # OAuth: `magi mcp login conf` prints the authorization URL; curl plays the person's browser
