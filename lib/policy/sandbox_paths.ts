@@ -7,6 +7,7 @@
  */
 import { dirname, isAbsolute, join, resolve } from "node:path";
 import { lstatNoted, noteContents, realNoted, statNoted } from "./sandbox_reads.ts";
+import { identity as socketIdentity, isDead, probeLater } from "./sandbox_dead.ts";
 
 /** Credential stores under HOME that every mode hides. */
 export const CREDENTIAL_STORES = [
@@ -108,10 +109,15 @@ interface Listing {
   ino: number | null;
   dirs: string[];
   repo: boolean;
-  /** Unix sockets in the folder. */
+  /** Unix sockets in the folder, and what tells each file from a later one (`sandbox_dead.ts`). */
   sockets: string[];
+  socketIds: string[];
   /** Whether sockets are all the folder holds. */
   onlySockets: boolean;
+  /** Whether it holds a `.git` folder (not a file or a link) and a `commondir` (a git dir's). */
+  gitFolder: boolean;
+  dotGit: boolean;
+  commondir: boolean;
 }
 
 const listings = new Map<string, Listing>();
@@ -154,13 +160,21 @@ function listingNow(dir: string): Listing | undefined {
   const names = new Set<string>();
   const dirs: string[] = [];
   const sockets: string[] = [];
+  const socketIds: string[] = [];
+  let gitFolder = false;
   try {
     for (const e of Deno.readDirSync(dir)) {
       names.add(e.name);
+      if (e.name === ".git" && e.isDirectory) gitFolder = true;
       if (e.isDirectory && !SKIP.has(e.name)) dirs.push(join(dir, e.name));
       else if (!e.isDirectory && !e.isFile && !e.isSymlink) {
         try {
-          if (Deno.lstatSync(join(dir, e.name)).isSocket) sockets.push(join(dir, e.name));
+          const path = join(dir, e.name);
+          const sst = Deno.lstatSync(path);
+          if (sst.isSocket) {
+            sockets.push(path);
+            socketIds.push(socketIdentity(path, sst));
+          }
         } catch {
           // gone
         }
@@ -172,7 +186,21 @@ function listingNow(dir: string): Listing | undefined {
   const repo = names.has(".git") ||
     ["HEAD", "objects", "refs", "config"].every((n) => names.has(n));
   const onlySockets = sockets.length > 0 && sockets.length === names.size;
-  const out = { mtime, ctime, ino: st.ino, dirs, repo, sockets, onlySockets };
+  const commondir = names.has("commondir");
+  const dotGit = names.has(".git");
+  const out = {
+    mtime,
+    ctime,
+    ino: st.ino,
+    dirs,
+    repo,
+    sockets,
+    socketIds,
+    onlySockets,
+    gitFolder,
+    dotGit,
+    commondir,
+  };
   // A change in the same moment as this reading might keep the time: such a listing is not kept.
   if (Number.isFinite(mtime) && Date.now() - mtime > 100) listings.set(dir, out);
   return out;
@@ -211,8 +239,26 @@ function gitDirsUnder(dir: string, depth: number): string[] {
 /** One read-only re-mount inside a writable folder. */
 export interface Protect {
   path: string;
-  /** "dir"/"file": bind it read-only; "missing-dir": an empty read-only folder there. */
-  kind: "dir" | "file" | "missing-dir";
+  /**
+   * "dir"/"file": bind it read-only; "missing-dir": an empty read-only folder there; "tree": a
+   * whole repository folder bound read-only (see `wholeOk` of {@link protectedPaths}).
+   */
+  kind: "dir" | "file" | "missing-dir" | "tree";
+}
+
+/**
+ * Whether a repository found in a shallow folder can be kept read-only whole, one mount in place
+ * of its `.git` pieces and the folders above them: its `.git` is a folder that is no worktree's
+ * (no `commondir`: everything git runs for it lies inside it), or it is a bare repository with
+ * no `commondir`. A `.git` file or link, whose git dir lies elsewhere, is followed as before.
+ */
+function selfContained(repo: string, l: Listing): boolean {
+  if (l.gitFolder) {
+    const g = listing(join(repo, ".git"));
+    return g !== undefined && !g.commondir;
+  }
+  // A repository with no `.git` at all is a bare one (see `Listing.repo`).
+  return !l.dotGit && !l.commondir;
 }
 
 /** At most this many folders are looked at below each writable folder for nested repositories. */
@@ -231,6 +277,9 @@ const SKIP = new Set([".git", "node_modules", ".cache", "target", "dist", "vendo
  * @param shallow those of them searched one level down only (the temp folder: many entries)
  * @param part "shallow": only the search of the shallow folders (whose listings change most);
  *   "rest": all but that; "all" (default): both
+ * @param wholeOk for a repository found one level down a shallow folder: whether nothing the
+ *   call needs writable lies in it, so it may be kept read-only whole ("tree") when it is
+ *   self-contained — as safe as its pieces, and one mount instead of four (default: never)
  */
 export function protectedPaths(
   writable: readonly string[],
@@ -238,6 +287,7 @@ export function protectedPaths(
   shallow: readonly string[] = [],
   own: readonly string[] = [],
   part: "all" | "shallow" | "rest" = "all",
+  wholeOk: (repo: string) => boolean = () => false,
 ): Protect[] {
   const isWritable = (p: string) => writable.some((w) => within(p, w));
   const out = new Map<string, Protect>();
@@ -312,13 +362,18 @@ export function protectedPaths(
     // Nested repositories, two levels down (one in the temp folder), within a budget.
     let budget = SCAN_BUDGET;
     let level = [w];
-    const levels = shallow.includes(w) ? 1 : 2;
+    const wide = shallow.includes(w);
+    const levels = wide ? 1 : 2;
     for (let depth = 0; depth < levels && budget > 0; depth++) {
       const next: string[] = [];
       for (const dir of level) {
         for (const sub of listing(dir)?.dirs ?? []) {
           if (budget-- <= 0) break;
-          if (listing(sub)?.repo) repoAt(sub);
+          const l = listing(sub);
+          if (l?.repo) {
+            if (wide && wholeOk(sub) && selfContained(sub, l)) add(sub, "tree");
+            else repoAt(sub);
+          }
           next.push(sub);
         }
       }
@@ -372,6 +427,8 @@ const SOCKET_LIMIT = 2000;
  *
  * @param keep sockets not to report, and whose folders are not to be emptied
  * @param skip folders not looked into (covered whole by the caller)
+ * @param probe whether to probe the sockets found for a listener (`sandbox_dead.ts`); those
+ *   found dead are left out (the shared temp folder, where old sessions' sockets pile up)
  * @returns folders that hold only sockets (cheaper to cover with one empty folder) and the
  *   other sockets
  */
@@ -379,6 +436,7 @@ export function socketsIn(
   dirs: readonly { dir: string; depth: number }[],
   keep: ReadonlySet<string> = new Set(),
   skip: ReadonlySet<string> = new Set(),
+  probe = false,
 ): { folders: string[]; sockets: string[] } {
   const folders: string[] = [];
   const sockets: string[] = [];
@@ -392,9 +450,18 @@ export function socketsIn(
         if (budget-- <= 0) break;
         const l = listing(dir);
         if (!l) continue;
-        const mine = l.sockets.some((s) => keep.has(s));
-        if (l.onlySockets && !mine && d > 0) folders.push(dir);
-        else sockets.push(...l.sockets.filter((s) => !keep.has(s)));
+        const live = l.sockets.filter((s, i) => {
+          const id = l.socketIds[i];
+          if (!probe) return true;
+          if (isDead(id)) return false;
+          if (!keep.has(s)) probeLater(s, id);
+          return true;
+        });
+        const mine = live.some((s) => keep.has(s));
+        if (live.length === 0) {
+          // Nothing to reach there (or only dead sockets).
+        } else if (l.onlySockets && !mine && d > 0) folders.push(dir);
+        else sockets.push(...live.filter((s) => !keep.has(s)));
         next.push(...l.dirs);
       }
       level = next;
