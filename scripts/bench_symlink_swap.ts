@@ -9,6 +9,7 @@
  */
 import { swapRace } from "../tests/builtins/swap.ts";
 import { closeBodyWorkers } from "../lib/policy/body_worker.ts";
+import { bodyProcessFailure, closeBodyProcesses } from "../lib/policy/body_process.ts";
 
 const calls = Number(Deno.args[0] ?? 200);
 const swapper = Deno.args[1] === "perl" ? "perl" : "bash";
@@ -35,3 +36,6 @@ for (let round = 0; round < rounds; round++) {
   }
 }
 closeBodyWorkers();
+closeBodyProcesses();
+const failure = bodyProcessFailure();
+if (failure) console.log(`body processes could not start (Workers ran the bodies): ${failure}`);

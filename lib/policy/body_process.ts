@@ -1,0 +1,324 @@
+/**
+ * File builtins' bodies in a mount namespace that holds only the roots (SPEC S8.2, issue 13):
+ * `read`, `write`, `edit` and `grep` run in a long-lived Deno process (`body_server.ts`) inside
+ * bwrap, whose file system is an empty one but for the roots (read-only for `read` and `grep`),
+ * the system's library folders, Deno and magi's own code (read-only), and bwrap's own `/dev`.
+ * A folder swapped for a symlink between a check and a use can then only lead to what is
+ * mounted: the class of escape is gone rather than checked (the checks in
+ * `builtins/_race_free.ts` stay, behind it). Deno's permissions inside are the body Worker's
+ * (read inside the roots, write only for a tool that writes), without `run`: no program is
+ * mounted to start.
+ *
+ * One process per permission set, started on its first job (about 0.2 s) and kept while the
+ * session runs (it ends with magi: `--die-with-parent`); jobs run concurrently in it, one JSON
+ * line each way. A job past its time limit or cancelled ends the process (and fails the jobs
+ * still in it); the next job starts a new one.
+ *
+ * Used where it can start: Linux, a working bwrap (`sandboxProblem`), magi run by Deno from its
+ * source (not the compiled binary: no `deno` to start), no comma in a root. Elsewhere, and if
+ * the process cannot start, the body runs in its Worker as before ({@link bodyProcessProblem}).
+ *
+ * @module
+ */
+import { basename, dirname, join } from "node:path";
+import { Buffer } from "node:buffer";
+import { fileURLToPath } from "node:url";
+import type { BuiltinResult } from "../registry/builtins.ts";
+import { type BodyJob, thrownResult } from "./body_job.ts";
+import { findBwrap, sandboxProblem } from "./sandbox.ts";
+
+/** What a body process may touch: as a body Worker's permissions (`body_worker.ts`). */
+export interface BodyAccess {
+  read: string[];
+  write: string[] | false;
+}
+
+/** What running a job needs besides the job (as `BodyRun` of `body_worker.ts`). */
+export interface ProcessRun {
+  access: BodyAccess;
+  /** Milliseconds; the process is ended a second after it. */
+  timeoutMs: number;
+  signal?: AbortSignal;
+  said(chunk: Uint8Array | string): Promise<void>;
+}
+
+/** The system's library folders, mounted read-only (or as the symlinks they are). */
+const LIBRARY_DIRS = ["/lib", "/lib64", "/lib32", "/libx32", "/usr/lib", "/usr/lib64"];
+/** Deno's cache inside: an empty folder in bwrap's own `/dev` (never on the host). */
+const DENO_DIR_INSIDE = "/dev/.magi-deno";
+
+const SERVER = new URL("./body_server.ts", import.meta.url);
+
+let problem: Promise<string | undefined> | undefined;
+let wanted = true;
+
+/**
+ * Turns body processes off (the bodies run in their Workers, as where none can start) or on
+ * again: for benchmarks and tests that compare the two.
+ */
+export function useBodyProcesses(on: boolean): void {
+  wanted = on;
+}
+
+/**
+ * Why file builtins' bodies cannot run in a body process here, or undefined when they can
+ * (checked once per process).
+ */
+export function bodyProcessProblem(): Promise<string | undefined> {
+  if (!wanted) return Promise.resolve("body processes are turned off");
+  return problem ??= (async () => {
+    if (SERVER.protocol !== "file:") return "magi's code is not in files";
+    if (!/^deno(\.exe)?$/.test(basename(Deno.execPath()))) return "magi is not run by Deno";
+    const sandbox = await sandboxProblem();
+    if (sandbox) return sandbox;
+    for (const p of codePaths()) {
+      try {
+        Deno.statSync(p);
+      } catch {
+        return `${p} is missing`;
+      }
+    }
+    return undefined;
+  })();
+}
+
+/** magi's own files the body process loads: its code, config, lock file and npm packages. */
+function codePaths(): string[] {
+  const top = dirname(dirname(dirname(fileURLToPath(SERVER))));
+  return ["lib", "builtins", "deno.json", "deno.lock", "node_modules"].map((p) => join(top, p));
+}
+
+/**
+ * The bwrap command of a body process with this access; undefined when a path cannot be given
+ * to Deno (a comma in it) or bwrap is not found.
+ */
+export function bodyCommand(access: BodyAccess): { program: string; args: string[] } | undefined {
+  const all = [...access.read, ...access.write || []];
+  if (all.some((p) => p.includes(","))) return undefined;
+  const bwrap = findBwrap(["/usr/bin", "/bin", "/usr/local/bin", "/usr/sbin"].join(":"));
+  if (!bwrap) return undefined;
+  const exe = Deno.realPathSync(Deno.execPath());
+  const args = [
+    "--unshare-all",
+    "--die-with-parent",
+    "--new-session",
+    "--cap-drop",
+    "ALL",
+    "--clearenv",
+    "--setenv",
+    "NO_COLOR",
+    "1",
+    "--setenv",
+    "DENO_DIR",
+    DENO_DIR_INSIDE,
+  ];
+  for (const dir of LIBRARY_DIRS) {
+    try {
+      const st = Deno.lstatSync(dir);
+      if (st.isSymlink) args.push("--symlink", Deno.readLinkSync(dir), dir);
+      else if (st.isDirectory) args.push("--ro-bind", dir, dir);
+    } catch {
+      // not on this system
+    }
+  }
+  args.push("--ro-bind", exe, exe);
+  const code = codePaths();
+  for (const p of code) args.push("--ro-bind", p, p);
+  // The roots last but for /dev, outer ones first: a root inside another is mounted on it.
+  const byDepth = (a: string, b: string) => a.split("/").length - b.split("/").length;
+  const writable = new Set(access.write || []);
+  for (const p of [...new Set(all)].sort(byDepth)) {
+    args.push(writable.has(p) ? "--bind-try" : "--ro-bind-try", p, p);
+  }
+  // Deno needs /proc/self/exe; in its own PID namespace /proc shows only its own processes.
+  args.push("--dev", "/dev", "--proc", "/proc", "--tmpfs", DENO_DIR_INSIDE, "--chdir", "/");
+  args.push("--", exe);
+  const config = code.find((p) => p.endsWith("deno.json"))!;
+  args.push(
+    "run",
+    "--quiet",
+    "--no-prompt",
+    "--no-check",
+    "--frozen",
+    "--cached-only",
+    `--config=${config}`,
+    `--allow-read=${[...new Set(all)].join(",")}`,
+    ...(access.write ? [`--allow-write=${access.write.join(",")}`] : []),
+    fileURLToPath(SERVER),
+  );
+  return { program: bwrap, args };
+}
+
+/** One job in flight in a body process. */
+interface Pending {
+  said(chunk: Uint8Array | string): void;
+  /** undefined: the process never started (the job goes to the Worker). */
+  finish(result: BuiltinResult | undefined): void;
+}
+
+/** Why body processes could not start, once one failed to (then Workers run the bodies). */
+let failed: string | undefined;
+
+/** Why the last body process that ended before it was ready failed; undefined: none did. */
+export function bodyProcessFailure(): string | undefined {
+  return failed;
+}
+
+/** A running body process and the jobs in it. */
+interface BodyProcess {
+  child: Deno.ChildProcess;
+  write(line: string): Promise<void>;
+  jobs: Map<number, Pending>;
+  ended: boolean;
+  /** Whether it said it is ready (its code loaded): one that ends before never started. */
+  ready: boolean;
+  /** The end of what it wrote to stderr (why it failed to start). */
+  stderr: string;
+}
+
+const running = new Map<string, BodyProcess>();
+let nextId = 1;
+
+function start(key: string, access: BodyAccess): BodyProcess | undefined {
+  const command = bodyCommand(access);
+  if (!command) return undefined;
+  const child = new Deno.Command(command.program, {
+    args: command.args,
+    stdin: "piped",
+    stdout: "piped",
+    stderr: "piped",
+  }).spawn();
+  // It must not keep magi alive; a job's own timer does while it runs.
+  child.unref();
+  const writer = child.stdin.getWriter();
+  const encoder = new TextEncoder();
+  const proc: BodyProcess = {
+    child,
+    jobs: new Map(),
+    ended: false,
+    ready: false,
+    stderr: "",
+    write: (line) => writer.write(encoder.encode(line + "\n")),
+  };
+  running.set(key, proc);
+  readLines(child.stdout, (line) => onLine(proc, line)).finally(() => end(key, proc));
+  readLines(child.stderr, (line) => proc.stderr = (proc.stderr + line + "\n").slice(-2000));
+  child.status.then(() => end(key, proc), () => end(key, proc));
+  return proc;
+}
+
+function onLine(proc: BodyProcess, line: string): void {
+  let m: {
+    id: number;
+    said?: string;
+    bytes?: string;
+    done?: BuiltinResult;
+    saidBytes?: string;
+    error?: { name: string; message: string };
+  };
+  try {
+    m = JSON.parse(line);
+  } catch {
+    return;
+  }
+  if ((m as { ready?: boolean }).ready) proc.ready = true;
+  const job = proc.jobs.get(m.id);
+  if (!job) return;
+  if (m.said !== undefined) job.said(m.said);
+  else if (m.bytes !== undefined) job.said(new Uint8Array(Buffer.from(m.bytes, "base64")));
+  else if (m.done) {
+    const said = m.saidBytes !== undefined
+      ? new Uint8Array(Buffer.from(m.saidBytes, "base64"))
+      : m.done.said;
+    job.finish({ ...m.done, said });
+  } else if (m.error) job.finish(thrownResult(m.error.name, m.error.message));
+}
+
+/** The process ended (or is ended): its jobs fail, and the next job starts a new one. */
+function end(key: string, proc: BodyProcess, why?: string): void {
+  if (running.get(key) === proc) running.delete(key);
+  if (!proc.ended) {
+    proc.ended = true;
+    try {
+      proc.child.kill("SIGKILL");
+    } catch {
+      // gone already
+    }
+  }
+  const said = proc.stderr.trim().split("\n").at(-1);
+  if (!proc.ready && why === undefined) failed = said || "it ended before it was ready";
+  const note = why ?? `[magi: the body process ended${said ? `: ${said}` : ""}]`;
+  for (const job of [...proc.jobs.values()]) {
+    job.finish(proc.ready || why !== undefined ? { said: "", isError: true, note } : undefined);
+  }
+  proc.jobs.clear();
+}
+
+async function readLines(
+  stream: ReadableStream<Uint8Array>,
+  line: (text: string) => void,
+): Promise<void> {
+  let buffered = "";
+  try {
+    for await (const chunk of stream.pipeThrough(new TextDecoderStream())) {
+      buffered += chunk;
+      let nl: number;
+      while ((nl = buffered.indexOf("\n")) >= 0) {
+        line(buffered.slice(0, nl));
+        buffered = buffered.slice(nl + 1);
+      }
+    }
+  } catch {
+    // the process ended
+  }
+}
+
+/**
+ * Runs one job in the body process of its access (started when none runs). Never throws for
+ * what the body does: Deno's refusals, a throw, a time-out and cancellation come back as an
+ * error result. Resolves to undefined when no body process can start for this access (the
+ * caller runs the body in its Worker): no command for it, or one ended before it was ready
+ * (then none is tried again: see {@link bodyProcessFailure}).
+ */
+export function runInBodyProcess(
+  job: BodyJob,
+  run: ProcessRun,
+): Promise<BuiltinResult | undefined> {
+  if (failed !== undefined) return Promise.resolve(undefined);
+  const key = JSON.stringify(run.access);
+  const proc = running.get(key) ?? start(key, run.access);
+  if (!proc) return Promise.resolve(undefined);
+  const id = nextId++;
+  return new Promise<BuiltinResult | undefined>((resolve) => {
+    let pending = Promise.resolve();
+    let done = false;
+    const finish = (result: BuiltinResult | undefined) => {
+      if (done) return;
+      done = true;
+      clearTimeout(timer);
+      run.signal?.removeEventListener("abort", onAbort);
+      proc.jobs.delete(id);
+      pending.then(() => resolve(result), () => resolve(result));
+    };
+    const stop = (note: string) => {
+      finish({ said: "", isError: true, note });
+      end(key, proc);
+    };
+    const onAbort = () => stop("[magi: cancelled]");
+    run.signal?.addEventListener("abort", onAbort);
+    const timer = setTimeout(
+      () => stop(`[magi: the body ran past ${run.timeoutMs / 1000} s and was stopped]`),
+      Math.min(run.timeoutMs + 1000, 2 ** 31 - 1),
+    );
+    proc.jobs.set(id, {
+      said: (chunk) => pending = pending.then(() => run.said(chunk)),
+      finish,
+    });
+    proc.write(JSON.stringify({ id, job })).catch(() => end(key, proc));
+  });
+}
+
+/** Ends every body process (tests, benchmarks; magi's exit ends them too). */
+export function closeBodyProcesses(): void {
+  for (const [key, proc] of [...running]) end(key, proc, "[magi: the body process was closed]");
+}
