@@ -18,7 +18,7 @@ import { probesSettled, SETTLED_S } from "../lib/policy/sandbox_dead.ts";
 
 /**
  * Milliseconds the sandbox adds to one `run 'true'`, one value per sample (each the mean over
- * `reps` calls, sandboxed and plain back to back), in the temp folder magi sees now.
+ * `reps` pairs of calls, sandboxed then plain), in the temp folder magi sees now.
  *
  * @param env magi's environment (XDG folders already private)
  */
@@ -38,17 +38,24 @@ export async function sandboxAddedMs(
     const r = await runTool(rt, { name: "run", args: { command: "true" }, caller: "person" });
     if (r.is_error) throw new Error(`run 'true' failed: ${r.said.slice(0, 300)}`);
   };
-  const timed = async (rt: typeof on) => {
-    const start = performance.now();
-    for (let i = 0; i < opts.reps; i++) await call(rt);
-    return (performance.now() - start) / opts.reps;
+  // Sandboxed and plain calls interleaved, so both meet the same load.
+  const sample = async () => {
+    let added = 0;
+    for (let i = 0; i < opts.reps; i++) {
+      const start = performance.now();
+      await call(on);
+      const middle = performance.now();
+      await call(off);
+      added += (middle - start) - (performance.now() - middle);
+    }
+    return added / opts.reps;
   };
   await call(on);
   // The first call's background look at the temp folder's sockets (see sandbox_dead.ts).
   await probesSettled();
   await call(off);
   const out: number[] = [];
-  for (let i = 0; i < opts.runs; i++) out.push((await timed(on)) - (await timed(off)));
+  for (let i = 0; i < opts.runs; i++) out.push(await sample());
   return out;
 }
 
