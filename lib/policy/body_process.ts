@@ -26,11 +26,46 @@ import { fileURLToPath } from "node:url";
 import type { BuiltinResult } from "../registry/builtins.ts";
 import { type BodyJob, thrownResult } from "./body_job.ts";
 import { findBwrap, sandboxProblem } from "./sandbox.ts";
+import { protectedPaths } from "./sandbox_paths.ts";
+import { magiOwnDirs } from "./protected.ts";
+import { systemTempDir } from "./roots.ts";
 
 /** What a body process may touch: as a body Worker's permissions (`body_worker.ts`). */
 export interface BodyAccess {
   read: string[];
   write: string[] | false;
+  /**
+   * Paths inside the writable roots mounted read-only over them (see {@link writeProtects}):
+   * what git or magi runs later, which `write` and `edit` refuse, so no swap can aim a write there.
+   */
+  readOnly?: string[];
+}
+
+/**
+ * What stays read-only in a writing body's namespace: the paths the `workspace-write` sandbox
+ * protects (`protectedPaths`: `.git/config`, `.git/hooks`, `.magi`, magi's own folders, HOME's
+ * start-up files…) that exist, for the repositories at, above and below the roots — but for
+ * those one level down the shared temp folder, whose listing changes all the time (a change
+ * would start a new body process): there the checks of `protected.ts` alone hold.
+ *
+ * @param roots real absolute paths the body may write
+ */
+export function writeProtects(
+  roots: readonly string[],
+  env: Record<string, string>,
+): string[] {
+  const temp = realOr(systemTempDir());
+  const protects = protectedPaths(roots, env.HOME ?? "", [temp], magiOwnDirs(env), "rest");
+  return protects.filter((p) => p.kind === "dir" || p.kind === "file").map((p) => p.path)
+    .sort();
+}
+
+function realOr(path: string): string {
+  try {
+    return Deno.realPathSync(path);
+  } catch {
+    return path;
+  }
 }
 
 /** What running a job needs besides the job (as `BodyRun` of `body_worker.ts`). */
@@ -130,6 +165,7 @@ export function bodyCommand(access: BodyAccess): { program: string; args: string
   for (const p of [...new Set(all)].sort(byDepth)) {
     args.push(writable.has(p) ? "--bind-try" : "--ro-bind-try", p, p);
   }
+  for (const p of access.readOnly ?? []) args.push("--ro-bind-try", p, p);
   // Deno needs /proc/self/exe; in its own PID namespace /proc shows only its own processes.
   args.push("--dev", "/dev", "--proc", "/proc", "--tmpfs", DENO_DIR_INSIDE, "--chdir", "/");
   args.push("--", exe);
@@ -167,6 +203,10 @@ export function bodyProcessFailure(): string | undefined {
 /** A running body process and the jobs in it. */
 interface BodyProcess {
   child: Deno.ChildProcess;
+  /** Its access, as a key. */
+  key: string;
+  /** Replaced by one with a newer read-only set: ended once its last job ends. */
+  retired: boolean;
   write(line: string): Promise<void>;
   jobs: Map<number, Pending>;
   ended: boolean;
@@ -179,7 +219,7 @@ interface BodyProcess {
 const running = new Map<string, BodyProcess>();
 let nextId = 1;
 
-function start(key: string, access: BodyAccess): BodyProcess | undefined {
+function start(key: string, full: string, access: BodyAccess): BodyProcess | undefined {
   const command = bodyCommand(access);
   if (!command) return undefined;
   const child = new Deno.Command(command.program, {
@@ -194,6 +234,8 @@ function start(key: string, access: BodyAccess): BodyProcess | undefined {
   const encoder = new TextEncoder();
   const proc: BodyProcess = {
     child,
+    key: full,
+    retired: false,
     jobs: new Map(),
     ended: false,
     ready: false,
@@ -285,8 +327,17 @@ export function runInBodyProcess(
   run: ProcessRun,
 ): Promise<BuiltinResult | undefined> {
   if (failed !== undefined) return Promise.resolve(undefined);
-  const key = JSON.stringify(run.access);
-  const proc = running.get(key) ?? start(key, run.access);
+  // One process per permission set; its read-only set changing starts a new one.
+  const key = JSON.stringify({ read: run.access.read, write: run.access.write });
+  const full = JSON.stringify(run.access);
+  let proc = running.get(key);
+  if (proc && proc.key !== full) {
+    proc.retired = true;
+    running.delete(key);
+    if (proc.jobs.size === 0) end(key, proc, "[magi: the body process was replaced]");
+    proc = undefined;
+  }
+  proc ??= start(key, full, run.access);
   if (!proc) return Promise.resolve(undefined);
   const id = nextId++;
   return new Promise<BuiltinResult | undefined>((resolve) => {
@@ -298,6 +349,9 @@ export function runInBodyProcess(
       clearTimeout(timer);
       run.signal?.removeEventListener("abort", onAbort);
       proc.jobs.delete(id);
+      if (proc.retired && proc.jobs.size === 0) {
+        end(key, proc, "[magi: the body process was replaced]");
+      }
       pending.then(() => resolve(result), () => resolve(result));
     };
     const stop = (note: string) => {

@@ -13,7 +13,7 @@
 import type { BuiltinContext, BuiltinResult } from "../registry/builtins.ts";
 import { allowedPrograms, type Policy } from "./decide.ts";
 import { type BodyJob, thrownResult } from "./body_job.ts";
-import { bodyProcessProblem, runInBodyProcess } from "./body_process.ts";
+import { bodyProcessProblem, runInBodyProcess, writeProtects } from "./body_process.ts";
 import { overCap } from "../../builtins/_files.ts";
 
 /** The Deno permissions of one body Worker. */
@@ -204,11 +204,14 @@ export function confinedBody(
         writeBytes,
       },
     };
-    const permissions = bodyPermissions(policy(), { write: confined.write });
+    const current = policy();
+    const permissions = bodyPermissions(current, { write: confined.write });
     const run = { timeoutMs: ctx.timeoutMs, signal: ctx.signal, said: ctx.said };
     // In a mount namespace of the roots where one can start; else in the Worker.
     if (opts.process !== false && await bodyProcessProblem() === undefined) {
-      const access = { read: permissions.read, write: permissions.write };
+      const write = permissions.write;
+      const readOnly = write ? writeProtects(write, current.env) : [];
+      const access = { read: permissions.read, write, readOnly };
       const result = await runInBodyProcess(job, { ...run, access });
       if (result) return result;
     }

@@ -11,6 +11,7 @@ import {
   bodyProcessProblem,
   closeBodyProcesses,
   runInBodyProcess,
+  writeProtects,
 } from "../../lib/policy/body_process.ts";
 import type { BuiltinResult } from "../../lib/registry/builtins.ts";
 import { tempDir, testRuntime } from "../helpers.ts";
@@ -129,6 +130,57 @@ Deno.test({
         (await runInBodyProcess(job(false), { ...run, timeoutMs: 20_000 }))?.said,
         "quick",
       );
+    } finally {
+      closeBodyProcesses();
+    }
+  },
+});
+
+Deno.test({
+  name: "a writing body's namespace keeps .git/hooks and .git/config read-only, " +
+    "whatever symlink leads there",
+  ignore: why !== undefined,
+  sanitizeResources: false,
+  sanitizeOps: false,
+  fn: async () => {
+    await using dir = await tempDir();
+    const root = join(dir.path, "project");
+    await Deno.mkdir(join(root, ".git", "hooks"), { recursive: true });
+    await Deno.writeTextFile(join(root, ".git", "config"), "[core]\n");
+    await Deno.writeTextFile(join(root, ".git", "HEAD"), "ref: refs/heads/main\n");
+    await Deno.writeTextFile(join(root, "unchecked.js"), UNCHECKED);
+    // A folder swapped for a symlink to the hooks, inside the root.
+    await Deno.symlink(join(root, ".git", "hooks"), join(root, "d"));
+    const env = { HOME: join(dir.path, "home") };
+    const readOnly = writeProtects([root], env);
+    assert.ok(readOnly.includes(join(root, ".git", "hooks")), readOnly.join(" "));
+    const job = (args: Record<string, unknown>) => ({
+      kind: "builtin" as const,
+      module: new URL(`file://${join(root, "unchecked.js")}`).href,
+      export: "unchecked",
+      args,
+      ctx: { cwd: root, env: {}, timeoutMs: 20_000, roots: [root] },
+    });
+    const run = {
+      access: { read: [root], write: [root], readOnly },
+      timeoutMs: 20_000,
+      said: () => Promise.resolve(),
+    };
+    try {
+      const hook = await runInBodyProcess(
+        job({ path: join(root, "d", "pre-commit"), text: "x" }),
+        run,
+      );
+      assert.equal(hook?.isError, true, hook?.said as string);
+      const config = await runInBodyProcess(
+        job({ path: join(root, ".git", "config"), text: "[core]\n\tfsmonitor = evil\n" }),
+        run,
+      );
+      assert.equal(config?.isError, true);
+      const fine = await runInBodyProcess(job({ path: join(root, "ok.txt"), text: "ok" }), run);
+      assert.equal(fine?.said, "wrote", fine?.note);
+      assert.deepEqual([...Deno.readDirSync(join(root, ".git", "hooks"))], []);
+      assert.equal(Deno.readTextFileSync(join(root, ".git", "config")), "[core]\n");
     } finally {
       closeBodyProcesses();
     }
