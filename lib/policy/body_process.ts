@@ -9,9 +9,9 @@
  * (read inside the roots, write only for a tool that writes), without `run`: no program is
  * mounted to start.
  *
- * One process per permission set, started on its first job (about 0.2 s) and kept while the
- * session runs (it ends with magi: `--die-with-parent`); jobs run concurrently in it, one JSON
- * line each way. A job past its time limit or cancelled ends the process (and fails the jobs
+ * One process per permission set, started on its first job (about 0.3 s) and kept while jobs
+ * come (ended after 30 s without one, or when more than four are idle; it ends with magi:
+ * `--die-with-parent`); jobs run concurrently in it, one JSON line each way. A job past its time limit or cancelled ends the process (and fails the jobs
  * still in it); the next job starts a new one.
  *
  * Used where it can start: Linux, a working bwrap (`sandboxProblem`), magi run by Deno from its
@@ -207,6 +207,9 @@ interface BodyProcess {
   key: string;
   /** Replaced by one with a newer read-only set: ended once its last job ends. */
   retired: boolean;
+  /** Ends it after a while without jobs; when its last job ended. */
+  idleTimer?: ReturnType<typeof setTimeout>;
+  idleSince?: number;
   write(line: string): Promise<void>;
   jobs: Map<number, Pending>;
   ended: boolean;
@@ -217,6 +220,24 @@ interface BodyProcess {
 }
 
 const running = new Map<string, BodyProcess>();
+
+/** How long an idle body process is kept for the next job, in milliseconds (as Workers). */
+const IDLE_MS = 30_000;
+/** At most this many body processes stay alive idle (each is a Deno: tens of MB). */
+const IDLE_KEPT = 4;
+
+/** Starts the idle clock of a process whose last job ended; ends the oldest idle beyond the cap. */
+function idle(key: string, proc: BodyProcess): void {
+  clearTimeout(proc.idleTimer);
+  proc.idleTimer = setTimeout(() => end(key, proc, "[magi: the body process was idle]"), IDLE_MS);
+  Deno.unrefTimer(proc.idleTimer as unknown as number);
+  proc.idleSince = Date.now();
+  const idlers = [...running].filter(([, p]) => p.jobs.size === 0)
+    .sort(([, a], [, b]) => (a.idleSince ?? 0) - (b.idleSince ?? 0));
+  for (const [k, p] of idlers.slice(0, Math.max(0, idlers.length - IDLE_KEPT))) {
+    end(k, p, "[magi: the body process was idle]");
+  }
+}
 let nextId = 1;
 
 function start(key: string, full: string, access: BodyAccess): BodyProcess | undefined {
@@ -279,6 +300,7 @@ function onLine(proc: BodyProcess, line: string): void {
 /** The process ended (or is ended): its jobs fail, and the next job starts a new one. */
 function end(key: string, proc: BodyProcess, why?: string): void {
   if (running.get(key) === proc) running.delete(key);
+  clearTimeout(proc.idleTimer);
   if (!proc.ended) {
     proc.ended = true;
     try {
@@ -351,7 +373,7 @@ export function runInBodyProcess(
       proc.jobs.delete(id);
       if (proc.retired && proc.jobs.size === 0) {
         end(key, proc, "[magi: the body process was replaced]");
-      }
+      } else if (proc.jobs.size === 0 && !proc.ended) idle(key, proc);
       pending.then(() => resolve(result), () => resolve(result));
     };
     const stop = (note: string) => {
@@ -364,6 +386,8 @@ export function runInBodyProcess(
       () => stop(`[magi: the body ran past ${run.timeoutMs / 1000} s and was stopped]`),
       Math.min(run.timeoutMs + 1000, 2 ** 31 - 1),
     );
+    clearTimeout(proc.idleTimer);
+    proc.idleSince = undefined;
     proc.jobs.set(id, {
       said: (chunk) => pending = pending.then(() => run.said(chunk)),
       finish,
