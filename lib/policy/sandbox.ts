@@ -244,12 +244,6 @@ interface Facts {
   /** The call's own sockets (real paths) and the folders of sockets covered whole. */
   ownSockets: string[];
   skip: string[];
-  /**
-   * What must stay as it is inside a repository of the shared temp folder for that repository
-   * to be kept read-only whole: the roots, HOME, magi's scratch and own folders, the call's
-   * sockets and the protected paths found from the roots (a root's worktree's common dir).
-   */
-  inner: string[];
 }
 
 /** Facts gathered, per settings, scope, mode and temp folder, with what they were read from. */
@@ -364,14 +358,6 @@ function gather(
     ownDirs: [...scope.ownDirs ?? []],
     ownSockets: [...own],
     skip,
-    inner: [
-      ...roots,
-      scope.home,
-      ...scope.scratch ?? [],
-      ...scope.ownDirs ?? [],
-      ...own,
-      ...protects.map((p) => p.path),
-    ],
   };
 }
 
@@ -386,10 +372,8 @@ function assemble(f: Facts): Built {
   let sockets = f.sockets;
   if (f.temp) {
     const temp = f.temp;
-    // A repository there that holds nothing the call needs is kept read-only whole: one mount.
-    const wholeOk = (repo: string) => !f.inner.some((p) => within(p, repo));
     const scan = listingsOnce(() => ({
-      more: protectedPaths(f.writable, f.home, [temp], f.ownDirs, "shallow", wholeOk),
+      more: protectedPaths(f.writable, f.home, [temp], f.ownDirs, "shallow"),
       ways: socketsIn([{ dir: temp, depth: 2 }], new Set(f.ownSockets), new Set(f.skip), true),
     }));
     const more = scan.more.filter((p) => !f.protects.some((q) => q.path === p.path));
@@ -415,8 +399,6 @@ function assemble(f: Facts): Built {
       // bwrap makes the folder on the host: counted, and removed once no command uses it.
       args.push("--tmpfs", p.path, "--remount-ro", p.path);
       missing.push(p.path);
-    } else if (p.kind === "tree") {
-      args.push("--ro-bind-try", p.path, p.path);
     } else {
       args.push("--ro-bind-try", p.path, p.path);
       covered.push(p.path);

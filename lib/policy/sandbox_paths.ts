@@ -114,10 +114,6 @@ interface Listing {
   socketIds: string[];
   /** Whether sockets are all the folder holds. */
   onlySockets: boolean;
-  /** Whether it holds a `.git` folder (not a file or a link) and a `commondir` (a git dir's). */
-  gitFolder: boolean;
-  dotGit: boolean;
-  commondir: boolean;
 }
 
 const listings = new Map<string, Listing>();
@@ -161,11 +157,9 @@ function listingNow(dir: string): Listing | undefined {
   const dirs: string[] = [];
   const sockets: string[] = [];
   const socketIds: string[] = [];
-  let gitFolder = false;
   try {
     for (const e of Deno.readDirSync(dir)) {
       names.add(e.name);
-      if (e.name === ".git" && e.isDirectory) gitFolder = true;
       if (e.isDirectory && !SKIP.has(e.name)) dirs.push(join(dir, e.name));
       else if (!e.isDirectory && !e.isFile && !e.isSymlink) {
         try {
@@ -186,8 +180,6 @@ function listingNow(dir: string): Listing | undefined {
   const repo = names.has(".git") ||
     ["HEAD", "objects", "refs", "config"].every((n) => names.has(n));
   const onlySockets = sockets.length > 0 && sockets.length === names.size;
-  const commondir = names.has("commondir");
-  const dotGit = names.has(".git");
   const out = {
     mtime,
     ctime,
@@ -197,9 +189,6 @@ function listingNow(dir: string): Listing | undefined {
     sockets,
     socketIds,
     onlySockets,
-    gitFolder,
-    dotGit,
-    commondir,
   };
   // A change in the same moment as this reading might keep the time: such a listing is not kept.
   if (Number.isFinite(mtime) && Date.now() - mtime > 100) listings.set(dir, out);
@@ -239,26 +228,8 @@ function gitDirsUnder(dir: string, depth: number): string[] {
 /** One read-only re-mount inside a writable folder. */
 export interface Protect {
   path: string;
-  /**
-   * "dir"/"file": bind it read-only; "missing-dir": an empty read-only folder there; "tree": a
-   * whole repository folder bound read-only (see `wholeOk` of {@link protectedPaths}).
-   */
-  kind: "dir" | "file" | "missing-dir" | "tree";
-}
-
-/**
- * Whether a repository found in a shallow folder can be kept read-only whole, one mount in place
- * of its `.git` pieces and the folders above them: its `.git` is a folder that is no worktree's
- * (no `commondir`: everything git runs for it lies inside it), or it is a bare repository with
- * no `commondir`. A `.git` file or link, whose git dir lies elsewhere, is followed as before.
- */
-function selfContained(repo: string, l: Listing): boolean {
-  if (l.gitFolder) {
-    const g = listing(join(repo, ".git"));
-    return g !== undefined && !g.commondir;
-  }
-  // A repository with no `.git` at all is a bare one (see `Listing.repo`).
-  return !l.dotGit && !l.commondir;
+  /** "dir"/"file": bind it read-only; "missing-dir": an empty read-only folder there. */
+  kind: "dir" | "file" | "missing-dir";
 }
 
 /** At most this many folders are looked at below each writable folder for nested repositories. */
@@ -277,9 +248,6 @@ const SKIP = new Set([".git", "node_modules", ".cache", "target", "dist", "vendo
  * @param shallow those of them searched one level down only (the temp folder: many entries)
  * @param part "shallow": only the search of the shallow folders (whose listings change most);
  *   "rest": all but that; "all" (default): both
- * @param wholeOk for a repository found one level down a shallow folder: whether nothing the
- *   call needs writable lies in it, so it may be kept read-only whole ("tree") when it is
- *   self-contained — as safe as its pieces, and one mount instead of four (default: never)
  */
 export function protectedPaths(
   writable: readonly string[],
@@ -287,7 +255,6 @@ export function protectedPaths(
   shallow: readonly string[] = [],
   own: readonly string[] = [],
   part: "all" | "shallow" | "rest" = "all",
-  wholeOk: (repo: string) => boolean = () => false,
 ): Protect[] {
   const isWritable = (p: string) => writable.some((w) => within(p, w));
   const out = new Map<string, Protect>();
@@ -362,18 +329,13 @@ export function protectedPaths(
     // Nested repositories, two levels down (one in the temp folder), within a budget.
     let budget = SCAN_BUDGET;
     let level = [w];
-    const wide = shallow.includes(w);
-    const levels = wide ? 1 : 2;
+    const levels = shallow.includes(w) ? 1 : 2;
     for (let depth = 0; depth < levels && budget > 0; depth++) {
       const next: string[] = [];
       for (const dir of level) {
         for (const sub of listing(dir)?.dirs ?? []) {
           if (budget-- <= 0) break;
-          const l = listing(sub);
-          if (l?.repo) {
-            if (wide && wholeOk(sub) && selfContained(sub, l)) add(sub, "tree");
-            else repoAt(sub);
-          }
+          if (listing(sub)?.repo) repoAt(sub);
           next.push(sub);
         }
       }
