@@ -5,18 +5,18 @@
  * prints per builtin how many succeeded, were refused and escaped (must be 0), and whether
  * any outside file changed. `--worker` runs the bodies in their Workers (the checks alone), as
  * where no body process can start; by default they run in body processes (a mount namespace of
- * the roots: `lib/policy/body_process.ts`) where one can.
+ * the roots: `lib/sources/builtins/body_process.ts`) where one can.
  *
  * @module
  */
 import { swapRace } from "../tests/builtins/swap.ts";
-import { closeBodyWorkers } from "../lib/policy/body_worker.ts";
+import { closeBodyWorkers } from "../lib/sources/builtins/body_worker.ts";
 import {
   bodyProcessFailure,
   bodyProcessProblem,
   closeBodyProcesses,
   useBodyProcesses,
-} from "../lib/policy/body_process.ts";
+} from "../lib/sources/builtins/body_process.ts";
 
 const worker = Deno.args.includes("--worker");
 const args = Deno.args.filter((a) => a !== "--worker");

@@ -6,14 +6,14 @@
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { bodyPermissions, runBody } from "../../lib/policy/body_worker.ts";
+import { bodyPermissions, runBody } from "../../lib/sources/builtins/body_worker.ts";
 import {
   bodyProcessProblem,
   closeBodyProcesses,
   runInBodyProcess,
   writeProtects,
-} from "../../lib/policy/body_process.ts";
-import type { BuiltinResult } from "../../lib/registry/builtins.ts";
+} from "../../lib/sources/builtins/body_process.ts";
+import type { BuiltinResult } from "../../lib/sources/builtins/builtin.ts";
 import { tempDir, testRuntime } from "../helpers.ts";
 
 const why = await bodyProcessProblem();

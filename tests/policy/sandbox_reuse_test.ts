@@ -12,8 +12,8 @@ import {
   sandboxLauncher,
   sandboxProblem,
   type SandboxScope,
-} from "../../lib/policy/sandbox.ts";
-import { probesSettled, setSocketSettledMs } from "../../lib/policy/sandbox_dead.ts";
+} from "../../lib/confinement/sandbox.ts";
+import { probesSettled, setSocketSettledMs } from "../../lib/confinement/sandbox_dead.ts";
 import { FAKE_KEY, inside, world } from "./sandbox_world.ts";
 
 const why = await sandboxProblem();
