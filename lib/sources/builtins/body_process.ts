@@ -106,7 +106,8 @@ export function bodyProcessProblem(): Promise<string | undefined> {
     if (!/^deno(\.exe)?$/.test(basename(Deno.execPath()))) return "magi is not run by Deno";
     const sandbox = await sandboxProblem();
     if (sandbox) return sandbox;
-    for (const p of codePaths()) {
+    // A bundle of magi has no body_server.ts beside it: its bodies stay in Workers.
+    for (const p of [fileURLToPath(SERVER), ...codePaths()]) {
       try {
         Deno.statSync(p);
       } catch {
