@@ -3,16 +3,29 @@
  * [bash|perl] [rounds]` runs `calls` calls each of read, write, edit and grep while a real
  * process swaps a folder for a symlink to an outside folder (see tests/builtins/swap.ts), and
  * prints per builtin how many succeeded, were refused and escaped (must be 0), and whether
- * any outside file changed.
+ * any outside file changed. `--worker` runs the bodies in their Workers (the checks alone), as
+ * where no body process can start; by default they run in body processes (a mount namespace of
+ * the roots: `lib/sources/builtins/body_process.ts`) where one can.
  *
  * @module
  */
 import { swapRace } from "../tests/builtins/swap.ts";
 import { closeBodyWorkers } from "../lib/sources/builtins/body_worker.ts";
+import {
+  bodyProcessFailure,
+  bodyProcessProblem,
+  closeBodyProcesses,
+  useBodyProcesses,
+} from "../lib/sources/builtins/body_process.ts";
 
-const calls = Number(Deno.args[0] ?? 200);
-const swapper = Deno.args[1] === "perl" ? "perl" : "bash";
-const rounds = Number(Deno.args[2] ?? 1);
+const worker = Deno.args.includes("--worker");
+const args = Deno.args.filter((a) => a !== "--worker");
+const calls = Number(args[0] ?? 200);
+const swapper = args[1] === "perl" ? "perl" : "bash";
+const rounds = Number(args[2] ?? 1);
+if (worker) useBodyProcesses(false);
+const problem = await bodyProcessProblem();
+console.log(`bodies in: ${problem ? `Workers (${problem})` : "body processes (roots only)"}`);
 for (let round = 0; round < rounds; round++) {
   const base = await Deno.realPath(await Deno.makeTempDir({ prefix: "magi-swap-" }));
   try {
@@ -35,3 +48,6 @@ for (let round = 0; round < rounds; round++) {
   }
 }
 closeBodyWorkers();
+closeBodyProcesses();
+const failure = bodyProcessFailure();
+if (failure) console.log(`body processes could not start (Workers ran the bodies): ${failure}`);

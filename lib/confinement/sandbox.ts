@@ -373,7 +373,7 @@ function assemble(f: Facts): Built {
     const temp = f.temp;
     const scan = listingsOnce(() => ({
       more: protectedPaths(f.writable, f.home, [temp], f.ownDirs, "shallow"),
-      ways: socketsIn([{ dir: temp, depth: 2 }], new Set(f.ownSockets), new Set(f.skip)),
+      ways: socketsIn([{ dir: temp, depth: 2 }], new Set(f.ownSockets), new Set(f.skip), true),
     }));
     const more = scan.more.filter((p) => !f.protects.some((q) => q.path === p.path));
     if (more.length > 0) {
@@ -387,9 +387,13 @@ function assemble(f: Facts): Built {
   const args = [...f.head];
   const missing: string[] = [];
   const covered: string[] = [];
+  // What a hidden folder's empty tmpfs covers later needs no mount of its own (each bind costs
+  // bwrap a reading of the mount table): a protected path in magi's hidden state, say.
+  const hidden = (p: string) => f.emptied.some((e) => within(p, e));
   // "-try": a folder another process removes meanwhile is skipped, not a failed call.
-  for (const dir of pins) args.push("--bind-try", dir, dir);
+  for (const dir of pins) if (!hidden(dir)) args.push("--bind-try", dir, dir);
   for (const p of protects) {
+    if (hidden(p.path)) continue;
     if (p.kind === "missing-dir") {
       // bwrap makes the folder on the host: counted, and removed once no command uses it.
       args.push("--tmpfs", p.path, "--remount-ro", p.path);

@@ -7,6 +7,7 @@
  */
 import { dirname, isAbsolute, join, resolve } from "node:path";
 import { lstatNoted, noteContents, realNoted, statNoted } from "./sandbox_reads.ts";
+import { identity as socketIdentity, isDead, probeLater } from "./sandbox_dead.ts";
 
 /** Credential stores under HOME that every mode hides. */
 export const CREDENTIAL_STORES = [
@@ -108,8 +109,9 @@ interface Listing {
   ino: number | null;
   dirs: string[];
   repo: boolean;
-  /** Unix sockets in the folder. */
+  /** Unix sockets in the folder, and what tells each file from a later one (`sandbox_dead.ts`). */
   sockets: string[];
+  socketIds: string[];
   /** Whether sockets are all the folder holds. */
   onlySockets: boolean;
 }
@@ -154,13 +156,19 @@ function listingNow(dir: string): Listing | undefined {
   const names = new Set<string>();
   const dirs: string[] = [];
   const sockets: string[] = [];
+  const socketIds: string[] = [];
   try {
     for (const e of Deno.readDirSync(dir)) {
       names.add(e.name);
       if (e.isDirectory && !SKIP.has(e.name)) dirs.push(join(dir, e.name));
       else if (!e.isDirectory && !e.isFile && !e.isSymlink) {
         try {
-          if (Deno.lstatSync(join(dir, e.name)).isSocket) sockets.push(join(dir, e.name));
+          const path = join(dir, e.name);
+          const sst = Deno.lstatSync(path);
+          if (sst.isSocket) {
+            sockets.push(path);
+            socketIds.push(socketIdentity(path, sst));
+          }
         } catch {
           // gone
         }
@@ -172,7 +180,16 @@ function listingNow(dir: string): Listing | undefined {
   const repo = names.has(".git") ||
     ["HEAD", "objects", "refs", "config"].every((n) => names.has(n));
   const onlySockets = sockets.length > 0 && sockets.length === names.size;
-  const out = { mtime, ctime, ino: st.ino, dirs, repo, sockets, onlySockets };
+  const out = {
+    mtime,
+    ctime,
+    ino: st.ino,
+    dirs,
+    repo,
+    sockets,
+    socketIds,
+    onlySockets,
+  };
   // A change in the same moment as this reading might keep the time: such a listing is not kept.
   if (Number.isFinite(mtime) && Date.now() - mtime > 100) listings.set(dir, out);
   return out;
@@ -372,6 +389,8 @@ const SOCKET_LIMIT = 2000;
  *
  * @param keep sockets not to report, and whose folders are not to be emptied
  * @param skip folders not looked into (covered whole by the caller)
+ * @param probe whether to probe the sockets found for a listener (`sandbox_dead.ts`); those
+ *   found dead are left out (the shared temp folder, where old sessions' sockets pile up)
  * @returns folders that hold only sockets (cheaper to cover with one empty folder) and the
  *   other sockets
  */
@@ -379,6 +398,7 @@ export function socketsIn(
   dirs: readonly { dir: string; depth: number }[],
   keep: ReadonlySet<string> = new Set(),
   skip: ReadonlySet<string> = new Set(),
+  probe = false,
 ): { folders: string[]; sockets: string[] } {
   const folders: string[] = [];
   const sockets: string[] = [];
@@ -392,9 +412,18 @@ export function socketsIn(
         if (budget-- <= 0) break;
         const l = listing(dir);
         if (!l) continue;
-        const mine = l.sockets.some((s) => keep.has(s));
-        if (l.onlySockets && !mine && d > 0) folders.push(dir);
-        else sockets.push(...l.sockets.filter((s) => !keep.has(s)));
+        const live = l.sockets.filter((s, i) => {
+          const id = l.socketIds[i];
+          if (!probe) return true;
+          if (isDead(id)) return false;
+          if (!keep.has(s)) probeLater(s, id);
+          return true;
+        });
+        const mine = live.some((s) => keep.has(s));
+        if (live.length === 0) {
+          // Nothing to reach there (or only dead sockets).
+        } else if (l.onlySockets && !mine && d > 0) folders.push(dir);
+        else sockets.push(...live.filter((s) => !keep.has(s)));
         next.push(...l.dirs);
       }
       level = next;

@@ -13,6 +13,7 @@ import {
   sandboxProblem,
   type SandboxScope,
 } from "../../lib/confinement/sandbox.ts";
+import { probesSettled, setSocketSettledMs } from "../../lib/confinement/sandbox_dead.ts";
 import { FAKE_KEY, inside, world } from "./sandbox_world.ts";
 
 const why = await sandboxProblem();
@@ -35,7 +36,7 @@ Deno.test({
       }).output();
       const text = new TextDecoder().decode(out.stdout) + new TextDecoder().decode(out.stderr);
       assert.ok(out.success, text);
-      assert.match(text, /ok \| 4 passed \| 0 failed/, text);
+      assert.match(text, /ok \| 7 passed \| 0 failed/, text);
     } finally {
       await Deno.remove(temp, { recursive: true });
     }
@@ -44,14 +45,17 @@ Deno.test({
 
 const PAST = new Date(Date.now() - 60_000);
 
-/** Sets every folder's and file's times under `dir` back a minute: as if long settled. */
-function settle(dir: string): void {
+/**
+ * Sets every folder's and file's times under `dir` back (a minute, by default): as if long
+ * settled.
+ */
+function settle(dir: string, when = PAST): void {
   for (const e of Deno.readDirSync(dir)) {
     const p = join(dir, e.name);
-    if (e.isDirectory) settle(p);
-    if (!e.isSymlink) Deno.utimeSync(p, PAST, PAST);
+    if (e.isDirectory) settle(p, when);
+    if (!e.isSymlink) Deno.utimeSync(p, when, when);
   }
-  Deno.utimeSync(dir, PAST, PAST);
+  Deno.utimeSync(dir, when, when);
 }
 
 /** A world (in the child's own temp folder) whose folders all look long settled. */
@@ -169,5 +173,121 @@ Deno.test({
     wrap("true", []);
     wrap("true", []);
     assert.equal(sandboxArgsBuilt(), built + 2);
+  },
+});
+
+/** A git command's success, with its output on failure. */
+async function git(args: string[], env: Record<string, string> = {}): Promise<void> {
+  const out = await new Deno.Command("git", { args, env, stdout: "piped", stderr: "piped" })
+    .output();
+  assert.ok(out.success, `git ${args.join(" ")}: ${new TextDecoder().decode(out.stderr)}`);
+}
+
+const GIT_ID = {
+  GIT_AUTHOR_NAME: "t",
+  GIT_AUTHOR_EMAIL: "t@e",
+  GIT_COMMITTER_NAME: "t",
+  GIT_COMMITTER_EMAIL: "t@e",
+  GIT_CONFIG_NOSYSTEM: "1",
+};
+
+Deno.test({
+  name: "sandbox: a repository of the shared temp folder stays writable but for its config and " +
+    "hooks, call after call",
+  ignore,
+  fn: async () => {
+    await using w = await settledWorld();
+    const other = join(Deno.env.get("TMPDIR")!, "other-repo");
+    await git(["init", "-q", other]);
+    try {
+      const wrap = wrapFor(w, "workspace-write");
+      // A model clones to the temp folder in one call and works there in the next ones.
+      for (let call = 0; call < 2; call++) {
+        const r = await inside(
+          wrap,
+          `echo evil > "${other}/.git/hooks/pre-commit" 2>/dev/null && echo planted; ` +
+            `echo x >> "${other}/.git/config" 2>/dev/null && echo config-changed; ` +
+            `mv "${other}/.git" "${other}/.git-moved" 2>/dev/null && echo moved; ` +
+            `echo ok > "${other}/work-${call}.txt" && echo wrote`,
+        );
+        assert.match(r.out, /wrote/, `${r.out}${r.err}`);
+        assert.doesNotMatch(r.out, /planted|config-changed|moved/, r.out);
+      }
+    } finally {
+      await Deno.remove(other, { recursive: true });
+    }
+  },
+});
+
+Deno.test({
+  name: "sandbox: a root that is a worktree of a temp folder's repository still commits there",
+  ignore,
+  fn: async () => {
+    await using w = await settledWorld();
+    const temp = Deno.env.get("TMPDIR")!;
+    const main = join(temp, "main-repo");
+    const tree = join(temp, "tree");
+    await git(["init", "-q", main]);
+    await git(["-C", main, "commit", "-q", "--allow-empty", "-m", "one"], GIT_ID);
+    await git(["-C", main, "worktree", "add", "-q", tree]);
+    try {
+      const wrap = wrapFor({ root: tree, home: w.home }, "workspace-write");
+      const r = await inside(
+        wrap,
+        `git -C "${tree}" commit -q --allow-empty -m two && echo committed; ` +
+          `echo x >> "${main}/.git/config" 2>/dev/null && echo config-changed`,
+        { env: { ...GIT_ID, PATH: Deno.env.get("PATH") ?? "/usr/bin:/bin", HOME: w.home } },
+      );
+      assert.match(r.out, /committed/, `${r.out}${r.err}`);
+      assert.doesNotMatch(r.out, /config-changed/, r.out);
+    } finally {
+      await Deno.remove(tree, { recursive: true });
+      await Deno.remove(main, { recursive: true });
+    }
+  },
+});
+
+Deno.test({
+  name: "sandbox: a temp folder's socket nobody listens on is left uncovered; a live one is not",
+  ignore,
+  sanitizeResources: false,
+  fn: async () => {
+    await using w = await settledWorld();
+    setSocketSettledMs(0);
+    const temp = Deno.env.get("TMPDIR")!;
+    const dead = join(temp, "gone-session", "approve.sock");
+    const live = join(temp, "live-server", "s.sock");
+    await Deno.mkdir(join(dead, ".."));
+    await Deno.mkdir(join(live, ".."));
+    // Deno removes a socket file as its listener closes: a second name for it stays, dead.
+    const old = Deno.listen({ transport: "unix", path: `${dead}.live` });
+    Deno.linkSync(`${dead}.live`, dead);
+    old.close();
+    const listener = Deno.listen({ transport: "unix", path: live });
+    (async () => {
+      for await (const c of listener) {
+        await c.write(new TextEncoder().encode("reached\n")).catch(() => {});
+        c.close();
+      }
+    })().catch(() => {});
+    try {
+      // Settled at a time of its own: a folder whose times match an earlier reading's within
+      // the second (Deno gives the change time in whole seconds) would be taken as unchanged.
+      settle(temp, new Date(Date.now() - 30_000));
+      const wrap = wrapFor(w, "workspace-write");
+      const first = wrap("true", []).args;
+      assert.ok(first.includes(join(dead, "..")), "covered until it was looked at");
+      await probesSettled();
+      const args = wrap("true", []).args;
+      assert.ok(!args.includes(join(dead, "..")), "dead: no mount");
+      assert.ok(args.includes(join(live, "..")), "live: covered");
+      const r = await inside(wrap, `python3 -c "$PY" "${live}"`, { env: { PY: CONNECT } });
+      assert.match(r.out, /refused/, `${r.out}${r.err}`);
+    } finally {
+      listener.close();
+      setSocketSettledMs(10_000);
+      await Deno.remove(join(dead, ".."), { recursive: true });
+      await Deno.remove(join(live, ".."), { recursive: true });
+    }
   },
 });

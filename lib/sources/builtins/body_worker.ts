@@ -12,7 +12,8 @@
  */
 import type { BuiltinContext, BuiltinResult } from "./builtin.ts";
 import { allowedPrograms, type Policy } from "../../policy/decide.ts";
-import type { BodyJob } from "./worker_entry.ts";
+import { type BodyJob, thrownResult } from "./body_job.ts";
+import { bodyProcessProblem, runInBodyProcess, writeProtects } from "./body_process.ts";
 import { overCap } from "./_files.ts";
 
 /** The Deno permissions of one body Worker. */
@@ -147,18 +148,7 @@ export function runBody(job: BodyJob, run: BodyRun): Promise<BuiltinResult> {
       const m = event.data;
       if (m.type === "said") pending = pending.then(() => run.said(m.chunk));
       else if (m.type === "done") finish(m.result, true);
-      else if (m.type === "error") {
-        const refused = m.name === "NotCapable"
-          ? "Deno refused it (the policy's permissions): "
-          : "";
-        // Deno's advice ("run again with the --allow-read flag") is for a person at a shell,
-        // not for the model reading the result: the policy decides, not a flag.
-        const message = String(m.message).replace(/, run again with the --allow-[a-z]+ flag$/, "");
-        finish(
-          { said: "", isError: true, note: `[magi: ${refused}${m.name}: ${message}]` },
-          true,
-        );
-      }
+      else if (m.type === "error") finish(thrownResult(m.name, m.message), true);
     };
     worker.onerror = (event) => {
       event.preventDefault();
@@ -189,19 +179,20 @@ export const CONFINED_BUILTINS: Record<string, { write: boolean }> = {
  * @param opts.writeBytes the cap on what `write` and `edit` put in a file (bytes,
  *   `limits.write_bytes`): content over it is an error result before it is copied to the
  *   Worker
+ * @param opts.process false: always the Worker, never a body process (`body_process.ts`)
  */
 export function confinedBody(
   policy: () => Policy,
   builtin: { name: string },
-  opts: { writeBytes?: number } = {},
+  opts: { writeBytes?: number; process?: boolean } = {},
 ): ((args: Record<string, unknown>, ctx: BuiltinContext) => Promise<BuiltinResult>) | undefined {
   const confined = CONFINED_BUILTINS[builtin.name];
   if (!confined) return undefined;
   const writeBytes = opts.writeBytes;
-  return (args, ctx) => {
+  return async (args, ctx) => {
     const big = tooBig(builtin.name, args, writeBytes);
-    if (big) return Promise.resolve(big);
-    return runBody({
+    if (big) return big;
+    const job: BodyJob = {
       kind: "builtin",
       export: builtin.name,
       args,
@@ -212,12 +203,19 @@ export function confinedBody(
         roots: [...ctx.roots],
         writeBytes,
       },
-    }, {
-      permissions: bodyPermissions(policy(), { write: confined.write }),
-      timeoutMs: ctx.timeoutMs,
-      signal: ctx.signal,
-      said: (chunk) => ctx.said(chunk),
-    });
+    };
+    const current = policy();
+    const permissions = bodyPermissions(current, { write: confined.write });
+    const run = { timeoutMs: ctx.timeoutMs, signal: ctx.signal, said: ctx.said };
+    // In a mount namespace of the roots where one can start; else in the Worker.
+    if (opts.process !== false && await bodyProcessProblem() === undefined) {
+      const write = permissions.write;
+      const readOnly = write ? writeProtects(write, current.env) : [];
+      const access = { read: permissions.read, write, readOnly };
+      const result = await runInBodyProcess(job, { ...run, access });
+      if (result) return result;
+    }
+    return await runBody(job, { ...run, permissions });
   };
 }
 

@@ -8,25 +8,9 @@
  *
  * @module
  */
-import type { Builtin, BuiltinResult } from "./builtin.ts";
-import { BUILTINS } from "./mod.ts";
+import { type BodyJob, runBuiltin } from "./body_job.ts";
 
-/** One job for a body Worker. */
-export type BodyJob = {
-  kind: "builtin";
-  /** URL of a module exporting the builtin as `export`; absent: one of magi's builtins. */
-  module?: string;
-  /** The export's name, or the builtin's name. */
-  export: string;
-  args: Record<string, unknown>;
-  ctx: {
-    cwd: string;
-    env: Record<string, string>;
-    timeoutMs: number;
-    roots: string[];
-    writeBytes?: number;
-  };
-};
+export type { BodyJob } from "./body_job.ts";
 
 // deno-lint-ignore no-explicit-any
 const scope = self as any;
@@ -34,25 +18,13 @@ const scope = self as any;
 scope.onmessage = async (event: MessageEvent<BodyJob>) => {
   const job = event.data;
   try {
-    const result = await runBuiltin(job);
+    const result = await runBuiltin(job, (chunk) => {
+      scope.postMessage({ type: "said", chunk });
+      return Promise.resolve();
+    });
     scope.postMessage({ type: "done", result });
   } catch (error) {
     const e = error as Error;
     scope.postMessage({ type: "error", name: e?.name ?? "Error", message: e?.message ?? e });
   }
 };
-
-async function runBuiltin(job: BodyJob): Promise<BuiltinResult> {
-  const builtin = job.module
-    ? (await import(job.module))[job.export] as Builtin
-    : BUILTINS.find((b) => b.name === job.export);
-  if (!builtin) throw new TypeError(`No builtin "${job.export}"`);
-  return await builtin.run(job.args, {
-    ...job.ctx,
-    signal: new AbortController().signal,
-    said: (chunk) => {
-      scope.postMessage({ type: "said", chunk });
-      return Promise.resolve();
-    },
-  });
-}
