@@ -379,8 +379,22 @@ export function pinsFor(protects: readonly Protect[], writable: readonly string[
   return [...pins].sort((a, b) => a.split("/").length - b.split("/").length);
 }
 
-/** At most this many sockets are hidden per call (the rest of a full folder stays). */
-const SOCKET_LIMIT = 2000;
+/**
+ * The most sockets one call hides, and the most folders one search reads for them. Past
+ * either, the sandbox does not start (the call fails, saying why): a socket left out would be
+ * a way out, so the search never stops part-way and lets the call run.
+ */
+let socketLimits = { sockets: 2000, folders: 20_000 };
+
+/** Sets the search's limits (tests: a crowded temp folder without 20,000 folders). */
+export function setSocketLimits(limits: { sockets: number; folders: number }): void {
+  socketLimits = { ...limits };
+}
+
+/** The sandbox cannot be set up for a call: it refuses to start rather than leave a way out. */
+export class SandboxSetupError extends Error {
+  override name = "SandboxSetupError";
+}
 
 /**
  * The unix sockets in folders, each down to its `depth` (1: the folder's own). A socket is a
@@ -402,14 +416,20 @@ export function socketsIn(
 ): { folders: string[]; sockets: string[] } {
   const folders: string[] = [];
   const sockets: string[] = [];
-  let budget = SCAN_BUDGET * 4;
+  let budget = socketLimits.folders;
   for (const { dir: top, depth } of dirs) {
     let level = [top];
     for (let d = 0; d < depth && level.length > 0; d++) {
       const next: string[] = [];
       for (const dir of level) {
         if (skip.has(dir)) continue;
-        if (budget-- <= 0) break;
+        if (budget-- <= 0) {
+          throw new SandboxSetupError(
+            `Cannot start the sandbox: more than ${socketLimits.folders} folders under ` +
+              `${dirs.map((d) => d.dir).join(", ")} to search for unix sockets (each one a way ` +
+              `out); set TMPDIR to a folder of magi's own or clear out old folders`,
+          );
+        }
         const l = listing(dir);
         if (!l) continue;
         const live = l.sockets.filter((s, i) => {
@@ -429,5 +449,11 @@ export function socketsIn(
       level = next;
     }
   }
-  return { folders: folders.slice(0, SOCKET_LIMIT), sockets: sockets.slice(0, SOCKET_LIMIT) };
+  if (folders.length + sockets.length > socketLimits.sockets) {
+    throw new SandboxSetupError(
+      `Cannot start the sandbox: more than ${socketLimits.sockets} unix sockets to hide under ` +
+        `${dirs.map((d) => d.dir).join(", ")}; remove the old ones`,
+    );
+  }
+  return { folders, sockets };
 }

@@ -7,6 +7,7 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { runTool } from "../../lib/runtime/run_tool.ts";
 import { sandboxProblem } from "../../lib/confinement/sandbox.ts";
+import { setSocketLimits } from "../../lib/confinement/sandbox_paths.ts";
 import { makeTool, tempDir, TESTDATA, testRuntime } from "../helpers.ts";
 import { outsideDir } from "./sandbox_world.ts";
 
@@ -203,6 +204,39 @@ cat <&3
       assert.match(open.said, /reached/);
     } finally {
       await server.shutdown();
+    }
+  },
+});
+
+Deno.test({
+  name: "sandbox: a search for sockets that would stop part-way refuses the call, never runs it",
+  ignore: (await sandboxProblem()) !== undefined,
+  fn: async () => {
+    await using dir = await tempDir();
+    // More folders than the search may read: the system temp folder holds at least this one.
+    for (const n of ["a", "b", "c", "d"]) await Deno.mkdir(join(dir.path, n));
+    setSocketLimits({ sockets: 2000, folders: 2 });
+    try {
+      await using t = await testRuntime({
+        cwd: dir.path,
+        toolsDirs: [TOOLS],
+        config: {
+          shipped_tools: false,
+          roots: [dir.path],
+          sandbox: { mode: "workspace-write" },
+        },
+      });
+      const target = join(dir.path, "made");
+      const r = await runTool(t.rt, {
+        name: "write-there",
+        args: { args: [target] },
+        caller: "person",
+      });
+      assert.equal(r.is_error, true, r.said);
+      assert.match(r.said, /Cannot start the sandbox: more than 2 folders under .* unix sockets/);
+      await assert.rejects(Deno.stat(target));
+    } finally {
+      setSocketLimits({ sockets: 2000, folders: 20_000 });
     }
   },
 });
