@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { dirname, join, resolve } from "node:path";
+import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { BUILTINS } from "../builtins/mod.ts";
 import { apiKeyEnvNames } from "./agent/provider_config.ts";
@@ -177,7 +177,13 @@ function strings(spec: McpServerSpec): McpServerSpec {
  * @throws ConfigError when the config cannot be used
  */
 export async function createRuntime(opts: RuntimeOptions): Promise<Runtime> {
-  const config = loadConfig({ cwd: opts.cwd, env: opts.env, configFlag: opts.configFlag });
+  // `--tools-dir` goes in when the config is built (before the config's folders), never after.
+  const config = loadConfig({
+    cwd: opts.cwd,
+    env: opts.env,
+    configFlag: opts.configFlag,
+    toolsDirs: opts.toolsDirs,
+  });
   const v = config.values;
   // The approvals socket's key begins every call's MAGI_APPROVAL_TOKEN: masked like a secret.
   const approvalKey = newApprovalKey();
@@ -194,16 +200,11 @@ export async function createRuntime(opts: RuntimeOptions): Promise<Runtime> {
   const context = { MAGI_CONFIG: config.explicit };
   const helpEnv = childEnv(opts.env, undefined, { ...context, MAGI_CWD: opts.cwd });
 
-  const flagDirs = (opts.toolsDirs ?? []).map((d) => resolveDir(opts.cwd, d));
   const seen = new Set<string>();
-  const configured = [...flagDirs, ...stringList(v.tools_dir)].filter((dir) => {
+  const configured = stringList(v.tools_dir).filter((dir) => {
     const real = realPath(dir);
     return seen.has(real) ? false : (seen.add(real), true);
   });
-  if (flagDirs.length > 0) {
-    v.tools_dir = configured;
-    config.origins.tools_dir = `--tools-dir, then ${config.origins.tools_dir}`;
-  }
   const shipped = v.shipped_tools === false ? [] : [shippedToolsDir()];
   const realConfigured = new Set(configured.map(realPath));
   const shippedDirs = shipped.filter((d) => !realConfigured.has(realPath(d)));
@@ -390,10 +391,6 @@ async function doorSettings(
     sandbox,
     sockets: socket ? [socket] : [],
   };
-}
-
-function resolveDir(cwd: string, dir: string): string {
-  return resolve(cwd, dir);
 }
 
 function realPath(path: string): string {

@@ -5,24 +5,42 @@
  * @module
  */
 import type { JsonSchema } from "../registry/types.ts";
+import type { DeepReadonly } from "./freeze.ts";
+import type { ProviderConfig } from "../agent/provider.ts";
+import type { McpServerSpec } from "../registry/mcp.ts";
+import type { PolicyConfig } from "../policy/decide.ts";
+import type { HookEvent, HookSpec } from "../hooks/hooks.ts";
+import type { SandboxMode } from "../policy/sandbox_settings.ts";
 import { PROVIDERS_SCHEMA } from "../agent/provider_config.ts";
 import { RULE_SCHEMA } from "../policy/rules.ts";
 import { tightenMode, tightenNetwork, tightenPolicy } from "../policy/sandbox_settings.ts";
 
-/** One known key. */
-export interface KeySpec {
+/**
+ * Who may set a key besides the person's own files (the user's config, `--config`,
+ * `MAGI_CONFIG`): any project's `.magi/config.jsonc` ("any", the default), only a project the
+ * person lists in `trusted_projects` ("trusted"), or no project at all ("never").
+ */
+export type ProjectMay = "any" | "trusted" | "never";
+
+/**
+ * One known key. `T` is the type of its value once loaded and checked (paths resolved); it
+ * becomes the key's field in {@link Settings}.
+ */
+export interface KeySpec<T = unknown> {
   schema: JsonSchema;
   /** What was expected, for error messages: "an integer of at least 1024". */
   expected: string;
   /** The default value, or undefined when the key has none. */
-  default?: unknown;
+  default?: T;
+  /** Who may set it: see {@link ProjectMay} (default "any"). */
+  project?: ProjectMay;
   /** Paths in the value resolve against the config file's folder. */
   paths?: boolean;
   /**
    * A project's config may only tighten this key: the value kept from the person's files so
    * far and the project's, combined (SPEC S8.3).
    */
-  tighten?: (before: unknown, project: unknown) => unknown;
+  tighten?(before: unknown, project: unknown): unknown;
   /**
    * Lists from several files are joined instead of the last one winning: a project's config
    * can add secrets to mask but never remove the user's.
@@ -30,37 +48,24 @@ export interface KeySpec {
   union?: boolean;
 }
 
+/** A key with a default: its field is always set. */
+type Defaulted<T> = KeySpec<T> & { default: T };
+
+/**
+ * Declares a key whose loaded value has type `T`: with a default its {@link Settings} field is
+ * `T`, without one `T | undefined`. The JSON Schema checks the value when it is read; `T` says
+ * what that schema lets through (tests/config/settings_test.ts checks each default against it).
+ */
+function key<T>(spec: Defaulted<T>): Defaulted<T>;
+function key<T>(spec: KeySpec<T>): KeySpec<T>;
+function key<T>(spec: KeySpec<T>): KeySpec<T> {
+  return spec;
+}
+
 const strings = { type: "array", items: { type: "string" } };
 
-/**
- * Keys a project's `.magi/config.jsonc` may set only when the person's own config lists the
- * project in `trusted_projects`: they start programs (tools, peers, MCP servers), send the
- * conversation and an API key somewhere (providers), widen what tools may touch (roots), or
- * choose where magi writes. A cloned repository must not do any of that by itself.
- */
-export const PROJECT_TRUSTED_ONLY = [
-  "tools_dir",
-  "lua_dirs",
-  "peers",
-  "mcp_servers",
-  "providers",
-  "provider",
-  "roots",
-  "spill_dir",
-  "sessions_dir",
-  "trusted_projects",
-  // "never" runs a model's asks without asking.
-  "approval",
-  // Hooks are programs; a prompt file could name any file to send to the provider.
-  "hooks",
-  "system_prompt_file",
-];
-
-/**
- * Keys a project's config may never set, trusted or not: `secrets.ignore` would unmask the
- * person's secrets. They are ignored with one stderr line.
- */
-export const PROJECT_NEVER = ["secrets.ignore"];
+/** A folder path or a list of them (`tools_dir`, `lua_dirs`), resolved to absolute paths. */
+export type Folders = string | readonly string[];
 
 /** Keys whose value is an object of further keys. */
 export const GROUPS = ["limits", "secrets", "sandbox", "agents", "display", "mcp"] as const;
@@ -79,44 +84,54 @@ const hookList = {
   },
 };
 
-/** Leaf keys, dotted for those inside a group. */
-export const KEYS: Record<string, KeySpec> = {
-  trusted_projects: {
+/**
+ * Leaf keys, dotted for those inside a group. Keys a project may set only when trusted start
+ * programs (tools, peers, MCP servers, hooks), send the conversation and an API key somewhere
+ * (providers, a prompt file naming any file), widen what tools may touch (roots), choose where
+ * magi writes, or run a model's asks without asking (`approval` "never"). A cloned repository
+ * must not do any of that by itself. `secrets.ignore` would unmask the person's secrets: no
+ * project may set it, trusted or not (it is ignored with one stderr line).
+ */
+export const KEYS = {
+  trusted_projects: key<readonly string[]>({
+    project: "trusted",
     union: true,
     schema: { type: "array", items: { type: "string" } },
     expected: "a list of project folders whose .magi/config.jsonc may name programs and servers",
     default: [],
     paths: true,
-  },
-  tools_dir: {
+  }),
+  tools_dir: key<Folders>({
+    project: "trusted",
     union: true,
     schema: { anyOf: [{ type: "string" }, strings] },
     expected: "a folder path or a list of folder paths",
     default: [],
     paths: true,
-  },
-  approval: {
+  }),
+  approval: key<"ask" | "never">({
+    project: "trusted",
     schema: { enum: ["ask", "never"] },
     expected: '"ask" (a model\'s call the policy asks about is put to the person) or "never" ' +
       "(no questions: it runs inside the workspace-write sandbox, as with `magi run --auto`)",
     default: "ask",
-  },
-  shipped_tools: {
+  }),
+  shipped_tools: key<boolean>({
     schema: { type: "boolean" },
     expected: "true or false",
     default: true,
-  },
-  timeout_seconds: {
+  }),
+  timeout_seconds: key<number>({
     schema: { type: "number", exclusiveMinimum: 0 },
     expected: "a number of seconds greater than 0",
     default: 120,
-  },
-  "display.lines": {
+  }),
+  "display.lines": key<number>({
     schema: { type: "integer", minimum: 1, maximum: 100000 },
     expected: "a whole number of lines from 1 to 100000 (each tool call's shown on the terminal)",
     default: 20,
-  },
-  prices: {
+  }),
+  prices: key<Readonly<Record<string, Readonly<Prices>>>>({
     schema: {
       type: "object",
       additionalProperties: {
@@ -131,107 +146,115 @@ export const KEYS: Record<string, KeySpec> = {
     },
     expected: "an object of prices in US dollars per million tokens, by model: " +
       '{"gpt-4o": {"input": 2.5, "output": 10, "cached": 1.25}}',
-  },
-  "limits.said_bytes": {
+  }),
+  "limits.said_bytes": key<number>({
     schema: { type: "integer", minimum: 1024, maximum: 67108864 },
     expected: "a whole number of bytes from 1024 to 67108864 (64 MiB)",
     default: 16384,
-  },
-  "limits.shown_bytes": {
+  }),
+  "limits.shown_bytes": key<number>({
     schema: { type: "integer", minimum: 1024, maximum: 67108864 },
     expected: "a whole number of bytes from 1024 to 67108864 (64 MiB)",
     default: 65536,
-  },
-  "limits.image_bytes": {
+  }),
+  "limits.image_bytes": key<number>({
     schema: { type: "integer", minimum: 0, maximum: 20971520 },
     expected: "a whole number of bytes from 0 (send no images) to 20971520 (20 MiB)",
     default: 5 * 1024 * 1024,
-  },
-  "limits.mcp_message_bytes": {
+  }),
+  "limits.mcp_message_bytes": key<number>({
     schema: { type: "integer", minimum: 65536, maximum: 1073741824 },
     expected: "a whole number of bytes from 65536 (64 KiB) to 1073741824 (1 GiB)",
     default: 16 * 1024 * 1024,
-  },
-  "limits.spill_bytes": {
+  }),
+  "limits.spill_bytes": key<number>({
     schema: { type: "integer", minimum: 4096 },
     expected: "a whole number of bytes, at least 4096 (a spill file keeps its head and tail)",
     default: 256 * 1024 * 1024,
-  },
-  "limits.write_bytes": {
+  }),
+  "limits.write_bytes": key<number>({
     schema: { type: "integer", minimum: 1024, maximum: 268435456 },
     expected: "a whole number of bytes from 1024 to 268435456 (256 MiB)",
     default: 32 * 1024 * 1024,
-  },
-  "limits.lua_memory_bytes": {
+  }),
+  "limits.lua_memory_bytes": key<number>({
     schema: { type: "integer", minimum: 1048576 },
     expected: "a whole number of bytes, at least 1048576 (1 MiB)",
     default: 64 * 1024 * 1024,
-  },
-  lua_dirs: {
+  }),
+  lua_dirs: key<Folders>({
+    project: "trusted",
     union: true,
     schema: { anyOf: [{ type: "string" }, strings] },
     expected: "a folder path or a list of folder paths (of *.lua declaration files)",
     default: [],
     paths: true,
-  },
-  peers: {
+  }),
+  peers: key<Readonly<Record<string, string>>>({
+    project: "trusted",
     schema: {
       type: "object",
       propertyNames: { pattern: "^[a-zA-Z0-9_-]{1,32}$" },
       additionalProperties: { type: "string", minLength: 1 },
     },
     expected: 'an object of peers by name, each a program: {"casper": "/usr/local/bin/casper"}',
-  },
-  "secrets.env": {
+  }),
+  "secrets.env": key<readonly string[]>({
     union: true,
     schema: strings,
     expected: "a list of environment variable names",
     default: [],
-  },
-  "secrets.values": {
+  }),
+  "secrets.values": key<readonly string[]>({
     union: true,
     schema: strings,
     expected: "a list of secret values (strings)",
     default: [],
-  },
-  "secrets.ignore": {
+  }),
+  "secrets.ignore": key<readonly string[]>({
+    project: "never",
     union: true,
     schema: strings,
     expected: "a list of environment variable names that are not secrets",
     default: [],
-  },
-  roots: {
+  }),
+  roots: key<readonly string[]>({
+    project: "trusted",
     schema: { type: "array", items: { type: "string", minLength: 1 } },
     expected: "a list of folder paths (read, write, edit and grep stay inside them)",
     paths: true,
-  },
-  spill_dir: {
+  }),
+  spill_dir: key<string>({
+    project: "trusted",
     schema: { type: "string", minLength: 1 },
     expected: "a folder path",
     paths: true,
-  },
-  providers: {
+  }),
+  providers: key<Readonly<Record<string, Readonly<ProviderConfig>>>>({
+    project: "trusted",
     schema: PROVIDERS_SCHEMA,
     expected:
       'an object of providers: {"NAME": {"kind": "openai" | "anthropic", "base_url", "model", ' +
       '"api_key_env", "timeout_seconds", "max_retries", "max_tokens", "parallel_tool_calls", ' +
       '"context_window", "server", "compact_at", "thinking_budget", "reasoning_effort"}}',
-  },
-  provider: {
+  }),
+  provider: key<string>({
+    project: "trusted",
     schema: { type: "string", minLength: 1 },
     expected: "the name of a provider",
-  },
-  sessions_dir: {
+  }),
+  sessions_dir: key<string>({
+    project: "trusted",
     schema: { type: "string", minLength: 1 },
     expected: "a folder path",
     paths: true,
-  },
-  "sandbox.mode": {
+  }),
+  "sandbox.mode": key<SandboxMode>({
     schema: { enum: ["read-only", "workspace-write", "off"] },
     expected: '"read-only", "workspace-write" (the default) or "off"',
     tighten: tightenMode,
-  },
-  "sandbox.network": {
+  }),
+  "sandbox.network": key<boolean | readonly string[]>({
     schema: {
       anyOf: [{ type: "boolean" }, {
         type: "array",
@@ -240,13 +263,13 @@ export const KEYS: Record<string, KeySpec> = {
     },
     expected: 'true, false (the default) or a list of allowed domains ("*.npmjs.org")',
     tighten: tightenNetwork,
-  },
-  "sandbox.deny_read": {
+  }),
+  "sandbox.deny_read": key<readonly string[]>({
     union: true,
     schema: { type: "array", items: { type: "string", pattern: "^(/|~/)" } },
     expected: 'a list of absolute or "~/" paths to hide from sandboxed programs',
-  },
-  policy: {
+  }),
+  policy: key<PolicyConfig>({
     tighten: tightenPolicy,
     schema: {
       type: "object",
@@ -266,17 +289,19 @@ export const KEYS: Record<string, KeySpec> = {
     expected: 'an object {rules?: [{tool, decision: "allow" | "ask" | "deny", id?, source?, ' +
       "command?, fields?, where?, reason?, examples?}], disable?: [default rule ids], " +
       'sandbox?: true | false | {"network": true}}',
-  },
-  system_prompt: {
+  }),
+  system_prompt: key<string>({
     schema: { type: "string", minLength: 1 },
     expected: "the text that replaces magi's opening lines of the system prompt",
-  },
-  system_prompt_file: {
+  }),
+  system_prompt_file: key<string>({
+    project: "trusted",
     schema: { type: "string", minLength: 1 },
     expected: "a file whose text replaces magi's opening lines of the system prompt",
     paths: true,
-  },
-  hooks: {
+  }),
+  hooks: key<Readonly<Partial<Record<HookEvent, readonly HookSpec[]>>>>({
+    project: "trusted",
     schema: {
       type: "object",
       properties: {
@@ -290,8 +315,8 @@ export const KEYS: Record<string, KeySpec> = {
     expected: "an object {before_tool?, after_tool?, session_start?, user_prompt?}, each a list " +
       "of {command, matcher?, timeout_seconds?} (matcher: a regular expression over tool names)",
     default: {},
-  },
-  "agents.max_depth": {
+  }),
+  "agents.max_depth": key<number>({
     schema: { type: "integer", minimum: 0, maximum: 8 },
     expected: "a whole number from 0 (no sub-agents) to 8",
     default: 2,
@@ -301,23 +326,24 @@ export const KEYS: Record<string, KeySpec> = {
       typeof before === "number" && typeof project === "number"
         ? Math.min(before, project)
         : before,
-  },
-  "agents.summary_bytes": {
+  }),
+  "agents.summary_bytes": key<number>({
     schema: { type: "integer", minimum: 256, maximum: 65536 },
     expected: "a whole number of bytes from 256 to 65536",
     default: 4096,
-  },
-  "mcp.audience_pair": {
+  }),
+  "mcp.audience_pair": key<boolean>({
     schema: { type: "boolean" },
     expected: "true or false",
     default: false,
-  },
-  "mcp.plain_names": {
+  }),
+  "mcp.plain_names": key<boolean>({
     schema: { type: "boolean" },
     expected: "true or false",
     default: false,
-  },
-  mcp_servers: {
+  }),
+  mcp_servers: key<Readonly<Record<string, McpServerSpec>>>({
+    project: "trusted",
     schema: {
       type: "object",
       propertyNames: { pattern: "^[a-zA-Z0-9-]{1,32}$" },
@@ -367,5 +393,37 @@ export const KEYS: Record<string, KeySpec> = {
       'connect_timeout_seconds?, start?} with start "lazy" ' +
       'or "eager"',
     default: {},
-  },
+  }),
 };
+
+/** Config `prices`: US dollars per million tokens of one model. */
+export interface Prices {
+  input?: number;
+  output?: number;
+  cached?: number;
+}
+
+/** A known key's name, dotted for those inside a group ("limits.said_bytes"). */
+export type KeyName = keyof typeof KEYS;
+
+/** The type of a key's field: its value's type, or that or undefined when it has no default. */
+export type FieldOf<S> = S extends { default: infer T } ? T
+  : S extends KeySpec<infer T> ? T | undefined
+  : never;
+
+/**
+ * The effective config, typed: one field per key of {@link KEYS}, by its dotted name. Built
+ * once by `loadConfig()` and frozen (arrays and objects inside too).
+ */
+export type Settings = DeepReadonly<{ [K in KeyName]: FieldOf<(typeof KEYS)[K]> }>;
+
+/** The table as the loader reads it: any key's spec by its name. */
+export const TABLE: Readonly<Record<string, KeySpec>> = KEYS;
+
+/** Keys a project may set only when the person's own config lists it in `trusted_projects`. */
+export const PROJECT_TRUSTED_ONLY: readonly string[] = Object.keys(KEYS)
+  .filter((k) => TABLE[k].project === "trusted");
+
+/** Keys a project's config may never set, trusted or not (ignored with one stderr line). */
+export const PROJECT_NEVER: readonly string[] = Object.keys(KEYS)
+  .filter((k) => TABLE[k].project === "never");
