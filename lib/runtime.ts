@@ -126,17 +126,13 @@ export function maskerFor(
   flagged: readonly string[] = [],
 ): Masker {
   const v = config.values;
-  const raw = v.mcp_servers;
   // Every value of an MCP server's `env` and `headers` (tokens, "Authorization: Bearer …").
-  const serverSecrets = Object.values(
-    typeof raw === "object" && raw !== null ? raw as Record<string, unknown> : {},
-  ).filter((s): s is McpServerSpec => typeof s === "object" && s !== null)
-    .flatMap((s) => specSecrets(strings(s), env));
+  const serverSecrets = Object.values(v.mcp_servers).flatMap((s) => specSecrets(strings(s), env));
   const collected = collectSecrets(
     env,
-    [...stringList(v["secrets.env"]), ...apiKeyEnvNames(v.providers), ...flagged],
-    stringList(v["secrets.values"]),
-    stringList(v["secrets.ignore"]),
+    [...v["secrets.env"], ...apiKeyEnvNames(v.providers), ...flagged],
+    v["secrets.values"],
+    v["secrets.ignore"],
   );
   for (const name of new Set(collected.tooShort)) {
     warn(`secret $${name} is shorter than 6 bytes and is not masked`);
@@ -150,10 +146,8 @@ export function maskerFor(
  */
 async function ruleSetFlagged(config: Config, env: Record<string, string>): Promise<string[]> {
   const v = config.values;
-  const ignored = new Set(stringList(v["secrets.ignore"]));
-  const named = new Set(
-    collectSecrets(env, stringList(v["secrets.env"])).secrets.map((s) => s.name),
-  );
+  const ignored = new Set(v["secrets.ignore"]);
+  const named = new Set(collectSecrets(env, v["secrets.env"]).secrets.map((s) => s.name));
   const open = Object.fromEntries(
     Object.entries(env).filter(([name]) => !ignored.has(name) && !named.has(name)),
   );
@@ -161,7 +155,7 @@ async function ruleSetFlagged(config: Config, env: Record<string, string>): Prom
 }
 
 /** An MCP server entry with only its string-valued `env` and `headers` entries kept. */
-function strings(spec: McpServerSpec): McpServerSpec {
+function strings(spec: Pick<McpServerSpec, "env" | "headers">): McpServerSpec {
   const only = (record: unknown) =>
     typeof record === "object" && record !== null
       ? Object.fromEntries(
@@ -205,23 +199,18 @@ export async function createRuntime(opts: RuntimeOptions): Promise<Runtime> {
     const real = realPath(dir);
     return seen.has(real) ? false : (seen.add(real), true);
   });
-  const shipped = v.shipped_tools === false ? [] : [shippedToolsDir()];
+  const shipped = v.shipped_tools ? [shippedToolsDir()] : [];
   const realConfigured = new Set(configured.map(realPath));
   const shippedDirs = shipped.filter((d) => !realConfigured.has(realPath(d)));
 
-  const roots = effectiveRoots(
-    Array.isArray(v.roots) ? stringList(v.roots) : undefined,
-    opts.cwd,
-  );
-  const spillDir = typeof v.spill_dir === "string"
-    ? v.spill_dir
-    : join(stateDir(opts.env), "spill");
+  const roots = effectiveRoots(v.roots && [...v.roots], opts.cwd);
+  const spillDir = v.spill_dir ?? join(stateDir(opts.env), "spill");
   /** The runtime once built (a late server's tools are swapped into its registry). */
   const built: { runtime?: Runtime } = {};
   /** Servers whose tools changed before the runtime was built. */
   const early = new Map<string, Tool[]>();
   const mcpLoading = mcpTools({
-    servers: (v.mcp_servers ?? {}) as Parameters<typeof mcpTools>[0]["servers"],
+    servers: v.mcp_servers,
     configFile: config.origins.mcp_servers === "default" ? undefined : config.origins.mcp_servers,
     cwd: opts.cwd,
     env: helpEnv,
@@ -229,7 +218,7 @@ export async function createRuntime(opts: RuntimeOptions): Promise<Runtime> {
     masker,
     cachePath: join(cacheDir(opts.env), "mcp-tools.json"),
     authDir: join(stateDir(opts.env), "mcp-oauth"),
-    maxMessageBytes: v["limits.mcp_message_bytes"] as number,
+    maxMessageBytes: v["limits.mcp_message_bytes"],
     warn: opts.warn,
     // A server ready late, or whose tools changed: its tools are swapped in the registry.
     onServerTools: (server, tools) => {
@@ -242,7 +231,7 @@ export async function createRuntime(opts: RuntimeOptions): Promise<Runtime> {
   const builtinTools = BUILTINS.map((b) =>
     builtinTool(b, {
       roots,
-      body: (b) => confinedBody(() => policy, b, { writeBytes: v["limits.write_bytes"] as number }),
+      body: (b) => confinedBody(() => policy, b, { writeBytes: v["limits.write_bytes"] }),
     })
   );
   const innerOf = new Map(builtinTools.map((t) => [t, gatedInner(() => policy, t)]));
@@ -336,18 +325,18 @@ export async function createRuntime(opts: RuntimeOptions): Promise<Runtime> {
     context: { ...context, MAGI_APPROVAL_SOCK: socket },
     linksDir,
     spillDir,
-    timeoutSeconds: v.timeout_seconds as number,
+    timeoutSeconds: v.timeout_seconds,
     limits: {
-      saidBytes: v["limits.said_bytes"] as number,
-      shownBytes: v["limits.shown_bytes"] as number,
-      spillBytes: v["limits.spill_bytes"] as number,
+      saidBytes: v["limits.said_bytes"],
+      shownBytes: v["limits.shown_bytes"],
+      spillBytes: v["limits.spill_bytes"],
     },
     found: [...fromDirs, ...fromShipped],
     roots,
     policy,
     door,
     skills,
-    hooks: new Hooks((v.hooks ?? {}) as ConstructorParameters<typeof Hooks>[0], opts.warn),
+    hooks: new Hooks(v.hooks, opts.warn),
     warn: opts.warn,
   };
   for (const [server, tools] of early) {
@@ -385,9 +374,9 @@ async function doorSettings(
     // Set by the person (flag, config `sandbox.mode`, legacy `policy.sandbox`): their own
     // `magi call` then runs in it too; otherwise unsandboxed.
     explicit: opts.sandboxFlag !== undefined || Boolean(legacy) ||
-      typeof v["sandbox.mode"] === "string",
+      v["sandbox.mode"] !== undefined,
     problem,
-    approval: opts.auto ? "never" : v.approval === "never" ? "never" : "ask",
+    approval: opts.auto ? "never" : v.approval,
     sandbox,
     sockets: socket ? [socket] : [],
   };

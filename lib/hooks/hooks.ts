@@ -71,7 +71,7 @@ export class Hooks {
    * @param config the value of config `hooks` (checked against its schema already)
    * @param warn one line per hook that cannot load or that fails
    */
-  constructor(config: Partial<Record<HookEvent, HookSpec[]>>, warn: Warn) {
+  constructor(config: Readonly<Partial<Record<HookEvent, readonly HookSpec[]>>>, warn: Warn) {
     this.#warn = warn;
     for (const event of Object.keys(HOOK_EVENTS) as HookEvent[]) {
       const loaded: Loaded[] = [];

@@ -94,20 +94,20 @@ async function loadSdk(): Promise<Sdk> {
 
 /** One entry of config `mcp_servers`: a program to start, or a URL. */
 export interface McpServerSpec {
-  command?: string;
-  args?: string[];
-  env?: Record<string, string>;
+  readonly command?: string;
+  readonly args?: readonly string[];
+  readonly env?: Readonly<Record<string, string>>;
   /** Working directory; relative to the config file's folder. */
-  cwd?: string;
-  url?: string;
-  headers?: Record<string, string>;
+  readonly cwd?: string;
+  readonly url?: string;
+  readonly headers?: Readonly<Record<string, string>>;
   /** A client registered with the server's authorization server beforehand (no registration). */
-  oauth?: { client_id: string; client_secret?: string };
+  readonly oauth?: { readonly client_id: string; readonly client_secret?: string };
   /** Limit for starting, and the most any call to its tools may take, in seconds. */
-  timeout_seconds?: number;
+  readonly timeout_seconds?: number;
   /** Seconds magi's start waits for a server with no cached tool list (default 5). */
-  connect_timeout_seconds?: number;
-  start?: "lazy" | "eager";
+  readonly connect_timeout_seconds?: number;
+  readonly start?: "lazy" | "eager";
 }
 
 /** The separator between a server's name and its tool's name. */
@@ -126,8 +126,8 @@ export const UNREADY_KEEP_MS = 10 * 60 * 1000;
 
 /** What the MCP source needs from the runtime. */
 export interface McpSourceOptions {
-  /** The value of config `mcp_servers`. */
-  servers: Record<string, McpServerSpec>;
+  /** The value of config `mcp_servers` (frozen: settings are built once). */
+  servers: Readonly<Record<string, McpServerSpec>>;
   /** The config file `mcp_servers` came from (relative `cwd`s resolve against its folder). */
   configFile: string | undefined;
   /** magi's working directory (for a server without `cwd` and no config file). */
