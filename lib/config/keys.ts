@@ -34,6 +34,8 @@ export interface KeySpec<T = unknown> {
   default?: T;
   /** Who may set it: see {@link ProjectMay} (default "any"). */
   project?: ProjectMay;
+  /** Its row in the README's "Config keys" table: the default as shown, and what it means. */
+  doc: { default: string; meaning: string };
   /** Paths in the value resolve against the config file's folder. */
   paths?: boolean;
   /**
@@ -94,6 +96,10 @@ const hookList = {
  */
 export const KEYS = {
   trusted_projects: key<readonly string[]>({
+    doc: {
+      default: "`[]`",
+      meaning: "project folders whose `.magi/config.jsonc` may name programs, servers, roots",
+    },
     project: "trusted",
     union: true,
     schema: { type: "array", items: { type: "string" } },
@@ -102,6 +108,7 @@ export const KEYS = {
     paths: true,
   }),
   tools_dir: key<Folders>({
+    doc: { default: "`[]`", meaning: "folder or folders of tools, relative to the config file" },
     project: "trusted",
     union: true,
     schema: { anyOf: [{ type: "string" }, strings] },
@@ -110,6 +117,11 @@ export const KEYS = {
     paths: true,
   }),
   approval: key<"ask" | "never">({
+    doc: {
+      default: "`ask`",
+      meaning: "`never`: no questions; what no deny rule forbids runs in the `workspace-write` " +
+        "sandbox (as `magi run --auto`)",
+    },
     project: "trusted",
     schema: { enum: ["ask", "never"] },
     expected: '"ask" (a model\'s call the policy asks about is put to the person) or "never" ' +
@@ -117,21 +129,31 @@ export const KEYS = {
     default: "ask",
   }),
   shipped_tools: key<boolean>({
+    doc: { default: "`true`", meaning: "include the tools shipped in `tools/`" },
     schema: { type: "boolean" },
     expected: "true or false",
     default: true,
   }),
   timeout_seconds: key<number>({
+    doc: { default: "`120`", meaning: "a call's time limit unless it gives `timeout_seconds`" },
     schema: { type: "number", exclusiveMinimum: 0 },
     expected: "a number of seconds greater than 0",
     default: 120,
   }),
   "display.lines": key<number>({
+    doc: {
+      default: "`20`",
+      meaning: "lines of a tool call's output shown on the terminal; the rest is kept",
+    },
     schema: { type: "integer", minimum: 1, maximum: 100000 },
     expected: "a whole number of lines from 1 to 100000 (each tool call's shown on the terminal)",
     default: 20,
   }),
   prices: key<Readonly<Record<string, Readonly<Prices>>>>({
+    doc: {
+      default: "`{}`",
+      meaning: 'USD per million tokens, by model: `{"m": {"input", "output", "cached"}}`',
+    },
     schema: {
       type: "object",
       additionalProperties: {
@@ -148,41 +170,67 @@ export const KEYS = {
       '{"gpt-4o": {"input": 2.5, "output": 10, "cached": 1.25}}',
   }),
   "limits.said_bytes": key<number>({
+    doc: { default: "`16384`", meaning: "bound on what the model reads (1024 to 64 MiB)" },
     schema: { type: "integer", minimum: 1024, maximum: 67108864 },
     expected: "a whole number of bytes from 1024 to 67108864 (64 MiB)",
     default: 16384,
   }),
   "limits.shown_bytes": key<number>({
+    doc: { default: "`65536`", meaning: "bound on what the person sees (1024 to 64 MiB)" },
     schema: { type: "integer", minimum: 1024, maximum: 67108864 },
     expected: "a whole number of bytes from 1024 to 67108864 (64 MiB)",
     default: 65536,
   }),
   "limits.image_bytes": key<number>({
+    doc: {
+      default: "`5242880`",
+      meaning: "largest tool-result image sent to the provider (0 sends none; up to 20 MiB)",
+    },
     schema: { type: "integer", minimum: 0, maximum: 20971520 },
     expected: "a whole number of bytes from 0 (send no images) to 20971520 (20 MiB)",
     default: 5 * 1024 * 1024,
   }),
   "limits.mcp_message_bytes": key<number>({
+    doc: {
+      default: "`16777216`",
+      meaning: "largest MCP stdio message, either way (64 KiB to 1 GiB)",
+    },
     schema: { type: "integer", minimum: 65536, maximum: 1073741824 },
     expected: "a whole number of bytes from 65536 (64 KiB) to 1073741824 (1 GiB)",
     default: 16 * 1024 * 1024,
   }),
   "limits.spill_bytes": key<number>({
+    doc: {
+      default: "`268435456`",
+      meaning: "cap on a spill file (at least 4096); past it the head and tail are kept",
+    },
     schema: { type: "integer", minimum: 4096 },
     expected: "a whole number of bytes, at least 4096 (a spill file keeps its head and tail)",
     default: 256 * 1024 * 1024,
   }),
   "limits.write_bytes": key<number>({
+    doc: {
+      default: "`33554432`",
+      meaning: "cap on what one `write` or `edit` brings (1024 to 256 MiB)",
+    },
     schema: { type: "integer", minimum: 1024, maximum: 268435456 },
     expected: "a whole number of bytes from 1024 to 268435456 (256 MiB)",
     default: 32 * 1024 * 1024,
   }),
   "limits.lua_memory_bytes": key<number>({
+    doc: {
+      default: "`67108864`",
+      meaning: "cap on the Lua heap (all declarations share one engine)",
+    },
     schema: { type: "integer", minimum: 1048576 },
     expected: "a whole number of bytes, at least 1048576 (1 MiB)",
     default: 64 * 1024 * 1024,
   }),
   lua_dirs: key<Folders>({
+    doc: {
+      default: "`[]`",
+      meaning: "folders of `*.lua` declarations, relative to the config file",
+    },
     project: "trusted",
     union: true,
     schema: { anyOf: [{ type: "string" }, strings] },
@@ -191,6 +239,10 @@ export const KEYS = {
     paths: true,
   }),
   peers: key<Readonly<Record<string, string>>>({
+    doc: {
+      default: "`casper` on PATH",
+      meaning: 'peer programs by name: `{"casper": "/usr/local/bin/casper"}`',
+    },
     project: "trusted",
     schema: {
       type: "object",
@@ -200,18 +252,27 @@ export const KEYS = {
     expected: 'an object of peers by name, each a program: {"casper": "/usr/local/bin/casper"}',
   }),
   "secrets.env": key<readonly string[]>({
+    doc: {
+      default: "`[]`",
+      meaning: "more variable names whose values are masked (joined across files)",
+    },
     union: true,
     schema: strings,
     expected: "a list of environment variable names",
     default: [],
   }),
   "secrets.values": key<readonly string[]>({
+    doc: { default: "`[]`", meaning: "literal values to mask, as `$SECRET` (joined across files)" },
     union: true,
     schema: strings,
     expected: "a list of secret values (strings)",
     default: [],
   }),
   "secrets.ignore": key<readonly string[]>({
+    doc: {
+      default: "`[]`",
+      meaning: "variable names that are not secrets (your own config only; joined)",
+    },
     project: "never",
     union: true,
     schema: strings,
@@ -219,18 +280,27 @@ export const KEYS = {
     default: [],
   }),
   roots: key<readonly string[]>({
+    doc: {
+      default: "start directory and temp folder",
+      meaning: "folders read, write, edit and grep may touch, relative to the config file",
+    },
     project: "trusted",
     schema: { type: "array", items: { type: "string", minLength: 1 } },
     expected: "a list of folder paths (read, write, edit and grep stay inside them)",
     paths: true,
   }),
   spill_dir: key<string>({
+    doc: { default: "`$XDG_STATE_HOME/magi/spill`", meaning: "where whole outputs are spilled" },
     project: "trusted",
     schema: { type: "string", minLength: 1 },
     expected: "a folder path",
     paths: true,
   }),
   providers: key<Readonly<Record<string, Readonly<ProviderConfig>>>>({
+    doc: {
+      default: "presets",
+      meaning: "model providers by name (see [The agent](#the-agent-magi-run-and-magi-chat))",
+    },
     project: "trusted",
     schema: PROVIDERS_SCHEMA,
     expected:
@@ -239,22 +309,35 @@ export const KEYS = {
       '"context_window", "server", "compact_at", "thinking_budget", "reasoning_effort"}}',
   }),
   provider: key<string>({
+    doc: {
+      default: "\u2014",
+      meaning: "the provider `magi run` and `magi chat` use unless `--provider` is given",
+    },
     project: "trusted",
     schema: { type: "string", minLength: 1 },
     expected: "the name of a provider",
   }),
   sessions_dir: key<string>({
+    doc: { default: "`$XDG_STATE_HOME/magi/sessions`", meaning: "where sessions are kept" },
     project: "trusted",
     schema: { type: "string", minLength: 1 },
     expected: "a folder path",
     paths: true,
   }),
   "sandbox.mode": key<SandboxMode>({
+    doc: {
+      default: "`workspace-write`",
+      meaning: "`read-only`, `workspace-write` or `off` (a project may only tighten)",
+    },
     schema: { enum: ["read-only", "workspace-write", "off"] },
     expected: '"read-only", "workspace-write" (the default) or "off"',
     tighten: tightenMode,
   }),
   "sandbox.network": key<boolean | readonly string[]>({
+    doc: {
+      default: "`false`",
+      meaning: '`true`, or a list of domains (`"*.npmjs.org"`) reached by proxy',
+    },
     schema: {
       anyOf: [{ type: "boolean" }, {
         type: "array",
@@ -265,11 +348,16 @@ export const KEYS = {
     tighten: tightenNetwork,
   }),
   "sandbox.deny_read": key<readonly string[]>({
+    doc: { default: "`[]`", meaning: "more absolute or `~/` paths hidden from sandboxed programs" },
     union: true,
     schema: { type: "array", items: { type: "string", pattern: "^(/|~/)" } },
     expected: 'a list of absolute or "~/" paths to hide from sandboxed programs',
   }),
   policy: key<PolicyConfig>({
+    doc: {
+      default: "the default rules",
+      meaning: "rules, and default rules to disable: see [What may run](#what-may-run-the-policy)",
+    },
     tighten: tightenPolicy,
     schema: {
       type: "object",
@@ -291,16 +379,28 @@ export const KEYS = {
       'sandbox?: true | false | {"network": true}}',
   }),
   system_prompt: key<string>({
+    doc: {
+      default: "magi's opening lines",
+      meaning: "text that replaces magi's opening lines of the system prompt",
+    },
     schema: { type: "string", minLength: 1 },
     expected: "the text that replaces magi's opening lines of the system prompt",
   }),
   system_prompt_file: key<string>({
+    doc: {
+      default: "\u2014",
+      meaning: "a file whose text does that (wins over `system_prompt`; trusted projects)",
+    },
     project: "trusted",
     schema: { type: "string", minLength: 1 },
     expected: "a file whose text replaces magi's opening lines of the system prompt",
     paths: true,
   }),
   hooks: key<Readonly<Partial<Record<HookEvent, readonly HookSpec[]>>>>({
+    doc: {
+      default: "`{}`",
+      meaning: "programs run at `before_tool`, `after_tool`, `session_start`, `user_prompt`",
+    },
     project: "trusted",
     schema: {
       type: "object",
@@ -317,6 +417,11 @@ export const KEYS = {
     default: {},
   }),
   "agents.max_depth": key<number>({
+    doc: {
+      default: "`2`",
+      meaning:
+        "how many levels of sub-agents may start (0: none; at most 8; a project may only lower it)",
+    },
     schema: { type: "integer", minimum: 0, maximum: 8 },
     expected: "a whole number from 0 (no sub-agents) to 8",
     default: 2,
@@ -328,21 +433,34 @@ export const KEYS = {
         : before,
   }),
   "agents.summary_bytes": key<number>({
+    doc: {
+      default: "`4096`",
+      meaning: "bound on a sub-agent's summary the parent reads (256 to 65536)",
+    },
     schema: { type: "integer", minimum: 256, maximum: 65536 },
     expected: "a whole number of bytes from 256 to 65536",
     default: 4096,
   }),
   "mcp.audience_pair": key<boolean>({
+    doc: {
+      default: "`false`",
+      meaning: "`magi mcp` results as said + shown blocks marked by `audience` (see MCP)",
+    },
     schema: { type: "boolean" },
     expected: "true or false",
     default: false,
   }),
   "mcp.plain_names": key<boolean>({
+    doc: {
+      default: "`false`",
+      meaning: "`magi mcp` serves an upstream tool or prompt under its own name when unique",
+    },
     schema: { type: "boolean" },
     expected: "true or false",
     default: false,
   }),
   mcp_servers: key<Readonly<Record<string, McpServerSpec>>>({
+    doc: { default: "`{}`", meaning: "MCP servers whose tools join the registry (see MCP below)" },
     project: "trusted",
     schema: {
       type: "object",
@@ -415,7 +533,10 @@ export type FieldOf<S> = S extends { default: infer T } ? T
  * The effective config, typed: one field per key of {@link KEYS}, by its dotted name. Built
  * once by `loadConfig()` and frozen (arrays and objects inside too).
  */
-export type Settings = DeepReadonly<{ [K in KeyName]: FieldOf<(typeof KEYS)[K]> }>;
+export type Settings = DeepReadonly<Values>;
+
+/** One value per key, by its type in the table, as one config file's checked keys hold them. */
+export type Values = { [K in KeyName]: FieldOf<(typeof KEYS)[K]> };
 
 /** The table as the loader reads it: any key's spec by its name. */
 export const TABLE: Readonly<Record<string, KeySpec>> = KEYS;

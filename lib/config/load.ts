@@ -11,7 +11,15 @@ import type * as Jsonc from "jsonc-parser";
 import type { ParseError } from "jsonc-parser";
 import { lazyRequire } from "../lazy_require.ts";
 import { argumentsProblem, isValid } from "../registry/schema.ts";
-import { GROUPS, KEYS, PROJECT_NEVER, PROJECT_TRUSTED_ONLY, type Settings, TABLE } from "./keys.ts";
+import {
+  GROUPS,
+  KEYS,
+  PROJECT_NEVER,
+  PROJECT_TRUSTED_ONLY,
+  type Settings,
+  TABLE,
+  type Values,
+} from "./keys.ts";
 import { deepFreeze } from "./freeze.ts";
 import { userConfigFile } from "../core/xdg.ts";
 import { ConfigError } from "../core/errors.ts";
@@ -22,7 +30,7 @@ const jsonc = lazyRequire<typeof Jsonc>("jsonc-parser");
 /** A config file or value that cannot be used (defined in lib/core, below the policy). */
 export { ConfigError } from "../core/errors.ts";
 
-export type { KeyName, Settings } from "./keys.ts";
+export type { KeyName, Settings, Values } from "./keys.ts";
 
 /**
  * The effective config, built once by {@link loadConfig} and frozen deeply: a write to any
@@ -112,7 +120,7 @@ export function loadConfig(sources: ConfigSources): Config {
   const trustedList = files.filter((f) => f !== project)
     .flatMap((f) => stringList(read.get(f)!.trusted_projects));
   for (const file of files) {
-    const fromFile = read.get(file)!;
+    const fromFile: Record<string, unknown> = read.get(file)!;
     if (file === project) {
       for (const key of PROJECT_NEVER.filter((k) => k in fromFile)) {
         delete fromFile[key];
@@ -184,7 +192,7 @@ function realPath(path: string): string {
  *
  * @throws ConfigError naming the file (with line and column for a parse error) and the key
  */
-export function readConfigFile(file: string): Record<string, unknown> {
+export function readConfigFile(file: string): Partial<Values> {
   let text: string;
   try {
     text = Deno.readTextFileSync(file);
@@ -236,7 +244,8 @@ export function readConfigFile(file: string): Record<string, unknown> {
     }
   };
   visit(data as Record<string, unknown>, "");
-  return out;
+  // Each value was checked against its key's JSON Schema above: it has the key's type.
+  return out as Partial<Values>;
 }
 
 /**

@@ -159,12 +159,12 @@ export interface PolicySource {
 export function policySources(
   files: readonly string[],
   trusted: (file: string) => boolean,
-  read: (file: string) => Record<string, unknown>,
+  read: (file: string) => { policy?: PolicyConfig },
   warn: (message: string) => void,
 ): PolicySource[] {
   const out: PolicySource[] = [];
   for (const file of files) {
-    const config = read(file).policy as PolicyConfig | undefined;
+    const config = read(file).policy;
     if (!config) continue;
     if (trusted(file)) {
       out.push({ config, origin: file });

@@ -3,6 +3,7 @@ import { join } from "node:path";
 import { type Config, ConfigError, loadConfig } from "../../lib/config/load.ts";
 import { type KeyName, KEYS, type Settings, TABLE } from "../../lib/config/keys.ts";
 import { isValid } from "../../lib/registry/schema.ts";
+import { keyRow } from "../../lib/config/doc_rows.ts";
 import { tempDir } from "../helpers.ts";
 
 /** True when A and B are the same type (checked by `deno check`/`deno test`, not at run time). */
@@ -122,4 +123,15 @@ Deno.test("loadConfig(): --tools-dir folders come first when the config is built
   assert.deepEqual(config.values.tools_dir, [more, join(dir.path, "flag"), tools]);
   assert.equal(config.origins.tools_dir, `--tools-dir, then ${file}`);
   assert.ok(Object.isFrozen(config.values.tools_dir));
+});
+
+Deno.test("the README's Config keys table has each key's row from the key table", async () => {
+  const readme = await Deno.readTextFile(new URL("../../README.md", import.meta.url));
+  const cells = (line: string) => line.split("|").slice(1, -1).map((c) => c.trim());
+  const rows = new Map(
+    readme.split("\n").filter((l) => l.startsWith("| `")).map((l) => [cells(l)[0], cells(l)]),
+  );
+  for (const name of Object.keys(TABLE)) {
+    assert.deepEqual(rows.get(`\`${name}\``), keyRow(name), `README row of "${name}"`);
+  }
 });
