@@ -6,13 +6,16 @@
  */
 import type { JsonSchema } from "../registry/types.ts";
 import type { DeepReadonly } from "./freeze.ts";
-import type { ProviderConfig } from "../agent/provider.ts";
-import type { McpServerSpec } from "../registry/mcp.ts";
-import type { PolicyConfig } from "../policy/decide.ts";
-import type { HookEvent, HookSpec } from "../hooks/hooks.ts";
+import {
+  type HookEvent,
+  type HookSpec,
+  type McpServerSpec,
+  type PolicyConfig,
+  type ProviderConfig,
+  RULE_SCHEMA,
+} from "./shapes.ts";
 import type { SandboxMode } from "../policy/sandbox_settings.ts";
 import { PROVIDERS_SCHEMA } from "../agent/provider_config.ts";
-import { RULE_SCHEMA } from "../policy/rules.ts";
 import { tightenMode, tightenNetwork, tightenPolicy } from "../policy/sandbox_settings.ts";
 
 /**

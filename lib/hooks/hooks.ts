@@ -32,18 +32,11 @@ export const HOOK_EVENTS = {
   after_tool: "PostToolUse",
   session_start: "SessionStart",
   user_prompt: "UserPromptSubmit",
-} as const;
+} as const satisfies Record<HookEvent, string>;
 
-/** An event's config name. */
-export type HookEvent = keyof typeof HOOK_EVENTS;
-
-/** One configured hook. */
-export interface HookSpec {
-  command: string;
-  /** A regular expression a tool's name must match in full (tool events only). */
-  matcher?: string;
-  timeout_seconds?: number;
-}
+/** An event's config name, and one configured hook (shapes of config `hooks`: lib/config/shapes.ts). */
+export type { HookEvent, HookSpec } from "../config/shapes.ts";
+import type { HookEvent, HookSpec } from "../config/shapes.ts";
 
 /** What the hooks of one event said. */
 export interface HookVerdict {

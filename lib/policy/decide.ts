@@ -15,12 +15,11 @@ import {
   compileRule,
   type Decision,
   type Rule,
-  type RuleConfig,
   ruleMatches,
   STRICTNESS,
   type Subject,
 } from "./rules.ts";
-import type { SandboxConfig } from "./sandbox_settings.ts";
+import type { SandboxConfig } from "../config/shapes.ts";
 import { type PathUse, readArgv, readLine, shellWord, type SimpleCommand } from "./shell.ts";
 
 /** The loaded policy. */
@@ -69,12 +68,9 @@ export interface CallFacts {
   argv?: readonly string[];
 }
 
-/** Config key `policy`. */
-export interface PolicyConfig {
-  rules?: RuleConfig[];
-  disable?: string[];
-  sandbox?: boolean | SandboxConfig;
-}
+/** Config key `policy` (its shape lives with the config: lib/config/shapes.ts). */
+export type { PolicyConfig } from "../config/shapes.ts";
+import type { PolicyConfig } from "../config/shapes.ts";
 
 /** Shell builtins: bash runs its own, whatever PATH holds. */
 const SHELL_BUILTINS = new Set(["cd", "pwd", "echo", "true", "false", "test", "["]);

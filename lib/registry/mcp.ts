@@ -92,23 +92,9 @@ async function loadSdk(): Promise<Sdk> {
   );
 }
 
-/** One entry of config `mcp_servers`: a program to start, or a URL. */
-export interface McpServerSpec {
-  readonly command?: string;
-  readonly args?: readonly string[];
-  readonly env?: Readonly<Record<string, string>>;
-  /** Working directory; relative to the config file's folder. */
-  readonly cwd?: string;
-  readonly url?: string;
-  readonly headers?: Readonly<Record<string, string>>;
-  /** A client registered with the server's authorization server beforehand (no registration). */
-  readonly oauth?: { readonly client_id: string; readonly client_secret?: string };
-  /** Limit for starting, and the most any call to its tools may take, in seconds. */
-  readonly timeout_seconds?: number;
-  /** Seconds magi's start waits for a server with no cached tool list (default 5). */
-  readonly connect_timeout_seconds?: number;
-  readonly start?: "lazy" | "eager";
-}
+/** One entry of config `mcp_servers` (its shape lives with the config: lib/config/shapes.ts). */
+export type { McpServerSpec } from "../config/shapes.ts";
+import type { McpServerSpec } from "../config/shapes.ts";
 
 /** The separator between a server's name and its tool's name. */
 export const SEPARATOR = "__";
