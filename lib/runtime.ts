@@ -44,7 +44,8 @@ export interface Session {
 
 /** Everything a call needs. */
 export interface Runtime {
-  config: Config;
+  /** Built once when the runtime is made, and frozen: a new config is a new runtime. */
+  readonly config: Config;
   registry: Registry;
   masker: Masker;
   session: Session;

@@ -2,7 +2,9 @@
  * Loading the config (SPEC S10.1): JSONC files merged in order — the user's
  * (`$XDG_CONFIG_HOME/magi/config.jsonc`), the project's (`.magi/config.jsonc` in the working
  * directory or the nearest folder above it), then an explicit file (`MAGI_CONFIG`, replaced
- * by `--config FILE`) — each value remembering the file it came from.
+ * by `--config FILE`) — each value remembering the file it came from. The result is built once,
+ * typed by the key table (lib/config/keys.ts) and frozen: flags that change a value, such as
+ * `--tools-dir`, go in when it is built.
  *
  * @module
  */
