@@ -77,6 +77,64 @@ Deno.test("loadConfig(): every key of the table has its field, and each default 
   }
 });
 
+/** One value of each key's type (absolute paths, so resolving them changes nothing). */
+const SAMPLES: { [K in KeyName]: NonNullable<Settings[K]> } = {
+  trusted_projects: ["/srv/project"],
+  tools_dir: "/srv/tools",
+  approval: "never",
+  shipped_tools: false,
+  timeout_seconds: 2.5,
+  "display.lines": 7,
+  prices: { "gpt-4o": { input: 2.5, output: 10, cached: 1.25 } },
+  "limits.said_bytes": 2048,
+  "limits.shown_bytes": 4096,
+  "limits.image_bytes": 0,
+  "limits.mcp_message_bytes": 65536,
+  "limits.spill_bytes": 4096,
+  "limits.write_bytes": 1024,
+  "limits.lua_memory_bytes": 1048576,
+  lua_dirs: ["/srv/lua", "/srv/lua2"],
+  peers: { casper: "/usr/local/bin/casper" },
+  "secrets.env": ["MY_TOKEN"],
+  "secrets.values": ["sample-secret-value"],
+  "secrets.ignore": ["SORT_KEY"],
+  roots: ["/srv"],
+  spill_dir: "/srv/spill",
+  providers: { local: { kind: "openai", base_url: "http://127.0.0.1:1/v1", model: "m" } },
+  provider: "local",
+  sessions_dir: "/srv/sessions",
+  "sandbox.mode": "read-only",
+  "sandbox.network": ["*.npmjs.org"],
+  "sandbox.deny_read": ["~/.aws"],
+  policy: { rules: [{ tool: "run", command: "git status *", decision: "allow" }] },
+  system_prompt: "You are terse.",
+  system_prompt_file: "/srv/prompt.md",
+  hooks: { before_tool: [{ command: "/bin/true", matcher: "run" }] },
+  "agents.max_depth": 1,
+  "agents.summary_bytes": 256,
+  "mcp.audience_pair": true,
+  "mcp.plain_names": true,
+  mcp_servers: { fs: { command: "srv", args: ["--root", "/"], start: "lazy" } },
+};
+
+Deno.test("loadConfig(): a value of each key's type is accepted by its schema and read back as written", async () => {
+  await using dir = await tempDir();
+  const file: Record<string, unknown> = {};
+  for (const [name, value] of Object.entries(SAMPLES)) {
+    const [group, leaf] = name.split(".");
+    if (leaf === undefined) file[name] = value;
+    else file[group] = { ...(file[group] as object | undefined), [leaf]: value };
+  }
+  const config = loadConfig({
+    cwd: dir.path,
+    env: {},
+    configFlag: writeConfig(dir.path, JSON.stringify(file)),
+  });
+  for (const name of Object.keys(TABLE)) {
+    assert.deepEqual(config.values[name as KeyName], SAMPLES[name as KeyName], name);
+  }
+});
+
 Deno.test("loadConfig(): a bad value costs only itself: one line naming the file and that key", async () => {
   await using dir = await tempDir();
   const good = { timeout_seconds: 30, limits: { shown_bytes: 4096 }, provider: "local" };
