@@ -49,7 +49,7 @@ export const TARGETS = [
 /**
  * Paths included beside the module graph (relative to the repository): the shipped tools,
  * the body Worker's entry, and the modules magi imports by a URL known only at run time
- * (lib/lazy_require.ts `lateImport`: every command in lib/cli/, the MCP client SDK).
+ * (lib/core/lazy_require.ts `lateImport`: every command in lib/cli/, the MCP client SDK).
  */
 export function includes(): string[] {
   const commands = [...Deno.readDirSync(join(REPO, "lib", "cli"))]
@@ -58,9 +58,9 @@ export function includes(): string[] {
     .sort();
   return [
     "tools",
-    "lib/policy/worker_entry.ts",
+    "lib/sources/builtins/worker_entry.ts",
     "builtins",
-    "lib/registry/mcp_sdk.ts",
+    "lib/sources/mcp/sdk.ts",
     ...commands,
   ];
 }

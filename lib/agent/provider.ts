@@ -6,7 +6,10 @@
  * @module
  */
 import type { ImageRef } from "./images.ts";
-import type { Declaration } from "../registry/types.ts";
+import type { Declaration } from "../core/types.ts";
+import type { ProviderConfig } from "../config/providers.ts";
+
+export type { ProviderConfig } from "../config/providers.ts";
 
 /** A tool call as the model made it, with the registry's tool name (mapped back). */
 export interface ToolCallRequest {
@@ -141,10 +144,6 @@ export function isContextLengthMessage(message: string): boolean {
 export class StreamCutError extends Error {
   override name = "StreamCutError";
 }
-
-/** One entry of config `providers` (its shape lives with the config: lib/config/shapes.ts). */
-export type { ProviderConfig } from "../config/shapes.ts";
-import type { ProviderConfig } from "../config/shapes.ts";
 
 /** Everything a provider file needs to build its client. */
 export interface ProviderSettings {

@@ -6,7 +6,7 @@
 import { CONFIG_OPTIONS } from "./options.ts";
 import { type KeyName, loadConfig, readConfigFile } from "../config/load.ts";
 import { loadPolicy, policySources, userConfigFile } from "../policy/decide.ts";
-import { maskerFor } from "../runtime.ts";
+import { maskerFor } from "../runtime/runtime.ts";
 import { parseCommand, UsageError, warn, write } from "./common.ts";
 
 /** Runs `magi config`. */

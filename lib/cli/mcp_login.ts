@@ -2,7 +2,7 @@
  * `magi mcp login NAME`: the OAuth 2.1 login for the remote MCP server NAME (config
  * `mcp_servers`), through the SDK's client auth: discovery, client registration, PKCE. The
  * authorization URL goes to stderr for the person to open; the server's redirect comes back
- * to a one-shot HTTP listener on 127.0.0.1. The tokens are kept 0600 (lib/registry/mcp_oauth.ts)
+ * to a one-shot HTTP listener on 127.0.0.1. The tokens are kept 0600 (lib/sources/mcp/oauth.ts)
  * and used, and refreshed, by every later start.
  *
  * @module
@@ -15,10 +15,10 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 // @ts-types="@modelcontextprotocol/sdk/client/auth"
 import { UnauthorizedError } from "@modelcontextprotocol/sdk/client/auth.js";
 import { loadConfig } from "../config/load.ts";
-import { cacheKey, expandSpec } from "../registry/mcp.ts";
-import { StoredOAuth } from "../registry/mcp_oauth.ts";
-import { stateDir } from "../runtime.ts";
-import { VERSION } from "../version.ts";
+import { cacheKey, expandSpec } from "../sources/mcp/client.ts";
+import { StoredOAuth } from "../sources/mcp/oauth.ts";
+import { stateDir } from "../runtime/runtime.ts";
+import { VERSION } from "../core/version.ts";
 import { EXIT, UsageError, warn } from "./common.ts";
 
 /** How long the login waits for the browser's redirect, in milliseconds. */

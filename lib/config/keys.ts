@@ -4,19 +4,17 @@
  *
  * @module
  */
-import type { JsonSchema } from "../registry/types.ts";
+import type { JsonSchema } from "../core/types.ts";
 import type { DeepReadonly } from "./freeze.ts";
+import type { HookEvent, HookSpec, McpServerSpec, PolicyConfig } from "./shapes.ts";
+import { type ProviderConfig, PROVIDERS_SCHEMA } from "./providers.ts";
+import { RULE_SCHEMA } from "./rule_schema.ts";
 import {
-  type HookEvent,
-  type HookSpec,
-  type McpServerSpec,
-  type PolicyConfig,
-  type ProviderConfig,
-  RULE_SCHEMA,
-} from "./shapes.ts";
-import type { SandboxMode } from "../policy/sandbox_settings.ts";
-import { PROVIDERS_SCHEMA } from "../agent/provider_config.ts";
-import { tightenMode, tightenNetwork, tightenPolicy } from "../policy/sandbox_settings.ts";
+  type SandboxMode,
+  tightenMode,
+  tightenNetwork,
+  tightenPolicy,
+} from "./sandbox_settings.ts";
 
 /**
  * Who may set a key besides the person's own files (the user's config, `--config`,

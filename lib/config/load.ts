@@ -11,8 +11,8 @@
 import { dirname, join, resolve } from "node:path";
 import type * as Jsonc from "jsonc-parser";
 import type { ParseError } from "jsonc-parser";
-import { lazyRequire } from "../lazy_require.ts";
-import { argumentsProblem, isValid } from "../registry/schema.ts";
+import { lazyRequire } from "../core/lazy_require.ts";
+import { argumentsProblem, isValid } from "../core/json_schema.ts";
 import {
   GROUPS,
   KEYS,

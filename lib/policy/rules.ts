@@ -7,7 +7,7 @@
  * @module
  */
 import type Picomatch from "picomatch";
-import { lazyRequire } from "../lazy_require.ts";
+import { lazyRequire } from "../core/lazy_require.ts";
 
 /** picomatch, loaded at the first glob compiled (`magi tools` compiles none). */
 const picomatch = lazyRequire<typeof Picomatch>("picomatch");
@@ -46,7 +46,7 @@ export interface Subject {
   inside?: boolean;
 }
 
-export { RULE_SCHEMA, RULE_SOURCES } from "../config/shapes.ts";
+export { RULE_SCHEMA, RULE_SOURCES } from "../config/rule_schema.ts";
 
 /** `*` matches any characters (spaces and `/` included), `?` one; the rest is literal. */
 export function wildcard(pattern: string): RegExp {

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { type Config, ConfigError, loadConfig } from "../../lib/config/load.ts";
 import { type KeyName, KEYS, type Settings, TABLE } from "../../lib/config/keys.ts";
-import { isValid } from "../../lib/registry/schema.ts";
+import { isValid } from "../../lib/core/json_schema.ts";
 import { keyRow } from "../../lib/config/doc_rows.ts";
 import { tempDir } from "../helpers.ts";
 

@@ -1,0 +1,136 @@
+/**
+ * OAuth 2.1 for remote MCP servers, through the SDK's client auth (`authProvider` of its
+ * Streamable HTTP transport: discovery, dynamic client registration, PKCE, refresh). What a
+ * server's login leaves — the registered client, the tokens, the PKCE verifier — is kept in
+ * one private file per server (`$XDG_STATE_HOME/magi/mcp-oauth/<key>.json`, 0600 in a 0700
+ * folder; the key is the server's cache key). `magi mcp login NAME` runs the browser flow
+ * with a loopback redirect; any other start uses the stored tokens, and a server that needs a
+ * login it has not had fails with one line saying to run it.
+ *
+ * @module
+ */
+import { join } from "node:path";
+// @ts-types="@modelcontextprotocol/sdk/client/auth"
+import type { OAuthClientProvider } from "@modelcontextprotocol/sdk/client/auth.js";
+// @ts-types="@modelcontextprotocol/sdk/shared/auth"
+import type {
+  OAuthClientInformationMixed,
+  OAuthClientMetadata,
+  OAuthTokens,
+} from "@modelcontextprotocol/sdk/shared/auth.js";
+import { writePrivateFile } from "../../core/private.ts";
+
+/** What is kept for one server. */
+interface Stored {
+  client?: OAuthClientInformationMixed;
+  tokens?: OAuthTokens;
+  verifier?: string;
+  redirect?: string;
+}
+
+/** A client registered beforehand (config `mcp_servers.NAME.oauth`). */
+export interface PreRegistered {
+  client_id: string;
+  client_secret?: string;
+}
+
+/** Thrown (as the connection's error) when a server needs `magi mcp login NAME`. */
+export class LoginNeeded extends Error {}
+
+/**
+ * The SDK's `OAuthClientProvider` over one server's file. `open` receives the
+ * authorization URL: in `magi mcp login` it sends the person's browser there; elsewhere it
+ * is undefined and a needed login fails with {@link LoginNeeded}.
+ */
+export class StoredOAuth implements OAuthClientProvider {
+  #redirect: string | undefined;
+  readonly #open: ((url: URL) => void | Promise<void>) | undefined;
+  readonly #client: PreRegistered | undefined;
+
+  /**
+   * @param opts.open sends the person to the authorization URL (`magi mcp login`)
+   * @param opts.redirect the loopback redirect URL of this login
+   * @param opts.client a client registered beforehand (config `oauth`): used as it is, never
+   *   registered dynamically; with a secret it authenticates (the SDK picks
+   *   `client_secret_basic` or `client_secret_post` from the server's metadata)
+   */
+  constructor(
+    private readonly server: string,
+    private readonly file: string,
+    opts: { open?: (url: URL) => void | Promise<void>; redirect?: string; client?: PreRegistered } =
+      {},
+  ) {
+    this.#redirect = opts.redirect;
+    this.#open = opts.open;
+    this.#client = opts.client;
+  }
+
+  /** The file for server `key` under the folder `dir`. */
+  static fileFor(dir: string, key: string): string {
+    return join(dir, `${key}.json`);
+  }
+
+  #read(): Stored {
+    try {
+      return JSON.parse(Deno.readTextFileSync(this.file)) as Stored;
+    } catch {
+      return {};
+    }
+  }
+
+  #write(change: Partial<Stored>): void {
+    writePrivateFile(this.file, JSON.stringify({ ...this.#read(), ...change }));
+  }
+
+  get redirectUrl(): string {
+    return this.#redirect ?? this.#read().redirect ?? "http://127.0.0.1/callback";
+  }
+
+  get clientMetadata(): OAuthClientMetadata {
+    return {
+      client_name: "magi",
+      redirect_uris: [this.redirectUrl],
+      grant_types: ["authorization_code", "refresh_token"],
+      response_types: ["code"],
+      token_endpoint_auth_method: this.#client?.client_secret ? "client_secret_basic" : "none",
+    };
+  }
+
+  clientInformation(): OAuthClientInformationMixed | undefined {
+    if (this.#client) return { ...this.#client };
+    const stored = this.#read();
+    // A client registered for another redirect (an earlier login's port) is registered again.
+    return stored.redirect === this.redirectUrl ? stored.client : undefined;
+  }
+
+  saveClientInformation(client: OAuthClientInformationMixed): void {
+    this.#write({ client, redirect: this.redirectUrl });
+  }
+
+  tokens(): OAuthTokens | undefined {
+    return this.#read().tokens;
+  }
+
+  saveTokens(tokens: OAuthTokens): void {
+    this.#write({ tokens });
+  }
+
+  async redirectToAuthorization(url: URL): Promise<void> {
+    if (!this.#open) {
+      throw new LoginNeeded(
+        `it needs an OAuth login: run \`magi mcp login ${this.server}\``,
+      );
+    }
+    await this.#open(url);
+  }
+
+  saveCodeVerifier(verifier: string): void {
+    this.#write({ verifier });
+  }
+
+  codeVerifier(): string {
+    const verifier = this.#read().verifier;
+    if (!verifier) throw new Error("no PKCE verifier was saved for this login");
+    return verifier;
+  }
+}
