@@ -230,6 +230,6 @@ function imagesFor(
   done: ToolResult,
   sessionDir: string,
 ): { images?: ImageRef[] } {
-  const images = imageRefs(done, rt.config.values["limits.image_bytes"] as number, sessionDir);
+  const images = imageRefs(done, rt.config.values["limits.image_bytes"], sessionDir);
   return images.length ? { images } : {};
 }

@@ -204,8 +204,8 @@ export function systemPrompt(ctx: PromptContext): string {
  */
 export function promptFor(rt: Runtime, now: Date, extra?: string): Prompt {
   const v = rt.config.values;
-  let base = typeof v.system_prompt === "string" ? v.system_prompt : undefined;
-  if (typeof v.system_prompt_file === "string") {
+  let base = v.system_prompt;
+  if (v.system_prompt_file !== undefined) {
     try {
       base = Deno.readTextFileSync(v.system_prompt_file);
     } catch (error) {

@@ -11,6 +11,7 @@ import type { ContextSettings } from "./compact.ts";
 import { HttpWatch } from "./http_watch.ts";
 import { type Provider, type ProviderConfig, ProviderError } from "./provider.ts";
 import { PRESETS } from "../config/providers.ts";
+import type { Settings } from "../config/keys.ts";
 
 /** A provider that cannot be set up from the config and flags: a usage error (exit 2). */
 export class ProviderConfigError extends Error {
@@ -36,16 +37,14 @@ export interface ChosenProvider {
  * @throws ProviderConfigError naming what is missing
  */
 export function chooseProvider(
-  values: Record<string, unknown>,
+  values: Pick<Partial<Settings>, "providers" | "provider">,
   flags: { provider?: string; model?: string },
   env: Record<string, string>,
 ): ChosenProvider {
-  const configured = (values.providers ?? {}) as Record<string, ProviderConfig>;
-  const table = { ...PRESETS, ...configured };
+  const configured = values.providers ?? {};
+  const table: Readonly<Record<string, Readonly<ProviderConfig>>> = { ...PRESETS, ...configured };
   const names = Object.keys(configured);
-  const name = flags.provider ??
-    (typeof values.provider === "string" ? values.provider : undefined) ??
-    (names.length === 1 ? names[0] : undefined);
+  const name = flags.provider ?? values.provider ?? (names.length === 1 ? names[0] : undefined);
   const known = Object.keys(table).map((n) => `"${n}"`).join(", ");
   if (!name) {
     throw new ProviderConfigError(

@@ -47,15 +47,13 @@ export interface AgentFlags {
  */
 export function startAgent(rt: Runtime, flags: AgentFlags, now = new Date()): Agent {
   const v = rt.config.values;
-  const sessionsDir = typeof v.sessions_dir === "string"
-    ? v.sessions_dir
-    : defaultSessionsDir(rt.env);
+  const sessionsDir = v.sessions_dir ?? defaultSessionsDir(rt.env);
   let session: Session;
   let providerFlags = { provider: flags.provider, model: flags.model };
   if (flags.resume) {
     session = Session.open(sessionsDir, flags.resume, rt.masker, rt.warn);
     const meta = session.meta;
-    if (meta && !flags.provider && !v.provider) {
+    if (meta && !flags.provider && v.provider === undefined) {
       providerFlags = { provider: meta.provider, model: flags.model ?? meta.model };
     }
   }

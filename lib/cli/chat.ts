@@ -31,7 +31,7 @@ import { userPromptHook } from "../runtime/hooks/session_hooks.ts";
 import { claimInterrupts } from "../exec/spawn.ts";
 import { APPROVAL, approvalOf, choicesLine, normaliseAnswer } from "../terminal/choice.ts";
 import { costReport, Tally } from "../terminal/cost.ts";
-import { DEFAULT_LINES, pages } from "../terminal/display_cap.ts";
+import { pages } from "../terminal/display_cap.ts";
 import { loadRenderer, type Render } from "../terminal/markdown.ts";
 import { applySlashSources, SlashTable } from "../terminal/slash.ts";
 import { addMcpPrompt } from "../terminal/mcp_prompts.ts";
@@ -112,9 +112,7 @@ export async function chatCommand(args: string[]): Promise<number> {
     ? loadRenderer(Math.min(columns(), 100)).catch(() => undefined)
     : Promise.resolve(undefined);
   const out = (text: string) => stdout.text(text);
-  const lines = typeof rt.config.values["display.lines"] === "number"
-    ? rt.config.values["display.lines"] as number
-    : DEFAULT_LINES;
+  const lines = rt.config.values["display.lines"];
   let kept = 0;
   const makeView = (render: Render | undefined) =>
     new TerminalView({
@@ -212,7 +210,7 @@ export async function chatCommand(args: string[]): Promise<number> {
     args: "[name]",
     help: "show the model, or switch to another of this provider",
     complete: () => {
-      const p = (rt.config.values.providers ?? {}) as Record<string, { model?: string }>;
+      const p = rt.config.values.providers ?? {};
       return [...new Set(Object.values(p).flatMap((e) => e.model ? [e.model] : []))];
     },
     run: (name) => {

@@ -3,9 +3,8 @@
  *
  * @module
  */
-import { resolve } from "node:path";
 import { CONFIG_OPTIONS } from "./options.ts";
-import { loadConfig, readConfigFile, stringList } from "../config/load.ts";
+import { type KeyName, loadConfig, readConfigFile } from "../config/load.ts";
 import { loadPolicy, policySources, userConfigFile } from "../policy/decide.ts";
 import { maskerFor } from "../runtime/runtime.ts";
 import { parseCommand, UsageError, warn, write } from "./common.ts";
@@ -18,13 +17,13 @@ export async function configCommand(args: string[]): Promise<number> {
   }
   // Only the config: no tool is visited and no MCP server started to print it.
   const env = Deno.env.toObject();
-  const config = loadConfig({ cwd: Deno.cwd(), env, configFlag: values.config });
+  const config = loadConfig({
+    cwd: Deno.cwd(),
+    env,
+    configFlag: values.config,
+    toolsDirs: values["tools-dir"],
+  });
   for (const note of config.notes) warn(note);
-  const flagDirs = (values["tools-dir"] ?? []).map((d) => resolve(d));
-  if (flagDirs.length > 0) {
-    config.values.tools_dir = [...flagDirs, ...stringList(config.values.tools_dir)];
-    config.origins.tools_dir = `--tools-dir, then ${config.origins.tools_dir}`;
-  }
   const masker = maskerFor(config, env, warn);
   // The policy is not one file's value: each of the person's own files adds its rules, and a
   // project's counts only where it tightens (its allow rules and disable are dropped here too).
@@ -32,7 +31,8 @@ export async function configCommand(args: string[]): Promise<number> {
   const policies = policySources(config.files, own, readConfigFile, warn);
   // Checked as every other command checks it: a rule that does not compile is an error here too.
   loadPolicy(policies, "default", [], env);
-  const keys = Object.keys(config.values).filter((k) => k !== "policy").sort();
+  // The keys set (by a file, a flag or a default); `policy` is shown per file below.
+  const keys = (Object.keys(config.origins) as KeyName[]).filter((k) => k !== "policy").sort();
   if (values.json) {
     const out: Record<string, unknown> = Object.fromEntries(
       keys.map((k) => [k, { value: config.values[k], from: config.origins[k] }]),

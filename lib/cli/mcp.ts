@@ -134,7 +134,7 @@ export async function mcpCommand(args: string[]): Promise<number> {
       });
       // A malformed request is answered (the SDK would drop it unanswered), and a message over
       // the cap too, without holding it whole: stdio_guard.ts.
-      const cap = rt.config.values["limits.mcp_message_bytes"] as number;
+      const cap = rt.config.values["limits.mcp_message_bytes"];
       const input = guardedInput(
         process.stdin,
         (reply) => void process.stdout.write(JSON.stringify(reply) + "\n"),

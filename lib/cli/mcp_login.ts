@@ -15,7 +15,7 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 // @ts-types="@modelcontextprotocol/sdk/client/auth"
 import { UnauthorizedError } from "@modelcontextprotocol/sdk/client/auth.js";
 import { loadConfig } from "../config/load.ts";
-import { cacheKey, expandSpec, type McpServerSpec } from "../sources/mcp/client.ts";
+import { cacheKey, expandSpec } from "../sources/mcp/client.ts";
 import { StoredOAuth } from "../sources/mcp/oauth.ts";
 import { stateDir } from "../runtime/runtime.ts";
 import { VERSION } from "../core/version.ts";
@@ -28,7 +28,7 @@ const LOGIN_WAIT_MS = 5 * 60 * 1000;
 export async function mcpLogin(name: string, configFlag: string | undefined): Promise<number> {
   const env = Deno.env.toObject();
   const config = loadConfig({ cwd: Deno.cwd(), env, configFlag });
-  const servers = (config.values.mcp_servers ?? {}) as Record<string, McpServerSpec>;
+  const servers = config.values.mcp_servers;
   const raw = servers[name];
   if (!raw) {
     const known = Object.keys(servers).join(", ") || "none";

@@ -24,7 +24,6 @@ import { claimInterrupts } from "../exec/spawn.ts";
 import { sessionStartHook, userPromptHook } from "../runtime/hooks/session_hooks.ts";
 import { RUN_OPTIONS } from "./options.ts";
 import { choicesLine, normaliseAnswer } from "../terminal/choice.ts";
-import { DEFAULT_LINES } from "../terminal/display_cap.ts";
 import { loadRenderer } from "../terminal/markdown.ts";
 import { recordInterrupted } from "./interrupted.ts";
 
@@ -140,9 +139,7 @@ export async function runCommand(args: string[]): Promise<number> {
     render: await rendering,
     ...(Deno.stderr.isTerminal()
       ? {
-        lines: typeof rt.config.values["display.lines"] === "number"
-          ? rt.config.values["display.lines"] as number
-          : DEFAULT_LINES,
+        lines: rt.config.values["display.lines"],
       }
       : {}),
   });

@@ -20,9 +20,7 @@ export async function sessionsCommand(args: string[]): Promise<number> {
   if (extra.length > 0) throw new UsageError(`magi sessions ${sub} takes one ID`);
   const env = Deno.env.toObject();
   const config = loadConfig({ cwd: Deno.cwd(), env, configFlag: values.config });
-  const dir = typeof config.values.sessions_dir === "string"
-    ? config.values.sessions_dir
-    : defaultSessionsDir(env);
+  const dir = config.values.sessions_dir ?? defaultSessionsDir(env);
   if (sub === "list") {
     if (id !== undefined) throw new UsageError("magi sessions list takes no ID");
     return await list(dir, values.json ?? false);

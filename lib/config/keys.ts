@@ -5,24 +5,45 @@
  * @module
  */
 import type { JsonSchema } from "../core/types.ts";
-import { PROVIDERS_SCHEMA } from "./providers.ts";
+import type { DeepReadonly } from "./freeze.ts";
+import type { HookEvent, HookSpec, McpServerSpec, PolicyConfig } from "./shapes.ts";
+import { type ProviderConfig, PROVIDERS_SCHEMA } from "./providers.ts";
 import { RULE_SCHEMA } from "./rule_schema.ts";
-import { tightenMode, tightenNetwork, tightenPolicy } from "./sandbox_settings.ts";
+import {
+  type SandboxMode,
+  tightenMode,
+  tightenNetwork,
+  tightenPolicy,
+} from "./sandbox_settings.ts";
 
-/** One known key. */
-export interface KeySpec {
+/**
+ * Who may set a key besides the person's own files (the user's config, `--config`,
+ * `MAGI_CONFIG`): any project's `.magi/config.jsonc` ("any", the default), only a project the
+ * person lists in `trusted_projects` ("trusted"), or no project at all ("never").
+ */
+export type ProjectMay = "any" | "trusted" | "never";
+
+/**
+ * One known key. `T` is the type of its value once loaded and checked (paths resolved); it
+ * becomes the key's field in {@link Settings}.
+ */
+export interface KeySpec<T = unknown> {
   schema: JsonSchema;
   /** What was expected, for error messages: "an integer of at least 1024". */
   expected: string;
   /** The default value, or undefined when the key has none. */
-  default?: unknown;
+  default?: T;
+  /** Who may set it: see {@link ProjectMay} (default "any"). */
+  project?: ProjectMay;
+  /** Its row in the README's "Config keys" table: the default as shown, and what it means. */
+  doc: { default: string; meaning: string };
   /** Paths in the value resolve against the config file's folder. */
   paths?: boolean;
   /**
    * A project's config may only tighten this key: the value kept from the person's files so
    * far and the project's, combined (SPEC S8.3).
    */
-  tighten?: (before: unknown, project: unknown) => unknown;
+  tighten?(before: unknown, project: unknown): unknown;
   /**
    * Lists from several files are joined instead of the last one winning: a project's config
    * can add secrets to mask but never remove the user's.
@@ -30,37 +51,24 @@ export interface KeySpec {
   union?: boolean;
 }
 
+/** A key with a default: its field is always set. */
+type Defaulted<T> = KeySpec<T> & { default: T };
+
+/**
+ * Declares a key whose loaded value has type `T`: with a default its {@link Settings} field is
+ * `T`, without one `T | undefined`. The JSON Schema checks the value when it is read; `T` says
+ * what that schema lets through (tests/config/settings_test.ts checks each default against it).
+ */
+function key<T>(spec: Defaulted<T>): Defaulted<T>;
+function key<T>(spec: KeySpec<T>): KeySpec<T>;
+function key<T>(spec: KeySpec<T>): KeySpec<T> {
+  return spec;
+}
+
 const strings = { type: "array", items: { type: "string" } };
 
-/**
- * Keys a project's `.magi/config.jsonc` may set only when the person's own config lists the
- * project in `trusted_projects`: they start programs (tools, peers, MCP servers), send the
- * conversation and an API key somewhere (providers), widen what tools may touch (roots), or
- * choose where magi writes. A cloned repository must not do any of that by itself.
- */
-export const PROJECT_TRUSTED_ONLY = [
-  "tools_dir",
-  "lua_dirs",
-  "peers",
-  "mcp_servers",
-  "providers",
-  "provider",
-  "roots",
-  "spill_dir",
-  "sessions_dir",
-  "trusted_projects",
-  // "never" runs a model's asks without asking.
-  "approval",
-  // Hooks are programs; a prompt file could name any file to send to the provider.
-  "hooks",
-  "system_prompt_file",
-];
-
-/**
- * Keys a project's config may never set, trusted or not: `secrets.ignore` would unmask the
- * person's secrets. They are ignored with one stderr line.
- */
-export const PROJECT_NEVER = ["secrets.ignore"];
+/** A folder path or a list of them (`tools_dir`, `lua_dirs`), resolved to absolute paths. */
+export type Folders = string | readonly string[];
 
 /** Keys whose value is an object of further keys. */
 export const GROUPS = ["limits", "secrets", "sandbox", "agents", "display", "mcp"] as const;
@@ -79,44 +87,74 @@ const hookList = {
   },
 };
 
-/** Leaf keys, dotted for those inside a group. */
-export const KEYS: Record<string, KeySpec> = {
-  trusted_projects: {
+/**
+ * Leaf keys, dotted for those inside a group. Keys a project may set only when trusted start
+ * programs (tools, peers, MCP servers, hooks), send the conversation and an API key somewhere
+ * (providers, a prompt file naming any file), widen what tools may touch (roots), choose where
+ * magi writes, or run a model's asks without asking (`approval` "never"). A cloned repository
+ * must not do any of that by itself. `secrets.ignore` would unmask the person's secrets: no
+ * project may set it, trusted or not (it is ignored with one stderr line).
+ */
+export const KEYS = {
+  trusted_projects: key<readonly string[]>({
+    doc: {
+      default: "`[]`",
+      meaning: "project folders whose `.magi/config.jsonc` may name programs, servers, roots",
+    },
+    project: "trusted",
     union: true,
     schema: { type: "array", items: { type: "string" } },
     expected: "a list of project folders whose .magi/config.jsonc may name programs and servers",
     default: [],
     paths: true,
-  },
-  tools_dir: {
+  }),
+  tools_dir: key<Folders>({
+    doc: { default: "`[]`", meaning: "folder or folders of tools, relative to the config file" },
+    project: "trusted",
     union: true,
     schema: { anyOf: [{ type: "string" }, strings] },
     expected: "a folder path or a list of folder paths",
     default: [],
     paths: true,
-  },
-  approval: {
+  }),
+  approval: key<"ask" | "never">({
+    doc: {
+      default: "`ask`",
+      meaning: "`never`: no questions; what no deny rule forbids runs in the `workspace-write` " +
+        "sandbox (as `magi run --auto`)",
+    },
+    project: "trusted",
     schema: { enum: ["ask", "never"] },
     expected: '"ask" (a model\'s call the policy asks about is put to the person) or "never" ' +
       "(no questions: it runs inside the workspace-write sandbox, as with `magi run --auto`)",
     default: "ask",
-  },
-  shipped_tools: {
+  }),
+  shipped_tools: key<boolean>({
+    doc: { default: "`true`", meaning: "include the tools shipped in `tools/`" },
     schema: { type: "boolean" },
     expected: "true or false",
     default: true,
-  },
-  timeout_seconds: {
+  }),
+  timeout_seconds: key<number>({
+    doc: { default: "`120`", meaning: "a call's time limit unless it gives `timeout_seconds`" },
     schema: { type: "number", exclusiveMinimum: 0 },
     expected: "a number of seconds greater than 0",
     default: 120,
-  },
-  "display.lines": {
+  }),
+  "display.lines": key<number>({
+    doc: {
+      default: "`20`",
+      meaning: "lines of a tool call's output shown on the terminal; the rest is kept",
+    },
     schema: { type: "integer", minimum: 1, maximum: 100000 },
     expected: "a whole number of lines from 1 to 100000 (each tool call's shown on the terminal)",
     default: 20,
-  },
-  prices: {
+  }),
+  prices: key<Readonly<Record<string, Readonly<Prices>>>>({
+    doc: {
+      default: "`{}`",
+      meaning: 'USD per million tokens, by model: `{"m": {"input", "output", "cached"}}`',
+    },
     schema: {
       type: "object",
       additionalProperties: {
@@ -131,107 +169,176 @@ export const KEYS: Record<string, KeySpec> = {
     },
     expected: "an object of prices in US dollars per million tokens, by model: " +
       '{"gpt-4o": {"input": 2.5, "output": 10, "cached": 1.25}}',
-  },
-  "limits.said_bytes": {
+  }),
+  "limits.said_bytes": key<number>({
+    doc: { default: "`16384`", meaning: "bound on what the model reads (1024 to 64 MiB)" },
     schema: { type: "integer", minimum: 1024, maximum: 67108864 },
     expected: "a whole number of bytes from 1024 to 67108864 (64 MiB)",
     default: 16384,
-  },
-  "limits.shown_bytes": {
+  }),
+  "limits.shown_bytes": key<number>({
+    doc: { default: "`65536`", meaning: "bound on what the person sees (1024 to 64 MiB)" },
     schema: { type: "integer", minimum: 1024, maximum: 67108864 },
     expected: "a whole number of bytes from 1024 to 67108864 (64 MiB)",
     default: 65536,
-  },
-  "limits.image_bytes": {
+  }),
+  "limits.image_bytes": key<number>({
+    doc: {
+      default: "`5242880`",
+      meaning: "largest tool-result image sent to the provider (0 sends none; up to 20 MiB)",
+    },
     schema: { type: "integer", minimum: 0, maximum: 20971520 },
     expected: "a whole number of bytes from 0 (send no images) to 20971520 (20 MiB)",
     default: 5 * 1024 * 1024,
-  },
-  "limits.mcp_message_bytes": {
+  }),
+  "limits.mcp_message_bytes": key<number>({
+    doc: {
+      default: "`16777216`",
+      meaning: "largest MCP stdio message, either way (64 KiB to 1 GiB)",
+    },
     schema: { type: "integer", minimum: 65536, maximum: 1073741824 },
     expected: "a whole number of bytes from 65536 (64 KiB) to 1073741824 (1 GiB)",
     default: 16 * 1024 * 1024,
-  },
-  "limits.spill_bytes": {
+  }),
+  "limits.spill_bytes": key<number>({
+    doc: {
+      default: "`268435456`",
+      meaning: "cap on a spill file (at least 4096); past it the head and tail are kept",
+    },
     schema: { type: "integer", minimum: 4096 },
     expected: "a whole number of bytes, at least 4096 (a spill file keeps its head and tail)",
     default: 256 * 1024 * 1024,
-  },
-  "limits.write_bytes": {
+  }),
+  "limits.write_bytes": key<number>({
+    doc: {
+      default: "`33554432`",
+      meaning: "cap on what one `write` or `edit` brings (1024 to 256 MiB)",
+    },
     schema: { type: "integer", minimum: 1024, maximum: 268435456 },
     expected: "a whole number of bytes from 1024 to 268435456 (256 MiB)",
     default: 32 * 1024 * 1024,
-  },
-  "limits.lua_memory_bytes": {
+  }),
+  "limits.lua_memory_bytes": key<number>({
+    doc: {
+      default: "`67108864`",
+      meaning: "cap on the Lua heap (all declarations share one engine)",
+    },
     schema: { type: "integer", minimum: 1048576 },
     expected: "a whole number of bytes, at least 1048576 (1 MiB)",
     default: 64 * 1024 * 1024,
-  },
-  lua_dirs: {
+  }),
+  lua_dirs: key<Folders>({
+    doc: {
+      default: "`[]`",
+      meaning: "folders of `*.lua` declarations, relative to the config file",
+    },
+    project: "trusted",
     union: true,
     schema: { anyOf: [{ type: "string" }, strings] },
     expected: "a folder path or a list of folder paths (of *.lua declaration files)",
     default: [],
     paths: true,
-  },
-  peers: {
+  }),
+  peers: key<Readonly<Record<string, string>>>({
+    doc: {
+      default: "`casper` on PATH",
+      meaning: 'peer programs by name: `{"casper": "/usr/local/bin/casper"}`',
+    },
+    project: "trusted",
     schema: {
       type: "object",
       propertyNames: { pattern: "^[a-zA-Z0-9_-]{1,32}$" },
       additionalProperties: { type: "string", minLength: 1 },
     },
     expected: 'an object of peers by name, each a program: {"casper": "/usr/local/bin/casper"}',
-  },
-  "secrets.env": {
+  }),
+  "secrets.env": key<readonly string[]>({
+    doc: {
+      default: "`[]`",
+      meaning: "more variable names whose values are masked (joined across files)",
+    },
     union: true,
     schema: strings,
     expected: "a list of environment variable names",
     default: [],
-  },
-  "secrets.values": {
+  }),
+  "secrets.values": key<readonly string[]>({
+    doc: { default: "`[]`", meaning: "literal values to mask, as `$SECRET` (joined across files)" },
     union: true,
     schema: strings,
     expected: "a list of secret values (strings)",
     default: [],
-  },
-  "secrets.ignore": {
+  }),
+  "secrets.ignore": key<readonly string[]>({
+    doc: {
+      default: "`[]`",
+      meaning: "variable names that are not secrets (your own config only; joined)",
+    },
+    project: "never",
     union: true,
     schema: strings,
     expected: "a list of environment variable names that are not secrets",
     default: [],
-  },
-  roots: {
+  }),
+  roots: key<readonly string[]>({
+    doc: {
+      default: "start directory and temp folder",
+      meaning: "folders read, write, edit and grep may touch, relative to the config file",
+    },
+    project: "trusted",
     schema: { type: "array", items: { type: "string", minLength: 1 } },
     expected: "a list of folder paths (read, write, edit and grep stay inside them)",
     paths: true,
-  },
-  spill_dir: {
+  }),
+  spill_dir: key<string>({
+    doc: { default: "`$XDG_STATE_HOME/magi/spill`", meaning: "where whole outputs are spilled" },
+    project: "trusted",
     schema: { type: "string", minLength: 1 },
     expected: "a folder path",
     paths: true,
-  },
-  providers: {
+  }),
+  providers: key<Readonly<Record<string, Readonly<ProviderConfig>>>>({
+    doc: {
+      default: "presets",
+      meaning: "model providers by name (see [The agent](#the-agent-magi-run-and-magi-chat))",
+    },
+    project: "trusted",
     schema: PROVIDERS_SCHEMA,
     expected:
       'an object of providers: {"NAME": {"kind": "openai" | "anthropic", "base_url", "model", ' +
       '"api_key_env", "timeout_seconds", "max_retries", "max_tokens", "parallel_tool_calls", ' +
       '"context_window", "server", "compact_at", "thinking_budget", "reasoning_effort"}}',
-  },
-  provider: {
+  }),
+  provider: key<string>({
+    doc: {
+      default: "\u2014",
+      meaning: "the provider `magi run` and `magi chat` use unless `--provider` is given",
+    },
+    project: "trusted",
     schema: { type: "string", minLength: 1 },
     expected: "the name of a provider",
-  },
-  sessions_dir: {
+  }),
+  sessions_dir: key<string>({
+    doc: { default: "`$XDG_STATE_HOME/magi/sessions`", meaning: "where sessions are kept" },
+    project: "trusted",
     schema: { type: "string", minLength: 1 },
     expected: "a folder path",
     paths: true,
-  },
-  "sandbox.mode": {
+  }),
+  "sandbox.mode": key<SandboxMode>({
+    doc: {
+      default: "`workspace-write`",
+      meaning: "`read-only`, `workspace-write` or `off` (a project may only tighten)",
+    },
     schema: { enum: ["read-only", "workspace-write", "off"] },
     expected: '"read-only", "workspace-write" (the default) or "off"',
     tighten: tightenMode,
-  },
-  "sandbox.network": {
+  }),
+  "sandbox.network": key<boolean | readonly string[]>({
+    doc: {
+      default: "`false`",
+      meaning: '`true`, or a list of domains (`"*.npmjs.org"`) reached by proxy',
+    },
     schema: {
       anyOf: [{ type: "boolean" }, {
         type: "array",
@@ -240,13 +347,18 @@ export const KEYS: Record<string, KeySpec> = {
     },
     expected: 'true, false (the default) or a list of allowed domains ("*.npmjs.org")',
     tighten: tightenNetwork,
-  },
-  "sandbox.deny_read": {
+  }),
+  "sandbox.deny_read": key<readonly string[]>({
+    doc: { default: "`[]`", meaning: "more absolute or `~/` paths hidden from sandboxed programs" },
     union: true,
     schema: { type: "array", items: { type: "string", pattern: "^(/|~/)" } },
     expected: 'a list of absolute or "~/" paths to hide from sandboxed programs',
-  },
-  policy: {
+  }),
+  policy: key<PolicyConfig>({
+    doc: {
+      default: "the default rules",
+      meaning: "rules, and default rules to disable: see [What may run](#what-may-run-the-policy)",
+    },
     tighten: tightenPolicy,
     schema: {
       type: "object",
@@ -266,17 +378,31 @@ export const KEYS: Record<string, KeySpec> = {
     expected: 'an object {rules?: [{tool, decision: "allow" | "ask" | "deny", id?, source?, ' +
       "command?, fields?, where?, reason?, examples?}], disable?: [default rule ids], " +
       'sandbox?: true | false | {"network": true}}',
-  },
-  system_prompt: {
+  }),
+  system_prompt: key<string>({
+    doc: {
+      default: "magi's opening lines",
+      meaning: "text that replaces magi's opening lines of the system prompt",
+    },
     schema: { type: "string", minLength: 1 },
     expected: "the text that replaces magi's opening lines of the system prompt",
-  },
-  system_prompt_file: {
+  }),
+  system_prompt_file: key<string>({
+    doc: {
+      default: "\u2014",
+      meaning: "a file whose text does that (wins over `system_prompt`; trusted projects)",
+    },
+    project: "trusted",
     schema: { type: "string", minLength: 1 },
     expected: "a file whose text replaces magi's opening lines of the system prompt",
     paths: true,
-  },
-  hooks: {
+  }),
+  hooks: key<Readonly<Partial<Record<HookEvent, readonly HookSpec[]>>>>({
+    doc: {
+      default: "`{}`",
+      meaning: "programs run at `before_tool`, `after_tool`, `session_start`, `user_prompt`",
+    },
+    project: "trusted",
     schema: {
       type: "object",
       properties: {
@@ -290,8 +416,13 @@ export const KEYS: Record<string, KeySpec> = {
     expected: "an object {before_tool?, after_tool?, session_start?, user_prompt?}, each a list " +
       "of {command, matcher?, timeout_seconds?} (matcher: a regular expression over tool names)",
     default: {},
-  },
-  "agents.max_depth": {
+  }),
+  "agents.max_depth": key<number>({
+    doc: {
+      default: "`2`",
+      meaning:
+        "how many levels of sub-agents may start (0: none; at most 8; a project may only lower it)",
+    },
     schema: { type: "integer", minimum: 0, maximum: 8 },
     expected: "a whole number from 0 (no sub-agents) to 8",
     default: 2,
@@ -301,23 +432,37 @@ export const KEYS: Record<string, KeySpec> = {
       typeof before === "number" && typeof project === "number"
         ? Math.min(before, project)
         : before,
-  },
-  "agents.summary_bytes": {
+  }),
+  "agents.summary_bytes": key<number>({
+    doc: {
+      default: "`4096`",
+      meaning: "bound on a sub-agent's summary the parent reads (256 to 65536)",
+    },
     schema: { type: "integer", minimum: 256, maximum: 65536 },
     expected: "a whole number of bytes from 256 to 65536",
     default: 4096,
-  },
-  "mcp.audience_pair": {
+  }),
+  "mcp.audience_pair": key<boolean>({
+    doc: {
+      default: "`false`",
+      meaning: "`magi mcp` results as said + shown blocks marked by `audience` (see MCP)",
+    },
     schema: { type: "boolean" },
     expected: "true or false",
     default: false,
-  },
-  "mcp.plain_names": {
+  }),
+  "mcp.plain_names": key<boolean>({
+    doc: {
+      default: "`false`",
+      meaning: "`magi mcp` serves an upstream tool or prompt under its own name when unique",
+    },
     schema: { type: "boolean" },
     expected: "true or false",
     default: false,
-  },
-  mcp_servers: {
+  }),
+  mcp_servers: key<Readonly<Record<string, McpServerSpec>>>({
+    doc: { default: "`{}`", meaning: "MCP servers whose tools join the registry (see MCP below)" },
+    project: "trusted",
     schema: {
       type: "object",
       propertyNames: { pattern: "^[a-zA-Z0-9-]{1,32}$" },
@@ -367,5 +512,40 @@ export const KEYS: Record<string, KeySpec> = {
       'connect_timeout_seconds?, start?} with start "lazy" ' +
       'or "eager"',
     default: {},
-  },
+  }),
 };
+
+/** Config `prices`: US dollars per million tokens of one model. */
+export interface Prices {
+  input?: number;
+  output?: number;
+  cached?: number;
+}
+
+/** A known key's name, dotted for those inside a group ("limits.said_bytes"). */
+export type KeyName = keyof typeof KEYS;
+
+/** The type of a key's field: its value's type, or that or undefined when it has no default. */
+export type FieldOf<S> = S extends { default: infer T } ? T
+  : S extends KeySpec<infer T> ? T | undefined
+  : never;
+
+/**
+ * The effective config, typed: one field per key of {@link KEYS}, by its dotted name. Built
+ * once by `loadConfig()` and frozen (arrays and objects inside too).
+ */
+export type Settings = DeepReadonly<Values>;
+
+/** One value per key, by its type in the table, as one config file's checked keys hold them. */
+export type Values = { [K in KeyName]: FieldOf<(typeof KEYS)[K]> };
+
+/** The table as the loader reads it: any key's spec by its name. */
+export const TABLE: Readonly<Record<string, KeySpec>> = KEYS;
+
+/** Keys a project may set only when the person's own config lists it in `trusted_projects`. */
+export const PROJECT_TRUSTED_ONLY: readonly string[] = Object.keys(KEYS)
+  .filter((k) => TABLE[k].project === "trusted");
+
+/** Keys a project's config may never set, trusted or not (ignored with one stderr line). */
+export const PROJECT_NEVER: readonly string[] = Object.keys(KEYS)
+  .filter((k) => TABLE[k].project === "never");

@@ -2,7 +2,9 @@
  * Loading the config (SPEC S10.1): JSONC files merged in order — the user's
  * (`$XDG_CONFIG_HOME/magi/config.jsonc`), the project's (`.magi/config.jsonc` in the working
  * directory or the nearest folder above it), then an explicit file (`MAGI_CONFIG`, replaced
- * by `--config FILE`) — each value remembering the file it came from.
+ * by `--config FILE`) — each value remembering the file it came from. The result is built once,
+ * typed by the key table (lib/config/keys.ts) and frozen: flags that change a value, such as
+ * `--tools-dir`, go in when it is built.
  *
  * @module
  */
@@ -11,7 +13,16 @@ import type * as Jsonc from "jsonc-parser";
 import type { ParseError } from "jsonc-parser";
 import { lazyRequire } from "../core/lazy_require.ts";
 import { argumentsProblem, isValid } from "../core/json_schema.ts";
-import { GROUPS, KEYS, PROJECT_NEVER, PROJECT_TRUSTED_ONLY } from "./keys.ts";
+import {
+  GROUPS,
+  KEYS,
+  PROJECT_NEVER,
+  PROJECT_TRUSTED_ONLY,
+  type Settings,
+  TABLE,
+  type Values,
+} from "./keys.ts";
+import { deepFreeze } from "./freeze.ts";
 import { userConfigFile } from "../core/xdg.ts";
 import { ConfigError } from "../core/errors.ts";
 
@@ -21,17 +32,24 @@ const jsonc = lazyRequire<typeof Jsonc>("jsonc-parser");
 /** A config file or value that cannot be used (defined in lib/core, below the policy). */
 export { ConfigError } from "../core/errors.ts";
 
-/** The effective config: dotted key → value, with defaults filled in. */
+export type { KeyName, Settings, Values } from "./keys.ts";
+
+/**
+ * The effective config, built once by {@link loadConfig} and frozen deeply: a write to any
+ * part of it throws a TypeError (magi's modules are strict). A different config is a new
+ * `loadConfig()`, never a change to this one.
+ */
 export interface Config {
-  values: Record<string, unknown>;
+  /** Dotted key → value, typed by the key table, with defaults filled in; every key is present. */
+  readonly values: Settings;
   /** Dotted key → the file it came from, or "default", or a flag such as "--tools-dir". */
-  origins: Record<string, string>;
+  readonly origins: Readonly<Record<string, string>>;
   /** The files read, in merge order. */
-  files: string[];
+  readonly files: readonly string[];
   /** The explicit file (`--config` or `MAGI_CONFIG`), if any: given to tools as MAGI_CONFIG. */
-  explicit?: string;
+  readonly explicit?: string;
   /** Lines for stderr about files passed over, such as another user's project config. */
-  notes: string[];
+  readonly notes: readonly string[];
 }
 
 /** Where to look. */
@@ -40,6 +58,11 @@ export interface ConfigSources {
   env: Record<string, string>;
   /** `--config FILE`. */
   configFlag?: string;
+  /**
+   * `--tools-dir DIR`, in order (relative to `cwd`): they come before the config's `tools_dir`
+   * (a folder named twice, by real path, counts once), with origin "--tools-dir, then …".
+   */
+  toolsDirs?: readonly string[];
 }
 
 function projectConfigPath(cwd: string, skip: string | undefined): string | undefined {
@@ -61,16 +84,17 @@ function exists(path: string): boolean {
 /**
  * Reads, checks and merges the config files.
  *
+ * @returns the config, frozen deeply; `values` has every key of the table (undefined where a
+ *   key without a default is not set)
  * @throws ConfigError for a file that cannot be read or parsed, an unknown key or a bad value
+ *   (one line naming the file and the key)
  */
 export function loadConfig(sources: ConfigSources): Config {
   const values: Record<string, unknown> = {};
   const origins: Record<string, string> = {};
-  for (const [key, spec] of Object.entries(KEYS)) {
-    if (spec.default !== undefined) {
-      values[key] = spec.default;
-      origins[key] = "default";
-    }
+  for (const [key, spec] of Object.entries(TABLE)) {
+    values[key] = spec.default;
+    if (spec.default !== undefined) origins[key] = "default";
   }
   const user = userConfigFile(sources.env);
   const explicitRaw = sources.configFlag ?? sources.env.MAGI_CONFIG;
@@ -98,7 +122,7 @@ export function loadConfig(sources: ConfigSources): Config {
   const trustedList = files.filter((f) => f !== project)
     .flatMap((f) => stringList(read.get(f)!.trusted_projects));
   for (const file of files) {
-    const fromFile = read.get(file)!;
+    const fromFile: Record<string, unknown> = read.get(file)!;
     if (file === project) {
       for (const key of PROJECT_NEVER.filter((k) => k in fromFile)) {
         delete fromFile[key];
@@ -121,9 +145,9 @@ export function loadConfig(sources: ConfigSources): Config {
       }
     }
     for (const [key, value] of Object.entries(fromFile)) {
-      const tighten = file === project ? KEYS[key]?.tighten : undefined;
-      if (tighten) {
-        const kept = tighten(values[key], value);
+      const spec = TABLE[key];
+      if (file === project && spec.tighten) {
+        const kept = spec.tighten(values[key], value);
         // (`policy` has its own warnings, from policySources.)
         if (key !== "policy" && JSON.stringify(kept) !== JSON.stringify(value)) {
           notes.push(
@@ -136,7 +160,7 @@ export function loadConfig(sources: ConfigSources): Config {
           values[key] = kept;
           origins[key] = file;
         }
-      } else if (KEYS[key]?.union && origins[key] !== "default") {
+      } else if (spec.union && origins[key] !== "default") {
         values[key] = [...new Set([...stringList(values[key]), ...stringList(value)])];
         origins[key] = `${origins[key]} + ${file}`;
       } else {
@@ -145,7 +169,24 @@ export function loadConfig(sources: ConfigSources): Config {
       }
     }
   }
-  return { values, origins, files, explicit, notes };
+  const flagDirs = (sources.toolsDirs ?? []).map((d) => resolve(sources.cwd, d));
+  if (flagDirs.length > 0) {
+    const seen = new Set<string>();
+    values.tools_dir = [...flagDirs, ...stringList(values.tools_dir)].filter((dir) => {
+      const real = realPath(dir);
+      return seen.has(real) ? false : (seen.add(real), true);
+    });
+    origins.tools_dir = `--tools-dir, then ${origins.tools_dir}`;
+  }
+  return deepFreeze({ values: values as Settings, origins, files, explicit, notes });
+}
+
+function realPath(path: string): string {
+  try {
+    return Deno.realPathSync(path);
+  } catch {
+    return path;
+  }
 }
 
 /**
@@ -153,7 +194,7 @@ export function loadConfig(sources: ConfigSources): Config {
  *
  * @throws ConfigError naming the file (with line and column for a parse error) and the key
  */
-export function readConfigFile(file: string): Record<string, unknown> {
+export function readConfigFile(file: string): Partial<Values> {
   let text: string;
   try {
     text = Deno.readTextFileSync(file);
@@ -185,7 +226,7 @@ export function readConfigFile(file: string): Record<string, unknown> {
         visit(value as Record<string, unknown>, key + ".");
         continue;
       }
-      const spec = KEYS[dotted];
+      const spec = TABLE[dotted];
       if (!spec) {
         const known = Object.keys(KEYS).filter((k) => k.startsWith(prefix)).join(", ");
         throw new ConfigError(`config ${file}: unknown key "${dotted}" (known keys: ${known})`);
@@ -205,7 +246,8 @@ export function readConfigFile(file: string): Record<string, unknown> {
     }
   };
   visit(data as Record<string, unknown>, "");
-  return out;
+  // Each value was checked against its key's JSON Schema above: it has the key's type.
+  return out as Partial<Values>;
 }
 
 /**

@@ -81,7 +81,9 @@ export const PROVIDERS_SCHEMA = {
 };
 
 /** The names of the variables holding API keys (each is masked like a credential). */
-export function apiKeyEnvNames(providers: unknown): string[] {
-  const table = { ...PRESETS, ...(providers as Record<string, ProviderConfig> | undefined) };
+export function apiKeyEnvNames(
+  providers: Readonly<Record<string, Readonly<ProviderConfig>>> | undefined,
+): string[] {
+  const table = { ...PRESETS, ...providers };
   return Object.values(table).flatMap((p) => p?.api_key_env ? [p.api_key_env] : []);
 }

@@ -133,7 +133,5 @@ export function tightenPolicy(_before: unknown, project: unknown): unknown {
   return { ...p, sandbox: true };
 }
 
-/** The settings of the old `policy.sandbox` key (mapped to workspace-write). */
-export interface SandboxConfig {
-  network?: boolean;
-}
+/** The settings of the old `policy.sandbox` key (shape: lib/config/shapes.ts). */
+export type { SandboxConfig } from "./shapes.ts";

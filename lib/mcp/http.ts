@@ -55,7 +55,7 @@ export function serveHttp(current: RuntimeGetter, opts: HttpOptions): HttpServin
         sessionIdGenerator: () => crypto.randomUUID(),
         enableDnsRebindingProtection: true,
         // A body over the cap is refused with 413 as it streams (the SDK's own bound).
-        maxRequestBodySize: current().config.values["limits.mcp_message_bytes"] as number,
+        maxRequestBodySize: current().config.values["limits.mcp_message_bytes"],
         eventStore: new BoundedEventStore(),
         retryInterval: RETRY_MS,
         allowedHosts,

@@ -7,11 +7,12 @@
  *
  * @module
  */
+import type { Settings } from "../config/keys.ts";
 import type { Registry } from "../registry/registry.ts";
 
 /** Whether config `mcp.plain_names` is on for `values` (the config's values). */
-export function plainNames(values: Record<string, unknown>): boolean {
-  return values["mcp.plain_names"] === true;
+export function plainNames(values: Pick<Settings, "mcp.plain_names">): boolean {
+  return values["mcp.plain_names"];
 }
 
 /** An upstream tool's server and own name, from its origin (`mcp:SERVER/TOOL`). */

@@ -150,7 +150,7 @@ export function createMcpServer(current: RuntimeGetter): Server {
           ? { answer: elicitor(server, extra.signal), approve: approver(server, extra.signal) }
           : { unanswered: "the MCP client cannot be asked: it did not declare elicitation" }),
       });
-      return callResult(result, rt.config.values["mcp.audience_pair"] === true);
+      return callResult(result, rt.config.values["mcp.audience_pair"]);
     } finally {
       await progress?.stop();
     }

@@ -15,7 +15,6 @@ import {
   compileRule,
   type Decision,
   type Rule,
-  type RuleConfig,
   ruleMatches,
   STRICTNESS,
   type Subject,
@@ -69,12 +68,9 @@ export interface CallFacts {
   argv?: readonly string[];
 }
 
-/** Config key `policy`. */
-export interface PolicyConfig {
-  rules?: RuleConfig[];
-  disable?: string[];
-  sandbox?: boolean | SandboxConfig;
-}
+/** Config key `policy` (its shape lives with the config: lib/config/shapes.ts). */
+export type { PolicyConfig } from "../config/shapes.ts";
+import type { PolicyConfig } from "../config/shapes.ts";
 
 /** Shell builtins: bash runs its own, whatever PATH holds. */
 const SHELL_BUILTINS = new Set(["cd", "pwd", "echo", "true", "false", "test", "["]);
@@ -159,12 +155,12 @@ export interface PolicySource {
 export function policySources(
   files: readonly string[],
   trusted: (file: string) => boolean,
-  read: (file: string) => Record<string, unknown>,
+  read: (file: string) => { policy?: PolicyConfig },
   warn: (message: string) => void,
 ): PolicySource[] {
   const out: PolicySource[] = [];
   for (const file of files) {
-    const config = read(file).policy as PolicyConfig | undefined;
+    const config = read(file).policy;
     if (!config) continue;
     if (trusted(file)) {
       out.push({ config, origin: file });

@@ -14,35 +14,17 @@ const picomatch = lazyRequire<typeof Picomatch>("picomatch");
 import type { SimpleCommand } from "./shell.ts";
 import { normaliseArgs } from "./shell.ts";
 
-/** What a rule decides; `deny` is stricter than `ask`, which is stricter than `allow`. */
-export type Decision = "allow" | "ask" | "deny";
+export type { Decision } from "../config/shapes.ts";
+import type { Decision } from "../config/shapes.ts";
 
 /** How strict each decision is. */
 export const STRICTNESS: Record<Decision, number> = { allow: 0, ask: 1, deny: 2 };
 
-/** Where a call's paths lead. */
-export type Where = "inside_roots" | "outside_roots";
+export type { Where } from "../config/shapes.ts";
 
-/** A rule as config writes it (key `policy.rules`). */
-export interface RuleConfig {
-  /** A name for messages; defaults to `rule N`. */
-  id?: string;
-  /** A glob over tool names (picomatch: `*`, `{a,b}`, `!(x)`). */
-  tool: string;
-  /** Only tools from these sources: "builtin", "tools_dir", "shipped", "lua", "mcp". */
-  source?: string | string[];
-  /** For `run`: patterns matched against each simple command of the line (see README). */
-  command?: string | string[];
-  /** Field name → wildcard pattern (`*` any characters) matched against the field's text. */
-  fields?: Record<string, string>;
-  /** Only calls whose paths all lie inside the roots, or some path outside them. */
-  where?: Where;
-  decision: Decision;
-  /** Why, shown with the decision. */
-  reason?: string;
-  /** Calls the rule must match and must not match, checked when the config loads. */
-  examples?: { match?: unknown[]; no_match?: unknown[] };
-}
+/** A rule as config writes it (its shape lives with the config: lib/config/shapes.ts). */
+export type { RuleConfig } from "../config/shapes.ts";
+import type { RuleConfig } from "../config/shapes.ts";
 
 /** A checked rule, ready to match. */
 export interface Rule extends RuleConfig {

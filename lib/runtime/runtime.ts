@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { dirname, join, resolve } from "node:path";
+import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { BUILTINS } from "../sources/builtins/mod.ts";
 import { apiKeyEnvNames } from "../config/providers.ts";
@@ -55,7 +55,8 @@ export interface Session {
 
 /** Everything a call needs. */
 export interface Runtime {
-  config: Config;
+  /** Built once when the runtime is made, and frozen: a new config is a new runtime. */
+  readonly config: Config;
   registry: Registry;
   masker: Masker;
   session: Session;
@@ -137,17 +138,13 @@ export function maskerFor(
   flagged: readonly string[] = [],
 ): Masker {
   const v = config.values;
-  const raw = v.mcp_servers;
   // Every value of an MCP server's `env` and `headers` (tokens, "Authorization: Bearer …").
-  const serverSecrets = Object.values(
-    typeof raw === "object" && raw !== null ? raw as Record<string, unknown> : {},
-  ).filter((s): s is McpServerSpec => typeof s === "object" && s !== null)
-    .flatMap((s) => specSecrets(strings(s), env));
+  const serverSecrets = Object.values(v.mcp_servers).flatMap((s) => specSecrets(strings(s), env));
   const collected = collectSecrets(
     env,
-    [...stringList(v["secrets.env"]), ...apiKeyEnvNames(v.providers), ...flagged],
-    stringList(v["secrets.values"]),
-    stringList(v["secrets.ignore"]),
+    [...v["secrets.env"], ...apiKeyEnvNames(v.providers), ...flagged],
+    v["secrets.values"],
+    v["secrets.ignore"],
   );
   for (const name of new Set(collected.tooShort)) {
     warn(`secret $${name} is shorter than 6 bytes and is not masked`);
@@ -161,10 +158,8 @@ export function maskerFor(
  */
 async function ruleSetFlagged(config: Config, env: Record<string, string>): Promise<string[]> {
   const v = config.values;
-  const ignored = new Set(stringList(v["secrets.ignore"]));
-  const named = new Set(
-    collectSecrets(env, stringList(v["secrets.env"])).secrets.map((s) => s.name),
-  );
+  const ignored = new Set(v["secrets.ignore"]);
+  const named = new Set(collectSecrets(env, v["secrets.env"]).secrets.map((s) => s.name));
   const open = Object.fromEntries(
     Object.entries(env).filter(([name]) => !ignored.has(name) && !named.has(name)),
   );
@@ -172,7 +167,7 @@ async function ruleSetFlagged(config: Config, env: Record<string, string>): Prom
 }
 
 /** An MCP server entry with only its string-valued `env` and `headers` entries kept. */
-function strings(spec: McpServerSpec): McpServerSpec {
+function strings(spec: Pick<McpServerSpec, "env" | "headers">): McpServerSpec {
   const only = (record: unknown) =>
     typeof record === "object" && record !== null
       ? Object.fromEntries(
@@ -188,7 +183,13 @@ function strings(spec: McpServerSpec): McpServerSpec {
  * @throws ConfigError when the config cannot be used
  */
 export async function createRuntime(opts: RuntimeOptions): Promise<Runtime> {
-  const config = loadConfig({ cwd: opts.cwd, env: opts.env, configFlag: opts.configFlag });
+  // `--tools-dir` goes in when the config is built (before the config's folders), never after.
+  const config = loadConfig({
+    cwd: opts.cwd,
+    env: opts.env,
+    configFlag: opts.configFlag,
+    toolsDirs: opts.toolsDirs,
+  });
   const v = config.values;
   // The approvals socket's key begins every call's MAGI_APPROVAL_TOKEN: masked like a secret.
   const approvalKey = newApprovalKey();
@@ -205,33 +206,23 @@ export async function createRuntime(opts: RuntimeOptions): Promise<Runtime> {
   const context = { MAGI_CONFIG: config.explicit };
   const helpEnv = childEnv(opts.env, undefined, { ...context, MAGI_CWD: opts.cwd });
 
-  const flagDirs = (opts.toolsDirs ?? []).map((d) => resolveDir(opts.cwd, d));
   const seen = new Set<string>();
-  const configured = [...flagDirs, ...stringList(v.tools_dir)].filter((dir) => {
+  const configured = stringList(v.tools_dir).filter((dir) => {
     const real = realPath(dir);
     return seen.has(real) ? false : (seen.add(real), true);
   });
-  if (flagDirs.length > 0) {
-    v.tools_dir = configured;
-    config.origins.tools_dir = `--tools-dir, then ${config.origins.tools_dir}`;
-  }
-  const shipped = v.shipped_tools === false ? [] : [shippedToolsDir()];
+  const shipped = v.shipped_tools ? [shippedToolsDir()] : [];
   const realConfigured = new Set(configured.map(realPath));
   const shippedDirs = shipped.filter((d) => !realConfigured.has(realPath(d)));
 
-  const roots = effectiveRoots(
-    Array.isArray(v.roots) ? stringList(v.roots) : undefined,
-    opts.cwd,
-  );
-  const spillDir = typeof v.spill_dir === "string"
-    ? v.spill_dir
-    : join(stateDir(opts.env), "spill");
+  const roots = effectiveRoots(v.roots && [...v.roots], opts.cwd);
+  const spillDir = v.spill_dir ?? join(stateDir(opts.env), "spill");
   /** The runtime once built (a late server's tools are swapped into its registry). */
   const built: { runtime?: Runtime } = {};
   /** Servers whose tools changed before the runtime was built. */
   const early = new Map<string, Tool[]>();
   const mcpLoading = mcpTools({
-    servers: (v.mcp_servers ?? {}) as Parameters<typeof mcpTools>[0]["servers"],
+    servers: v.mcp_servers,
     configFile: config.origins.mcp_servers === "default" ? undefined : config.origins.mcp_servers,
     cwd: opts.cwd,
     env: helpEnv,
@@ -239,7 +230,7 @@ export async function createRuntime(opts: RuntimeOptions): Promise<Runtime> {
     masker,
     cachePath: join(cacheDir(opts.env), "mcp-tools.json"),
     authDir: join(stateDir(opts.env), "mcp-oauth"),
-    maxMessageBytes: v["limits.mcp_message_bytes"] as number,
+    maxMessageBytes: v["limits.mcp_message_bytes"],
     warn: opts.warn,
     // A server ready late, or whose tools changed: its tools are swapped in the registry.
     onServerTools: (server, tools) => {
@@ -252,7 +243,7 @@ export async function createRuntime(opts: RuntimeOptions): Promise<Runtime> {
   const builtinTools = BUILTINS.map((b) =>
     builtinTool(b, {
       roots,
-      body: (b) => confinedBody(() => policy, b, { writeBytes: v["limits.write_bytes"] as number }),
+      body: (b) => confinedBody(() => policy, b, { writeBytes: v["limits.write_bytes"] }),
     })
   );
   const innerOf = new Map(builtinTools.map((t) => [t, gatedInner(() => policy, t)]));
@@ -346,18 +337,18 @@ export async function createRuntime(opts: RuntimeOptions): Promise<Runtime> {
     context: { ...context, MAGI_APPROVAL_SOCK: socket },
     linksDir,
     spillDir,
-    timeoutSeconds: v.timeout_seconds as number,
+    timeoutSeconds: v.timeout_seconds,
     limits: {
-      saidBytes: v["limits.said_bytes"] as number,
-      shownBytes: v["limits.shown_bytes"] as number,
-      spillBytes: v["limits.spill_bytes"] as number,
+      saidBytes: v["limits.said_bytes"],
+      shownBytes: v["limits.shown_bytes"],
+      spillBytes: v["limits.spill_bytes"],
     },
     found: [...fromDirs, ...fromShipped],
     roots,
     policy,
     door,
     skills,
-    hooks: new Hooks((v.hooks ?? {}) as ConstructorParameters<typeof Hooks>[0], opts.warn),
+    hooks: new Hooks(v.hooks, opts.warn),
     warn: opts.warn,
   };
   for (const [server, tools] of early) {
@@ -395,16 +386,12 @@ async function doorSettings(
     // Set by the person (flag, config `sandbox.mode`, legacy `policy.sandbox`): their own
     // `magi call` then runs in it too; otherwise unsandboxed.
     explicit: opts.sandboxFlag !== undefined || Boolean(legacy) ||
-      typeof v["sandbox.mode"] === "string",
+      v["sandbox.mode"] !== undefined,
     problem,
-    approval: opts.auto ? "never" : v.approval === "never" ? "never" : "ask",
+    approval: opts.auto ? "never" : v.approval,
     sandbox,
     sockets: socket ? [socket] : [],
   };
-}
-
-function resolveDir(cwd: string, dir: string): string {
-  return resolve(cwd, dir);
 }
 
 function realPath(path: string): string {

@@ -63,7 +63,7 @@ export function which(name: string, path: string | undefined): string | undefine
  * @param origin the file that set it, for relative paths
  */
 export function configuredPeers(
-  configured: Record<string, string> | undefined,
+  configured: Readonly<Record<string, string>> | undefined,
   origin: string | undefined,
   env: Record<string, string>,
   warn: Warn,

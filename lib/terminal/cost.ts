@@ -82,14 +82,20 @@ export function dollars(amount: number): string {
 }
 
 /** The price of `model` from config `prices` (exact name, else its part after a `/`). */
-export function priceFor(prices: unknown, model: string): Price | undefined {
-  if (typeof prices !== "object" || prices === null) return undefined;
-  const table = prices as Record<string, Price>;
-  return table[model] ?? table[model.split("/").at(-1) ?? model];
+export function priceFor(
+  prices: Readonly<Record<string, Readonly<Price>>> | undefined,
+  model: string,
+): Price | undefined {
+  if (prices === undefined) return undefined;
+  return prices[model] ?? prices[model.split("/").at(-1) ?? model];
 }
 
 /** The `/cost` report: totals and, when priced, what they cost. */
-export function costReport(tally: Tally, model: string, prices: unknown): string {
+export function costReport(
+  tally: Tally,
+  model: string,
+  prices: Readonly<Record<string, Readonly<Price>>> | undefined,
+): string {
   const counts = describeCounts(tally.input, tally.output, tally.cached);
   const price = priceFor(prices, model);
   const cost = costOf(tally.input, tally.output, tally.cached, price);

@@ -5,9 +5,11 @@ import { readConfigFile } from "../../lib/config/load.ts";
 import { tempDir, testRuntime, writeConfig } from "../helpers.ts";
 
 Deno.test("chooseProvider() takes --provider, then config provider, then the only one configured", () => {
-  const providers = { mine: { kind: "openai", base_url: "http://127.0.0.1:1/v1", model: "m1" } };
+  const providers = {
+    mine: { kind: "openai", base_url: "http://127.0.0.1:1/v1", model: "m1" },
+  } as const;
   assert.equal(chooseProvider({ providers }, {}, {}).provider.name, "mine");
-  const both = { providers: { ...providers, other: { kind: "anthropic", model: "m2" } } };
+  const both = { providers: { ...providers, other: { kind: "anthropic", model: "m2" } } } as const;
   assert.throws(() => chooseProvider(both, {}, {}), /no provider chosen: pass --provider NAME/);
   assert.equal(chooseProvider({ ...both, provider: "other" }, {}, {}).provider.model, "m2");
   const chosen = chooseProvider(both, { provider: "ollama", model: "qwen3" }, {});

@@ -33,6 +33,5 @@ export interface AgentHost {
 
 /** The most levels of sub-agents (config `agents.max_depth`). */
 export function maxDepth(rt: Runtime): number {
-  const v = rt.config.values["agents.max_depth"];
-  return typeof v === "number" ? v : 2;
+  return rt.config.values["agents.max_depth"];
 }

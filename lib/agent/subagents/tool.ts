@@ -92,7 +92,7 @@ export function agentTool(rt: Runtime, host: AgentHost): Tool {
         signal: inv.signal,
       }, installAgentTools);
       if (typeof done === "string") return fail(done);
-      const max = rt.config.values["agents.summary_bytes"] as number ?? 4096;
+      const max = rt.config.values["agents.summary_bytes"];
       const summary = bounded(done.answer.trim() || "(no answer)", max, done.session);
       const how = done.reason === "done" ? "finished" : `ended: ${done.reason}`;
       const note = `[magi: sub-agent session ${done.session} ${how}; ${done.calls.length} tool ` +

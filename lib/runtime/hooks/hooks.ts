@@ -40,18 +40,11 @@ export const HOOK_EVENTS = {
   after_tool: "PostToolUse",
   session_start: "SessionStart",
   user_prompt: "UserPromptSubmit",
-} as const;
+} as const satisfies Record<HookEvent, string>;
 
-/** An event's config name. */
-export type HookEvent = keyof typeof HOOK_EVENTS;
-
-/** One configured hook. */
-export interface HookSpec {
-  command: string;
-  /** A regular expression a tool's name must match in full (tool events only). */
-  matcher?: string;
-  timeout_seconds?: number;
-}
+/** An event's config name, and one configured hook (config `hooks`: lib/config/shapes.ts). */
+export type { HookEvent, HookSpec } from "../../config/shapes.ts";
+import type { HookEvent, HookSpec } from "../../config/shapes.ts";
 
 /** What the hooks of one event said. */
 export interface HookVerdict {
@@ -79,7 +72,7 @@ export class Hooks {
    * @param config the value of config `hooks` (checked against its schema already)
    * @param warn one line per hook that cannot load or that fails
    */
-  constructor(config: Partial<Record<HookEvent, HookSpec[]>>, warn: Warn) {
+  constructor(config: Readonly<Partial<Record<HookEvent, readonly HookSpec[]>>>, warn: Warn) {
     this.#warn = warn;
     for (const event of Object.keys(HOOK_EVENTS) as HookEvent[]) {
       const loaded: Loaded[] = [];

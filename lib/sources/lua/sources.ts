@@ -50,7 +50,7 @@ export function luaDirs(config: Config, cwd: string, env: Record<string, string>
   dirs.push(...stringList(config.values.lua_dirs));
   const own = magiDir(env, "config");
   if (own) dirs.push(join(own, "tools"));
-  if (config.values.shipped_tools !== false) dirs.push(shippedToolsDir());
+  if (config.values.shipped_tools) dirs.push(shippedToolsDir());
   const seen = new Set<string>();
   return dirs.filter((d) => {
     const real = realPath(d);
@@ -84,7 +84,7 @@ function realPath(path: string): string {
 export async function declaredTools(opts: DeclaredSourcesOptions): Promise<DeclaredTools> {
   const v = opts.config.values;
   const peers = configuredPeers(
-    v.peers as Record<string, string> | undefined,
+    v.peers,
     opts.config.origins.peers,
     opts.env,
     opts.warn,
@@ -112,7 +112,7 @@ export async function declaredTools(opts: DeclaredSourcesOptions): Promise<Decla
     builtins: opts.builtins,
     peers,
     peerTools: fromPeers,
-    memoryBytes: v["limits.lua_memory_bytes"] as number,
+    memoryBytes: v["limits.lua_memory_bytes"],
     cache: luaCache,
     known: knownShipped(shippedToolsDir()),
     confine: opts.confine,

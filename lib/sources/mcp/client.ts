@@ -105,23 +105,9 @@ async function loadSdk(): Promise<Sdk> {
   );
 }
 
-/** One entry of config `mcp_servers`: a program to start, or a URL. */
-export interface McpServerSpec {
-  command?: string;
-  args?: string[];
-  env?: Record<string, string>;
-  /** Working directory; relative to the config file's folder. */
-  cwd?: string;
-  url?: string;
-  headers?: Record<string, string>;
-  /** A client registered with the server's authorization server beforehand (no registration). */
-  oauth?: { client_id: string; client_secret?: string };
-  /** Limit for starting, and the most any call to its tools may take, in seconds. */
-  timeout_seconds?: number;
-  /** Seconds magi's start waits for a server with no cached tool list (default 5). */
-  connect_timeout_seconds?: number;
-  start?: "lazy" | "eager";
-}
+/** One entry of config `mcp_servers` (its shape lives with the config: lib/config/shapes.ts). */
+export type { McpServerSpec } from "../../config/shapes.ts";
+import type { McpServerSpec } from "../../config/shapes.ts";
 
 /** The separator between a server's name and its tool's name. */
 export const SEPARATOR = "__";
@@ -139,8 +125,8 @@ export const UNREADY_KEEP_MS = 10 * 60 * 1000;
 
 /** What the MCP source needs from the runtime. */
 export interface McpSourceOptions {
-  /** The value of config `mcp_servers`. */
-  servers: Record<string, McpServerSpec>;
+  /** The value of config `mcp_servers` (frozen: settings are built once). */
+  servers: Readonly<Record<string, McpServerSpec>>;
   /** The config file `mcp_servers` came from (relative `cwd`s resolve against its folder). */
   configFile: string | undefined;
   /** magi's working directory (for a server without `cwd` and no config file). */

@@ -1,0 +1,76 @@
+/**
+ * The shapes of the config values other layers read: an MCP server, a hook, a policy and its
+ * rules (a provider's is in providers.ts, a rule's JSON Schema in rule_schema.ts). They live
+ * with the config, below the layers that use them, so the key table can type each key without
+ * importing from above; those layers re-export them.
+ *
+ * @module
+ */
+
+/** One entry of config `mcp_servers`: a program to start, or a URL. */
+export interface McpServerSpec {
+  readonly command?: string;
+  readonly args?: readonly string[];
+  readonly env?: Readonly<Record<string, string>>;
+  /** Working directory; relative to the config file's folder. */
+  readonly cwd?: string;
+  readonly url?: string;
+  readonly headers?: Readonly<Record<string, string>>;
+  /** A client registered with the server's authorization server beforehand (no registration). */
+  readonly oauth?: { readonly client_id: string; readonly client_secret?: string };
+  /** Limit for starting, and the most any call to its tools may take, in seconds. */
+  readonly timeout_seconds?: number;
+  /** Seconds magi's start waits for a server with no cached tool list (default 5). */
+  readonly connect_timeout_seconds?: number;
+  readonly start?: "lazy" | "eager";
+}
+
+/** One configured hook. */
+export interface HookSpec {
+  command: string;
+  /** A regular expression a tool's name must match in full (tool events only). */
+  matcher?: string;
+  timeout_seconds?: number;
+}
+
+/** What a rule decides; `deny` is stricter than `ask`, which is stricter than `allow`. */
+export type Decision = "allow" | "ask" | "deny";
+
+/** Where a call's paths lead. */
+export type Where = "inside_roots" | "outside_roots";
+
+/** A rule as config writes it (key `policy.rules`). */
+export interface RuleConfig {
+  /** A name for messages; defaults to `rule N`. */
+  id?: string;
+  /** A glob over tool names (picomatch: `*`, `{a,b}`, `!(x)`). */
+  tool: string;
+  /** Only tools from these sources: "builtin", "tools_dir", "shipped", "lua", "mcp". */
+  source?: string | string[];
+  /** For `run`: patterns matched against each simple command of the line (see README). */
+  command?: string | string[];
+  /** Field name → wildcard pattern (`*` any characters) matched against the field's text. */
+  fields?: Record<string, string>;
+  /** Only calls whose paths all lie inside the roots, or some path outside them. */
+  where?: Where;
+  decision: Decision;
+  /** Why, shown with the decision. */
+  reason?: string;
+  /** Calls the rule must match and must not match, checked when the config loads. */
+  examples?: { match?: unknown[]; no_match?: unknown[] };
+}
+
+/** The settings of the old `policy.sandbox` key (mapped to workspace-write). */
+export interface SandboxConfig {
+  network?: boolean;
+}
+
+/** Config key `policy`. */
+export interface PolicyConfig {
+  rules?: RuleConfig[];
+  disable?: string[];
+  sandbox?: boolean | SandboxConfig;
+}
+
+/** The events hooks run at (config `hooks` keys). */
+export type HookEvent = "before_tool" | "after_tool" | "session_start" | "user_prompt";
