@@ -2,7 +2,8 @@
  * `magi mcp login NAME`: the OAuth 2.1 login for the remote MCP server NAME (config
  * `mcp_servers`), through the SDK's client auth: discovery, client registration, PKCE. The
  * authorization URL goes to stderr for the person to open; the server's redirect comes back
- * to a one-shot HTTP listener on 127.0.0.1. The tokens are kept 0600 (lib/registry/mcp_oauth.ts)
+ * to a one-shot HTTP listener on 127.0.0.1 that takes only the redirect carrying this login's
+ * random `state` (lib/cli/mcp_login_callback.ts). The tokens are kept 0600 (lib/registry/mcp_oauth.ts)
  * and used, and refreshed, by every later start.
  *
  * @module
@@ -20,6 +21,7 @@ import { StoredOAuth } from "../registry/mcp_oauth.ts";
 import { stateDir } from "../runtime.ts";
 import { VERSION } from "../version.ts";
 import { EXIT, UsageError, warn } from "./common.ts";
+import { listenForLogin } from "./mcp_login_callback.ts";
 
 /** How long the login waits for the browser's redirect, in milliseconds. */
 const LOGIN_WAIT_MS = 5 * 60 * 1000;
@@ -38,24 +40,13 @@ export async function mcpLogin(name: string, configFlag: string | undefined): Pr
   const spec = expandSpec(raw, env, () => {});
   const file = StoredOAuth.fileFor(join(stateDir(env), "mcp-oauth"), cacheKey(name, raw));
 
-  const code = Promise.withResolvers<string>();
-  const listener = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen: () => {} }, (req) => {
-    const url = new URL(req.url);
-    if (url.pathname !== "/callback") return new Response("not found", { status: 404 });
-    const got = url.searchParams.get("code");
-    const error = url.searchParams.get("error");
-    if (got) code.resolve(got);
-    else code.reject(new Error(`the server refused the login: ${error ?? "no code"}`));
-    return new Response(
-      got ? "magi: logged in; you can close this page.\n" : "magi: the login failed.\n",
-    );
-  });
-  const redirect = `http://127.0.0.1:${listener.addr.port}/callback`;
+  const listener = listenForLogin();
   const auth = new StoredOAuth(name, file, {
     open: (url) => {
       warn(`to log in to MCP server "${name}", open this URL in your browser:\n${url.href}`);
     },
-    redirect,
+    redirect: listener.redirect,
+    state: listener.state,
     client: spec.oauth,
   });
   const connect = async () => {
@@ -80,7 +71,7 @@ export async function mcpLogin(name: string, configFlag: string | undefined): Pr
     const late = new Promise<never>((_, reject) => {
       timer = setTimeout(() => reject(new Error("no login within 5 minutes")), LOGIN_WAIT_MS);
     });
-    const got = await Promise.race([code.promise, late]).finally(() => clearTimeout(timer));
+    const got = await Promise.race([listener.code, late]).finally(() => clearTimeout(timer));
     const pending = new StreamableHTTPClientTransport(new URL(spec.url!), {
       requestInit: { headers: spec.headers ?? {} },
       authProvider: auth,
@@ -92,6 +83,6 @@ export async function mcpLogin(name: string, configFlag: string | undefined): Pr
     warn(`logged in to MCP server "${name}" (${tools.length} tools); tokens in ${file} (0600)`);
     return EXIT.ok;
   } finally {
-    await listener.shutdown();
+    await listener.close();
   }
 }

@@ -46,10 +46,13 @@ export class StoredOAuth implements OAuthClientProvider {
   #redirect: string | undefined;
   readonly #open: ((url: URL) => void | Promise<void>) | undefined;
   readonly #client: PreRegistered | undefined;
+  readonly #state: string | undefined;
 
   /**
    * @param opts.open sends the person to the authorization URL (`magi mcp login`)
    * @param opts.redirect the loopback redirect URL of this login
+   * @param opts.state the `state` the authorization request carries (this login's, checked
+   *   by its redirect listener)
    * @param opts.client a client registered beforehand (config `oauth`): used as it is, never
    *   registered dynamically; with a secret it authenticates (the SDK picks
    *   `client_secret_basic` or `client_secret_post` from the server's metadata)
@@ -57,9 +60,14 @@ export class StoredOAuth implements OAuthClientProvider {
   constructor(
     private readonly server: string,
     private readonly file: string,
-    opts: { open?: (url: URL) => void | Promise<void>; redirect?: string; client?: PreRegistered } =
-      {},
+    opts: {
+      open?: (url: URL) => void | Promise<void>;
+      redirect?: string;
+      state?: string;
+      client?: PreRegistered;
+    } = {},
   ) {
+    this.#state = opts.state;
     this.#redirect = opts.redirect;
     this.#open = opts.open;
     this.#client = opts.client;
@@ -80,6 +88,11 @@ export class StoredOAuth implements OAuthClientProvider {
 
   #write(change: Partial<Stored>): void {
     writePrivateFile(this.file, JSON.stringify({ ...this.#read(), ...change }));
+  }
+
+  /** The authorization request's `state`: this login's; outside a login none is needed. */
+  state(): string {
+    return this.#state ?? "";
   }
 
   get redirectUrl(): string {
