@@ -13,6 +13,8 @@ import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 // @ts-types="@modelcontextprotocol/sdk/types"
 import {
   type CallToolResult,
+  type CreateMessageRequest,
+  type ElicitRequest,
   ListToolsRequestSchema,
   type Tool as McpTool,
   type ToolAnnotations,
@@ -24,7 +26,7 @@ import { plainNames, registryToolName, servedToolNames } from "./served_names.ts
 import { canComplete, serveCompletion } from "./serve_complete.ts";
 import type { ApprovalAnswer, Approver } from "../policy/gate.ts";
 import { runTool, type ToolResult } from "../pipeline/run_tool.ts";
-import type { Progress, Question } from "../registry/types.ts";
+import type { Progress, Question, Relay } from "../registry/types.ts";
 import type { Runtime } from "../runtime.ts";
 import { VERSION } from "../version.ts";
 
@@ -146,6 +148,7 @@ export function createMcpServer(current: RuntimeGetter): Server {
         // An MCP client is its own caller, never the person (SPEC S8.1).
         caller: "mcp",
         ...(progress ? { progress: progress.forward } : {}),
+        relay: relayTo(server, extra.signal),
         ...(server.getClientCapabilities()?.elicitation
           ? { answer: elicitor(server, extra.signal), approve: approver(server, extra.signal) }
           : { unanswered: "the MCP client cannot be asked: it did not declare elicitation" }),
@@ -230,6 +233,35 @@ export function elicitor(server: Server, signal: AbortSignal): AnswerProvider {
     if (typeof content.answer === "string") return content.answer;
     const values = Object.values(content);
     return values.length === 1 ? String(values[0]) : JSON.stringify(content);
+  };
+}
+
+/**
+ * Where an upstream MCP server's requests during a call go: this client, for what it
+ * declared — `sampling/createMessage` (its person and model answer, as MCP has clients do)
+ * and `elicitation/create` with the server's own form. The pipeline masks both ways.
+ */
+export function relayTo(server: Server, signal: AbortSignal): Relay {
+  const declared = server.getClientCapabilities() ?? {};
+  const both = (other: AbortSignal) => AbortSignal.any([signal, other]);
+  // The upstream's `_meta` (its progress token, say) belongs to its link with magi.
+  const own = ({ _meta: _, ...params }: Record<string, unknown>) => params;
+  return {
+    owner: server,
+    ...(declared.sampling
+      ? {
+        sampling: (params, other) =>
+          server.createMessage(own(params) as CreateMessageRequest["params"], {
+            signal: both(other),
+          }),
+      }
+      : {}),
+    ...(declared.elicitation
+      ? {
+        elicitation: (params, other) =>
+          server.elicitInput(own(params) as ElicitRequest["params"], { signal: both(other) }),
+      }
+      : {}),
   };
 }
 

@@ -65,7 +65,16 @@ import { writePrivateFile } from "../output/private.ts";
 import { StoredOAuth } from "./mcp_oauth.ts";
 import { Registry } from "./registry.ts";
 import { schemaProblem, stripExtensions } from "./schema.ts";
-import type { Invocation, JsonSchema, Listing, Outcome, Progress, Tool, Warn } from "./types.ts";
+import type {
+  Invocation,
+  JsonSchema,
+  Listing,
+  Outcome,
+  Progress,
+  Relay,
+  Tool,
+  Warn,
+} from "./types.ts";
 
 /** The MCP client SDK and the stdio transport (which needs it). */
 interface Sdk {
@@ -224,9 +233,25 @@ class Connection {
       // Sampling is declared always; where it cannot be answered it is refused saying why.
       capabilities: { elicitation: { form: {} }, sampling: {} },
     });
-    client.setRequestHandler(ElicitRequestSchema, (request) => this.#elicit(request.params));
+    client.setRequestHandler(ElicitRequestSchema, (request, extra) => {
+      const relay = this.#relay("elicitation");
+      if (typeof relay === "function") {
+        return relay(request.params, extra.signal) as Promise<ElicitResult>;
+      }
+      // Several clients' calls: declined, never asked of the wrong one.
+      if (relay === SEVERAL) return { action: "decline" } as ElicitResult;
+      return this.#elicit(request.params);
+    });
     client.setRequestHandler(CreateMessageRequestSchema, async (request, extra) => {
       try {
+        // Serving a client that declared sampling: its person and model answer, not magi's.
+        const relay = this.#relay("sampling");
+        if (typeof relay === "function") {
+          return await relay(request.params, extra.signal) as CreateMessageResult;
+        }
+        if (relay !== undefined) {
+          throw new Error(`MCP server "${this.name}" asked to use the model; refused: ${relay}`);
+        }
         const masker = this.masker ?? { maskText: (t: string) => t } as Masker;
         return await answerSampling(
           this.name,
@@ -292,6 +317,25 @@ class Connection {
   /** The question channels of the calls in progress; the latest answers elicitation. */
   readonly asking: Ask[] = [];
 
+  /** The relays of the calls in progress (`magi mcp`'s clients), in order. */
+  readonly relays: Relay[] = [];
+
+  /**
+   * How a request of this server goes on to the client of the calls in progress (`magi mcp`):
+   * its relay when that client declared the request and every call of this server in
+   * progress is that client's; else why not (over stdio a request names no call, so with two
+   * clients' calls it could reach the wrong one). Undefined when no call has a relay: magi
+   * answers the request itself.
+   */
+  #relay(kind: "sampling" | "elicitation"): Relay[typeof kind] | string | undefined {
+    const last = this.relays.at(-1);
+    if (!last) return undefined;
+    if (this.relays.some((r) => r.owner !== last.owner)) {
+      return SEVERAL;
+    }
+    return last[kind] ?? `the MCP client did not declare ${kind}`;
+  }
+
   /** Answers the server's `elicitation/create` by asking the person, field by field. */
   async #elicit(
     params: { mode?: string; message: string; requestedSchema?: unknown },
@@ -310,6 +354,9 @@ class Connection {
     await client?.close().catch(() => {});
   }
 }
+
+/** Why a server's request is not passed on while calls of several clients are in progress. */
+const SEVERAL = "calls of several MCP clients are in progress; it cannot tell whose to ask";
 
 /** Every tool a server lists, page by page. */
 async function listAll(client: Client, timeout: number): Promise<McpTool[]> {
@@ -742,6 +789,7 @@ async function callRemote(
   );
   let result: CallToolResult;
   if (call.ask) conn.asking.push(call.ask);
+  if (call.relay) conn.relays.push(call.relay);
   // With a listener, the call asks for progress under a token of magi's own.
   const token = call.progress ? `magi-${++progressTokens}` : undefined;
   if (token) conn.progress.set(token, call.progress!);
@@ -776,6 +824,7 @@ async function callRemote(
     return { isError: true, note: `[magi: ${who} answered with an error: ${messageOf(error)}]` };
   } finally {
     if (call.ask) conn.asking.splice(conn.asking.lastIndexOf(call.ask), 1);
+    if (call.relay) conn.relays.splice(conn.relays.lastIndexOf(call.relay), 1);
     if (token) conn.progress.delete(token);
   }
   await emitContent(result, call.emit, {

@@ -196,6 +196,15 @@ Deno.test({
     assert.equal(asked.elicitationRequested, true);
     assert.match(JSON.stringify(asked.result), /Received: .*testuser/);
     check("dns-rebinding-protection", "localhost-host-rebinding-rejected");
+    // An upstream server's sampling request reached the suite (magi mcp's client) and back.
+    const sampled = check("tools-call-sampling", "tools-call-sampling");
+    assert.equal(sampled.samplingRequested, true);
+    assert.match(JSON.stringify(sampled.result), /This is a test response from the client/);
+    // The upstream's own forms reached the suite whole (every field checked by the suite).
+    for (const id of ["string", "integer", "number", "enum", "boolean"]) {
+      check("elicitation-sep1034-defaults", `elicitation-sep1034-${id}-default`);
+    }
+    check("elicitation-sep1330-enums", "elicitation-sep1330-titled-multi");
 
     assert.equal(run.code, 0, `the suite's own baseline check failed:\n${log}`);
   },
