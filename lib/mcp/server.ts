@@ -24,6 +24,7 @@ import { invalidParams, ToolsCallRequestSchema } from "./call_request.ts";
 import { serveCatalog } from "./serve_catalog.ts";
 import { plainNames, registryToolName, servedToolNames } from "./served_names.ts";
 import { canComplete, serveCompletion } from "./serve_complete.ts";
+import { canSubscribe, serveSubscriptions } from "./serve_subscribe.ts";
 import type { ApprovalAnswer, Approver } from "../policy/gate.ts";
 import { runTool, type ToolResult } from "../pipeline/run_tool.ts";
 import type { Progress, Question, Relay } from "../registry/types.ts";
@@ -111,12 +112,14 @@ export type RuntimeGetter = () => Runtime;
  */
 export function createMcpServer(current: RuntimeGetter): Server {
   const completes = canComplete();
+  const subscribes = canSubscribe();
   const server = new Server(
     { name: "magi", version: VERSION },
     {
       capabilities: {
         tools: { listChanged: true },
-        resources: {},
+        // Subscriptions go to the MCP servers magi reaches (serve_subscribe.ts).
+        resources: subscribes ? { subscribe: true } : {},
         prompts: {},
         logging: {},
         // Only an MCP server magi reaches can complete what it serves.
@@ -127,6 +130,7 @@ export function createMcpServer(current: RuntimeGetter): Server {
   const plain = () => plainNames(current().config.values);
   serveCatalog(server, plain);
   if (completes) serveCompletion(server, plain);
+  if (subscribes) serveSubscriptions(server);
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: listedTools(current()) }));
   server.setRequestHandler(ToolsCallRequestSchema, async (request, extra) => {
     const rt = current();

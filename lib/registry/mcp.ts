@@ -43,6 +43,7 @@ import type {
   LoggingMessageNotificationSchema,
   McpError,
   ProgressNotificationSchema,
+  ResourceUpdatedNotificationSchema,
   Tool as McpTool,
   ToolListChangedNotificationSchema,
 } from "@modelcontextprotocol/sdk/types.js";
@@ -88,6 +89,7 @@ interface Sdk {
   ProgressNotificationSchema: typeof ProgressNotificationSchema;
   ToolListChangedNotificationSchema: typeof ToolListChangedNotificationSchema;
   LoggingMessageNotificationSchema: typeof LoggingMessageNotificationSchema;
+  ResourceUpdatedNotificationSchema: typeof ResourceUpdatedNotificationSchema;
 }
 let sdk: Sdk | undefined;
 
@@ -215,6 +217,7 @@ class Connection {
       ProgressNotificationSchema,
       ToolListChangedNotificationSchema,
       LoggingMessageNotificationSchema,
+      ResourceUpdatedNotificationSchema,
       McpError,
     } = await loadSdk();
     const transport: Transport = this.spec.url
@@ -272,6 +275,10 @@ class Connection {
       if (!masker) return;
       const data = maskedDeep(n.params.data, masker);
       for (const listener of logListeners) listener(this.name, n.params.level, data);
+    });
+    // A resource it was asked to watch changed (resources/subscribe, by magi mcp's clients).
+    client.setNotificationHandler(ResourceUpdatedNotificationSchema, (n) => {
+      for (const listener of updateListeners) listener(this.name, n.params.uri);
     });
     // Progress by magi's own tokens. The SDK's handler drops a report that arrives with the
     // result (its response handling runs first and forgets the token); this one runs before
@@ -368,6 +375,20 @@ async function listAll(client: Client, timeout: number): Promise<McpTool[]> {
     cursor = page.nextCursor;
   } while (cursor);
   return tools;
+}
+
+const updateListeners = new Set<(server: string, uri: string) => void>();
+
+/**
+ * Calls `listener` with the server's name and the URI of each
+ * `notifications/resources/updated` a server magi reaches sends (the URI as the server gave
+ * it; the listener masks what it passes on).
+ *
+ * @returns the function that removes the listener
+ */
+export function onMcpResourceUpdated(listener: (server: string, uri: string) => void): () => void {
+  updateListeners.add(listener);
+  return () => void updateListeners.delete(listener);
 }
 
 /** A server's log message: its name, the level, the data (masked). */

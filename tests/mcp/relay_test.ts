@@ -4,55 +4,20 @@
  * against `magi mcp` on stdio, which reaches `@modelcontextprotocol/server-everything`.
  */
 import assert from "node:assert/strict";
-import { join } from "node:path";
-// @ts-types="@modelcontextprotocol/sdk/client/index"
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-// @ts-types="@modelcontextprotocol/sdk/client/stdio"
-import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 // @ts-types="@modelcontextprotocol/sdk/types"
 import {
   type CallToolResult,
   CreateMessageRequestSchema,
   ElicitRequestSchema,
 } from "@modelcontextprotocol/sdk/types.js";
-import { magiArgs, REPO, tempDir, writeConfig } from "../helpers.ts";
+import { tempDir } from "../helpers.ts";
 import { maskedRelay } from "../../lib/pipeline/relay.ts";
 import { Masker } from "../../lib/pipeline/mask.ts";
-import { denoServer } from "./servers.ts";
+import { everythingClient } from "./_serve.ts";
 
-const imports = JSON.parse(Deno.readTextFileSync(join(REPO, "deno.json"))).imports;
 const SECRET = "tok-5e6f7a8b9c0d1e2f";
-
-async function connect(home: string, capabilities: Record<string, unknown>): Promise<Client> {
-  const config = await writeConfig(home, {
-    shipped_tools: false,
-    mcp_servers: {
-      everything: {
-        ...denoServer(imports["@modelcontextprotocol/server-everything"], "stdio"),
-        start: "eager",
-      },
-    },
-    // The client's calls of the upstream tools run without a question of the policy's.
-    policy: { rules: [{ tool: "everything__*", source: "mcp", decision: "allow" }] },
-  });
-  const transport = new StdioClientTransport({
-    command: Deno.execPath(),
-    args: magiArgs(["mcp", "--config", config]),
-    cwd: home,
-    env: {
-      PATH: Deno.env.get("PATH") ?? "/usr/bin:/bin",
-      HOME: home,
-      MY_SERVICE_TOKEN: SECRET,
-      XDG_CONFIG_HOME: join(home, "config"),
-      XDG_CACHE_HOME: join(home, "cache"),
-      XDG_STATE_HOME: join(home, "state"),
-    },
-    stderr: "pipe",
-  });
-  const client = new Client({ name: "relay-test", version: "1.0.0" }, { capabilities });
-  await client.connect(transport);
-  return client;
-}
+const connect = (home: string, capabilities: Record<string, unknown>) =>
+  everythingClient(home, capabilities, { MY_SERVICE_TOKEN: SECRET });
 
 const text = (r: CallToolResult) =>
   r.content.map((c) => c.type === "text" ? c.text : `[${c.type}]`).join("\n");

@@ -2,7 +2,8 @@
  * An MCP server over stdio that `magi mcp` reaches in the conformance test (config
  * `mcp_servers`, served with `mcp.plain_names`), so the suite's scenarios reach upstream items
  * through magi under the suite's own names: resources `test://static-text`,
- * `test://static-binary` and the template `test://template/{id}/data`; the tools
+ * `test://static-binary`, `test://watched-resource` (subscriptions) and the template
+ * `test://template/{id}/data`; the tools
  * `test_image_content`, `test_audio_content`, `test_embedded_resource`,
  * `test_multiple_content_types`, `test_tool_with_logging`, `test_sampling` (asks its client,
  * magi, for a completion) and `test_elicitation_sep1034_defaults`/`…_sep1330_enums` (ask
@@ -25,13 +26,21 @@ import {
   ListResourceTemplatesRequestSchema,
   McpError,
   ReadResourceRequestSchema,
+  SubscribeRequestSchema,
+  UnsubscribeRequestSchema,
 } from "@modelcontextprotocol/sdk/types.js";
 
 // A 1×1 transparent PNG.
 const PNG = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==";
 
 const server = new Server({ name: "conformance-upstream", version: "1.0.0" }, {
-  capabilities: { resources: {}, tools: {}, prompts: {}, completions: {}, logging: {} },
+  capabilities: {
+    resources: { subscribe: true },
+    tools: {},
+    prompts: {},
+    completions: {},
+    logging: {},
+  },
 });
 
 // A short silent WAV (8 kHz, 8-bit mono, no samples).
@@ -212,6 +221,7 @@ server.setRequestHandler(ListResourcesRequestSchema, () => ({
   resources: [
     { uri: "test://static-text", name: "static-text", mimeType: "text/plain" },
     { uri: "test://static-binary", name: "static-binary", mimeType: "image/png" },
+    { uri: "test://watched-resource", name: "watched-resource", mimeType: "text/plain" },
   ],
 }));
 server.setRequestHandler(ListResourceTemplatesRequestSchema, () => ({
@@ -226,6 +236,9 @@ server.setRequestHandler(ReadResourceRequestSchema, (request) => {
       contents: [{ uri, mimeType: "text/plain", text: "This is the content of the static text resource." }],
     };
   }
+  if (uri === "test://watched-resource") {
+    return { contents: [{ uri, mimeType: "text/plain", text: `Watched ${watched.size} time(s).` }] };
+  }
   if (uri === "test://static-binary") return { contents: [{ uri, mimeType: "image/png", blob: PNG }] };
   const m = uri.match(/^test:\/\/template\/([^/]+)\/data$/);
   if (m) {
@@ -238,5 +251,15 @@ server.setRequestHandler(ReadResourceRequestSchema, (request) => {
     };
   }
   throw new McpError(-32002, `Resource not found: ${uri}`);
+});
+// Subscriptions (the suite's resources-subscribe and -unsubscribe reach it through magi).
+const watched = new Set<string>();
+server.setRequestHandler(SubscribeRequestSchema, (request) => {
+  watched.add(request.params.uri);
+  return {};
+});
+server.setRequestHandler(UnsubscribeRequestSchema, (request) => {
+  watched.delete(request.params.uri);
+  return {};
 });
 await server.connect(new StdioServerTransport());
