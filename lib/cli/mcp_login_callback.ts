@@ -13,13 +13,18 @@ import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
 export interface LoginCallback {
   /** `http://127.0.0.1:PORT/callback`, the redirect URI to register and send. */
   redirect: string;
-  /** The `state` the authorization request must carry (32 random bytes, base64url). */
-  state: string;
+  /** The `state` the current authorization request must carry (32 random bytes, base64url). */
+  readonly state: string;
   /**
-   * The authorization code of the first redirect with the right `state`.
+   * The authorization code of the first redirect with the current `state`.
    * @throws Error when that redirect carries `error` instead of a code
    */
-  code: Promise<string>;
+  readonly code: Promise<string>;
+  /**
+   * Starts another authorization round (the server asked for more access): a new `state`
+   * and `code`; the old state is no longer accepted.
+   */
+  again(): void;
   /** Stops listening. */
   close(): Promise<void>;
 }
@@ -31,30 +36,34 @@ function sameState(given: string | null, expected: string): boolean {
   return timingSafeEqual(digest(given ?? ""), digest(expected)) && given !== null;
 }
 
-/** Starts the listener on a free loopback port. */
-export function listenForLogin(): LoginCallback {
-  const state = randomBytes(32).toString("base64url");
+/** One authorization round: its state, and its code once the redirect came. */
+function round() {
   const code = Promise.withResolvers<string>();
   // The caller awaits code only after the authorization URL is out; a refusal before then
   // must not count as unhandled.
   code.promise.catch(() => {});
-  let done = false;
+  return { state: randomBytes(32).toString("base64url"), code, done: false };
+}
+
+/** Starts the listener on a free loopback port. */
+export function listenForLogin(): LoginCallback {
+  let now = round();
   const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen: () => {} }, (req) => {
     const url = new URL(req.url);
     if (url.pathname !== "/callback") return new Response("not found\n", { status: 404 });
-    if (!sameState(url.searchParams.get("state"), state)) {
+    if (!sameState(url.searchParams.get("state"), now.state)) {
       return new Response(
         "magi: this redirect is not from the login magi started (its state does not match); ignored.\n",
         { status: 400 },
       );
     }
-    if (done) return new Response("magi: this login is already finished.\n", { status: 409 });
-    done = true;
+    if (now.done) return new Response("magi: this login is already finished.\n", { status: 409 });
+    now.done = true;
     const got = url.searchParams.get("code");
-    if (got) code.resolve(got);
+    if (got) now.code.resolve(got);
     else {
       const error = url.searchParams.get("error") ?? "no code";
-      code.reject(new Error(`the server refused the login: ${error}`));
+      now.code.reject(new Error(`the server refused the login: ${error}`));
     }
     return new Response(
       got ? "magi: logged in; you can close this page.\n" : "magi: the login failed.\n",
@@ -62,8 +71,13 @@ export function listenForLogin(): LoginCallback {
   });
   return {
     redirect: `http://127.0.0.1:${server.addr.port}/callback`,
-    state,
-    code: code.promise,
+    get state() {
+      return now.state;
+    },
+    get code() {
+      return now.code.promise;
+    },
+    again: () => void (now = round()),
     close: () => server.shutdown(),
   };
 }

@@ -345,11 +345,12 @@ export const KEYS: Record<string, KeySpec> = {
               headers: { type: "object", additionalProperties: { type: "string" } },
               oauth: {
                 type: "object",
-                required: ["client_id"],
                 properties: {
                   client_id: { type: "string", minLength: 1 },
                   client_secret: { type: "string", minLength: 1 },
+                  client_metadata_url: { type: "string", pattern: "^https://[^/]+/." },
                 },
+                anyOf: [{ required: ["client_id"] }, { required: ["client_metadata_url"] }],
                 additionalProperties: false,
               },
               timeout_seconds: { type: "number", exclusiveMinimum: 0 },
@@ -363,7 +364,8 @@ export const KEYS: Record<string, KeySpec> = {
     },
     expected: 'an object of MCP servers by name (letters, digits, "-"), each ' +
       "{command, args?, env?, cwd?, timeout_seconds?, connect_timeout_seconds?, start?} or " +
-      "{url, headers?, oauth?: {client_id, client_secret?}, timeout_seconds?, " +
+      "{url, headers?, oauth?: {client_id, client_secret?} or {client_metadata_url}, " +
+      "timeout_seconds?, " +
       'connect_timeout_seconds?, start?} with start "lazy" ' +
       'or "eager"',
     default: {},

@@ -26,8 +26,6 @@ import { createHash } from "node:crypto";
 import { dirname, isAbsolute, resolve } from "node:path";
 // @ts-types="@modelcontextprotocol/sdk/client/index"
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
-// @ts-types="@modelcontextprotocol/sdk/client/auth"
-import type { OAuthClientProvider } from "@modelcontextprotocol/sdk/client/auth.js";
 // @ts-types="@modelcontextprotocol/sdk/client/streamableHttp"
 import type { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 // @ts-types="@modelcontextprotocol/sdk/shared/transport"
@@ -63,7 +61,7 @@ import { answerSampling, type SamplingParams } from "./mcp_sampling.ts";
 import type { ChildStdioTransport } from "./mcp_stdio.ts";
 import { lateImport } from "../lazy_require.ts";
 import { writePrivateFile } from "../output/private.ts";
-import { StoredOAuth } from "./mcp_oauth.ts";
+import { type PreRegistered, StoredOAuth } from "./mcp_oauth.ts";
 import { Registry } from "./registry.ts";
 import { schemaProblem, stripExtensions } from "./schema.ts";
 import type {
@@ -113,7 +111,7 @@ export interface McpServerSpec {
   url?: string;
   headers?: Record<string, string>;
   /** A client registered with the server's authorization server beforehand (no registration). */
-  oauth?: { client_id: string; client_secret?: string };
+  oauth?: PreRegistered;
   /** Limit for starting, and the most any call to its tools may take, in seconds. */
   timeout_seconds?: number;
   /** Seconds magi's start waits for a server with no cached tool list (default 5). */
@@ -185,7 +183,7 @@ class Connection {
     private readonly cwd: string,
     private readonly env: Record<string, string>,
     private readonly maxMessageBytes: number | undefined,
-    private readonly auth?: OAuthClientProvider,
+    readonly auth?: StoredOAuth,
   ) {}
 
   get startTimeoutMs(): number {
@@ -223,7 +221,8 @@ class Connection {
     const transport: Transport = this.spec.url
       ? new StreamableHTTPClientTransport(new URL(this.spec.url), {
         requestInit: { headers: this.spec.headers ?? {} },
-        ...(this.auth ? { authProvider: this.auth } : {}),
+        // The fetch notes a 403's wanted scope for the next `magi mcp login`.
+        ...(this.auth ? { authProvider: this.auth, fetch: this.auth.watching() } : {}),
       })
       : new ChildStdioTransport({
         command: this.spec.command!,
@@ -472,7 +471,7 @@ export function expandSpec(
     ...(spec.cwd !== undefined ? { cwd: expand(spec.cwd) } : {}),
     ...(spec.url !== undefined ? { url: expand(spec.url) } : {}),
     ...(spec.headers ? { headers: values(spec.headers) } : {}),
-    ...(spec.oauth ? { oauth: values(spec.oauth) as McpServerSpec["oauth"] } : {}),
+    ...(spec.oauth ? { oauth: values(spec.oauth as Record<string, string>) as PreRegistered } : {}),
   };
 }
 
@@ -842,7 +841,15 @@ async function callRemote(
         }; it is started again on the next call]`,
       };
     }
-    return { isError: true, note: `[magi: ${who} answered with an error: ${messageOf(error)}]` };
+    // A request refused for want of scope: the next login asks for it (mcp_oauth.ts).
+    const wanted = conn.auth?.wantedScope();
+    const more = wanted
+      ? `; it needs more access (scope "${wanted}"): run \`magi mcp login ${conn.name}\``
+      : "";
+    return {
+      isError: true,
+      note: `[magi: ${who} answered with an error: ${messageOf(error)}${more}]`,
+    };
   } finally {
     if (call.ask) conn.asking.splice(conn.asking.lastIndexOf(call.ask), 1);
     if (call.relay) conn.relays.splice(conn.relays.lastIndexOf(call.relay), 1);

@@ -33,6 +33,7 @@ const CLIENT_SCENARIOS: Record<string, string[]> = {
     "metadata-default",
     "metadata-var1",
     "metadata-var2",
+    "metadata-var3",
     "scope-from-www-authenticate",
     "scope-from-scopes-supported",
     "scope-omitted-when-undefined",
@@ -44,6 +45,12 @@ const CLIENT_SCENARIOS: Record<string, string[]> = {
   ].map((s) => [`auth/${s}`, ["valid-bearer-token"]])),
   // A pre-registered client (config mcp_servers.NAME.oauth, from the suite's context).
   "auth/pre-registration": ["pre-registration-auth", "valid-bearer-token"],
+  // A Client ID Metadata Document's URL as the client id (config oauth.client_metadata_url).
+  "auth/basic-cimd": ["cimd-client-id-used", "valid-bearer-token"],
+  // A call refused with 403 insufficient_scope: the next login asks for the wider scope.
+  "auth/scope-step-up": ["scope-step-up-initial", "scope-step-up-escalation"],
+  // A server that always answers 403: at most 3 authorizations, then one line.
+  "auth/scope-retry-limit": ["scope-retry-limit"],
   "elicitation-sep1034-client-defaults": [
     "client-elicitation-sep1034-string-default",
     "client-elicitation-sep1034-integer-default",

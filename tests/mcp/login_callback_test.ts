@@ -51,3 +51,19 @@ Deno.test("listenForLogin() ends the login when the right redirect carries an er
     await login.close();
   }
 });
+
+Deno.test("listenForLogin() takes a new round's state after again(), and no longer the old", async () => {
+  const login = listenForLogin();
+  try {
+    const first = login.state;
+    await get(`${login.redirect}?code=one&state=${first}`);
+    assert.equal(await login.code, "one");
+    login.again();
+    assert.notEqual(login.state, first);
+    assert.equal((await get(`${login.redirect}?code=stale&state=${first}`)).status, 400);
+    await get(`${login.redirect}?code=two&state=${login.state}`);
+    assert.equal(await login.code, "two");
+  } finally {
+    await login.close();
+  }
+});
