@@ -128,7 +128,7 @@ export function createMcpServer(current: RuntimeGetter): Server {
     },
   );
   const plain = () => plainNames(current().config.values);
-  serveCatalog(server, plain);
+  serveCatalog(server, plain, () => current().skills);
   if (completes) serveCompletion(server, plain);
   if (subscribes) serveSubscriptions(server);
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: listedTools(current()) }));
