@@ -45,6 +45,12 @@ export interface PreRegistered {
   client_id?: string;
   client_secret?: string;
   client_metadata_url?: string;
+  /**
+   * `"client_credentials"`: magi is a machine client with its own id and secret (the OAuth
+   * extension for machine-to-machine access): tokens come from the token endpoint at once,
+   * with no browser and no login.
+   */
+  grant?: "client_credentials";
 }
 
 /** Thrown (as the connection's error) when a server needs `magi mcp login NAME`. */
@@ -170,14 +176,34 @@ export class StoredOAuth implements OAuthClientProvider {
     };
   }
 
-  get redirectUrl(): string {
+  /** The loopback redirect; none for client credentials (the SDK then asks for tokens at once). */
+  get redirectUrl(): string | undefined {
+    if (this.#machine) return undefined;
     return this.#redirect ?? this.#read().redirect ?? "http://127.0.0.1/callback";
   }
 
+  get #machine(): boolean {
+    return this.#client?.grant === "client_credentials";
+  }
+
+  /** The token request of the client credentials grant; the SDK's default otherwise. */
+  prepareTokenRequest(scope?: string): URLSearchParams | undefined {
+    if (!this.#machine) return undefined;
+    return new URLSearchParams({ grant_type: "client_credentials", ...(scope ? { scope } : {}) });
+  }
+
   get clientMetadata(): OAuthClientMetadata {
+    if (this.#machine) {
+      return {
+        client_name: "magi",
+        redirect_uris: [],
+        grant_types: ["client_credentials"],
+        token_endpoint_auth_method: "client_secret_basic",
+      };
+    }
     return {
       client_name: "magi",
-      redirect_uris: [this.redirectUrl],
+      redirect_uris: [this.redirectUrl!],
       grant_types: ["authorization_code", "refresh_token"],
       response_types: ["code"],
       token_endpoint_auth_method: this.#client?.client_secret ? "client_secret_basic" : "none",

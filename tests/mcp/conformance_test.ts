@@ -51,6 +51,8 @@ const CLIENT_SCENARIOS: Record<string, string[]> = {
   "auth/scope-step-up": ["scope-step-up-initial", "scope-step-up-escalation"],
   // A server that always answers 403: at most 3 authorizations, then one line.
   "auth/scope-retry-limit": ["scope-retry-limit"],
+  // A machine client (config oauth.grant "client_credentials"): tokens with no login.
+  "auth/client-credentials-basic": ["client-credentials-basic-auth"],
   "elicitation-sep1034-client-defaults": [
     "client-elicitation-sep1034-string-default",
     "client-elicitation-sep1034-integer-default",

@@ -89,3 +89,28 @@ Deno.test("a Client ID Metadata Document's URL (config oauth) is offered as the 
   assert.equal(auth.clientInformation(), undefined);
   assert.equal(auth.clientMetadata.token_endpoint_auth_method, "none");
 });
+
+Deno.test("a machine client (oauth.grant client_credentials) asks for tokens with no redirect", async () => {
+  await using home = await tempDir();
+  const file = StoredOAuth.fileFor(join(home.path, "oauth"), "e".repeat(64));
+  const client = {
+    client_id: "machine",
+    client_secret: "machine-secret-0001",
+    grant: "client_credentials" as const,
+  };
+  const auth = new StoredOAuth("remote", file, { client });
+  // No redirect: the SDK goes to the token endpoint at once.
+  assert.equal(auth.redirectUrl, undefined);
+  assert.equal(
+    auth.prepareTokenRequest("read")?.toString(),
+    "grant_type=client_credentials&scope=read",
+  );
+  assert.deepEqual(auth.clientInformation(), {
+    client_id: "machine",
+    client_secret: "machine-secret-0001",
+  });
+  assert.deepEqual(auth.clientMetadata.grant_types, ["client_credentials"]);
+  // A person's client keeps the SDK's own authorization-code request.
+  const person = new StoredOAuth("remote", file, { redirect: "http://127.0.0.1:1/callback" });
+  assert.equal(person.prepareTokenRequest("read"), undefined);
+});

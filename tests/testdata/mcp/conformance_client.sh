@@ -9,6 +9,10 @@ export XDG_CONFIG_HOME="$dir/config" XDG_CACHE_HOME="$dir/cache" XDG_STATE_HOME=
 # A pre-registered client (auth/pre-registration) comes in the suite's context: config oauth.
 oauth=$("${DENO:-deno}" eval 'const c = JSON.parse(Deno.env.get("MCP_CONFORMANCE_CONTEXT") ?? "{}");
 if (c.client_id) console.log(JSON.stringify({ client_id: c.client_id, ...(c.client_secret ? { client_secret: c.client_secret } : {}) }));')
+# A machine client (auth/client-credentials-basic): its id and secret with the client
+# credentials grant, so tokens come at once, with no login.
+[ "$MCP_CONFORMANCE_SCENARIO" = auth/client-credentials-basic ] &&
+  oauth=$(printf '%s' "$oauth" | sed 's/}$/, "grant": "client_credentials"}/')
 # Client ID Metadata Documents (auth/basic-cimd): the document's URL, as a person who
 # publishes one names it (the suite's authorization server expects this one).
 [ "$MCP_CONFORMANCE_SCENARIO" = auth/basic-cimd ] &&
@@ -42,6 +46,7 @@ case "$MCP_CONFORMANCE_SCENARIO" in
 # Step-up: the call needs more scope than the listing; its refusal names the login to run.
 auth/scope-step-up)
   login && magi tools && { magi call conf__test-tool || { login && magi call conf__test-tool; }; } ;;
+auth/client-credentials-basic) magi tools ;;
 auth/*) login && magi tools ;;
 tools_call) magi call conf__add_numbers '{"a": 2, "b": 3}' ;;
 sse-retry) magi call conf__test_reconnection ;;
