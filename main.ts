@@ -4,7 +4,7 @@
  * @module
  */
 import { main } from "./lib/cli/main.ts";
-import { sweepNow } from "./lib/process/sweep.ts";
+import { sweepNow } from "./lib/exec/sweep.ts";
 
 if (import.meta.main) {
   const status = await main(Deno.args);

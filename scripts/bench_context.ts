@@ -19,8 +19,8 @@ import type { Provider, TurnRequest, TurnResult } from "../lib/agent/provider.ts
 import { Session } from "../lib/agent/session.ts";
 import { SUMMARY_PROMPT } from "../lib/agent/compact.ts";
 import { Registry } from "../lib/registry/registry.ts";
-import type { Tool } from "../lib/registry/types.ts";
-import { createRuntime } from "../lib/runtime.ts";
+import type { Tool } from "../lib/core/types.ts";
+import { createRuntime } from "../lib/runtime/runtime.ts";
 import { benchEnv } from "./bench_env.ts";
 
 const TURNS = 100;

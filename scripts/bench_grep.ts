@@ -16,7 +16,7 @@
  */
 import process from "node:process";
 import { fileURLToPath } from "node:url";
-import { grep } from "../builtins/grep.ts";
+import { grep } from "../lib/sources/builtins/grep.ts";
 
 const REPO = fileURLToPath(new URL("..", import.meta.url));
 if (Deno.args[0] === "--memory") {

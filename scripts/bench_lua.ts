@@ -56,7 +56,7 @@ async function magi(args: string[], cwd: string, home: string): Promise<number> 
  */
 async function workerAlone(): Promise<number> {
   const code = `const { LuaWorkerHost } = await import(${
-    JSON.stringify(join(REPO, "lib/registry/lua/worker_host.ts"))
+    JSON.stringify(join(REPO, "lib/exec/lua/worker_host.ts"))
   });
 const t = performance.now();
 const host = new LuaWorkerHost({

@@ -8,9 +8,9 @@
  */
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { runTool } from "../lib/pipeline/run_tool.ts";
-import { closeMcpServers } from "../lib/registry/mcp.ts";
-import { createRuntime } from "../lib/runtime.ts";
+import { runTool } from "../lib/runtime/run_tool.ts";
+import { closeMcpServers } from "../lib/sources/mcp/client.ts";
+import { createRuntime } from "../lib/runtime/runtime.ts";
 import { RUN_FLAGS } from "./permissions.ts";
 
 const REPO = fileURLToPath(new URL("..", import.meta.url));

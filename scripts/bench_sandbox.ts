@@ -9,8 +9,8 @@
  */
 import { join } from "node:path";
 import { benchEnv } from "./bench_env.ts";
-import { runTool } from "../lib/pipeline/run_tool.ts";
-import { createRuntime } from "../lib/runtime.ts";
+import { runTool } from "../lib/runtime/run_tool.ts";
+import { createRuntime } from "../lib/runtime/runtime.ts";
 
 /**
  * Milliseconds the sandbox adds to one `run 'true'`, one value per sample (each the mean over

@@ -8,7 +8,7 @@
  * @module
  */
 import { swapRace } from "../tests/builtins/swap.ts";
-import { closeBodyWorkers } from "../lib/policy/body_worker.ts";
+import { closeBodyWorkers } from "../lib/sources/builtins/body_worker.ts";
 
 const calls = Number(Deno.args[0] ?? 200);
 const swapper = Deno.args[1] === "perl" ? "perl" : "bash";

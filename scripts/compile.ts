@@ -26,7 +26,7 @@
  *
  * @module
  */
-import { join } from "node:path";
+import { dirname, join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { RUN_FLAGS } from "./permissions.ts";
@@ -47,22 +47,32 @@ export const TARGETS = [
 ] as const;
 
 /**
- * Paths included beside the module graph (relative to the repository): the shipped tools,
- * the body Worker's entry, and the modules magi imports by a URL known only at run time
- * (lib/lazy_require.ts `lateImport`: every command in lib/cli/, the MCP client SDK).
+ * Paths included beside the module graph (relative to the repository): the shipped tools and
+ * every file of lib/ loaded by a URL known only at run time — a Worker's entry, a module
+ * imported late (lib/core/lazy_require.ts `lateImport`: every command in lib/cli/, the MCP
+ * client SDK, the markdown renderer), the sandbox's bridge script. They are found the way
+ * `scripts/check_layering.ts` finds them (`new URL("./x.ts", import.meta.url)`), so a new one
+ * cannot be forgotten.
  */
 export function includes(): string[] {
+  const loaded = new Set<string>();
+  const late = /new URL\(\s*["'](\.{1,2}\/[^"']+\.(?:ts|js))["'],\s*import\.meta\.url\s*\)/g;
+  const walk = (dir: string) => {
+    for (const e of Deno.readDirSync(join(REPO, dir))) {
+      const path = `${dir}/${e.name}`;
+      if (e.isDirectory) walk(path);
+      else if (e.name.endsWith(".ts")) {
+        for (const m of Deno.readTextFileSync(join(REPO, path)).matchAll(late)) {
+          loaded.add(relative(REPO, resolve(REPO, dirname(path), m[1])));
+        }
+      }
+    }
+  };
+  walk("lib");
   const commands = [...Deno.readDirSync(join(REPO, "lib", "cli"))]
     .filter((e) => e.isFile && e.name.endsWith(".ts"))
-    .map((e) => `lib/cli/${e.name}`)
-    .sort();
-  return [
-    "tools",
-    "lib/policy/worker_entry.ts",
-    "builtins",
-    "lib/registry/mcp_sdk.ts",
-    ...commands,
-  ];
+    .map((e) => `lib/cli/${e.name}`);
+  return ["tools", "lib/sources/builtins", ...[...new Set([...loaded, ...commands])].sort()];
 }
 
 /** Where a `denort` comes from for one target, or why there is none. */

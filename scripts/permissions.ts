@@ -9,8 +9,8 @@
  * Each permission is whole, because what magi touches is decided at run time, after Deno's
  * flags are fixed: the roots, `tools_dir`, provider URLs and MCP servers come from the
  * config. What narrows them is per call: the file builtins' and Lua bodies' Workers get
- * permissions derived from the policy (lib/policy/body_worker.ts,
- * lib/registry/lua/worker_host.ts).
+ * permissions derived from the policy (lib/sources/builtins/body_worker.ts,
+ * lib/exec/lua/worker_host.ts).
  *
  * Run as a script, prints {@link RUN_FLAGS} on one line.
  *
@@ -38,8 +38,8 @@ export const MAGI_TASK = `deno run ${PERMISSION_FLAGS.join(" ")} main.ts`;
 /**
  * The flags for `deno run`, `deno install` and `deno compile` of magi:
  * {@link PERMISSION_FLAGS} and `--unstable-worker-options` (builtin and Lua bodies run in
- * Workers whose permissions the policy narrows, lib/policy/body_worker.ts and
- * lib/registry/lua/worker_host.ts; deno.json says so
+ * Workers whose permissions the policy narrows, lib/sources/builtins/body_worker.ts and
+ * lib/exec/lua/worker_host.ts; deno.json says so
  * too, but a command line that names it works with any config).
  */
 export const RUN_FLAGS: readonly string[] = [...PERMISSION_FLAGS, "--unstable-worker-options"];

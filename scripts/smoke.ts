@@ -12,7 +12,7 @@
  * @module
  */
 import { basename, join } from "node:path";
-import { VERSION } from "../lib/version.ts";
+import { VERSION } from "../lib/core/version.ts";
 
 const BUILTINS = ["read", "write", "edit", "grep", "run"];
 const SHIPPED = ["wc-lines", "git-status", "todo"];

@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { MAGI_TASK, RUN_FLAGS } from "../scripts/permissions.ts";
 import { EXIT_NO_DENORT, findDenort } from "../scripts/compile.ts";
 import { smokeTest } from "../scripts/smoke.ts";
-import { realCopy } from "../lib/shipped.ts";
+import { realCopy } from "../lib/exec/shipped.ts";
 import { DENO_DIR, REPO, tempDir } from "./helpers.ts";
 
 const DENO = Deno.realPathSync(Deno.execPath());

@@ -154,7 +154,7 @@ export async function makeTool(
 
 /** A runtime built in-process over fixture folders, with isolated XDG folders. */
 export interface TestRuntime extends AsyncDisposable {
-  rt: import("../lib/runtime.ts").Runtime;
+  rt: import("../lib/runtime/runtime.ts").Runtime;
   /** Lines the runtime warned. */
   warnings: string[];
   home: string;
@@ -164,7 +164,7 @@ export interface TestRuntime extends AsyncDisposable {
 export async function testRuntime(
   opts: { toolsDirs?: string[]; env?: Record<string, string>; config?: unknown; cwd?: string } = {},
 ): Promise<TestRuntime> {
-  const { createRuntime } = await import("../lib/runtime.ts");
+  const { createRuntime } = await import("../lib/runtime/runtime.ts");
   const home = await Deno.realPath(await Deno.makeTempDir({ prefix: "magi-rt-" }));
   const env: Record<string, string> = {
     ...Deno.env.toObject(),

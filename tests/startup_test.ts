@@ -57,7 +57,10 @@ Deno.test("a warm magi tools --json loads no provider, MCP, Lua, Ajv, shell-pars
   const cold = await evaluated(dir.path, args);
   assert.ok(cold.some((u) => u.includes("/ajv@")), "a cold start checks schema.json with Ajv");
   const warm = await evaluated(dir.path, args);
-  assert.ok(warm.some((u) => u.endsWith("/lib/runtime.ts")), "coverage lists magi's modules");
+  assert.ok(
+    warm.some((u) => u.endsWith("/lib/runtime/runtime.ts")),
+    "coverage lists magi's modules",
+  );
   const heavy = [
     "@modelcontextprotocol",
     "openai@",

@@ -6,7 +6,7 @@
  *
  * @module
  */
-import type { Declaration, JsonSchema } from "../registry/types.ts";
+import type { Declaration, JsonSchema } from "../core/types.ts";
 
 const SAFE_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
 

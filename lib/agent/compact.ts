@@ -18,8 +18,8 @@
  *
  * @module
  */
-import type { Declaration } from "../registry/types.ts";
-import { privateDir, writePrivateFile } from "../output/private.ts";
+import type { Declaration } from "../core/types.ts";
+import { privateDir, writePrivateFile } from "../core/private.ts";
 import {
   prunable,
   prunedPath,

@@ -20,9 +20,9 @@
  */
 import { createHash } from "node:crypto";
 import { basename, dirname, join } from "node:path";
-import type { ToolResult } from "../pipeline/run_tool.ts";
-import { decodeBase64 } from "../registry/mcp_content.ts";
-import { createPrivateFile, privateDir } from "../output/private.ts";
+import type { ToolResult } from "../runtime/run_tool.ts";
+import { decodeBase64 } from "../sources/mcp/content.ts";
+import { createPrivateFile, privateDir } from "../core/private.ts";
 
 /**
  * An image a tool result carries: its type, the file in the session's images folder holding

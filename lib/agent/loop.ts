@@ -9,8 +9,8 @@
 import { type ImageRef, imageRefs } from "./images.ts";
 import type { AnswerProvider } from "../pipeline/ask.ts";
 import type { Approver } from "../policy/gate.ts";
-import { runTool, type ToolResult } from "../pipeline/run_tool.ts";
-import type { Runtime } from "../runtime.ts";
+import { runTool, type ToolResult } from "../runtime/run_tool.ts";
+import type { Runtime } from "../runtime/runtime.ts";
 import {
   ContextLengthError,
   type Provider,
@@ -127,7 +127,7 @@ export async function runAgent(opts: AgentOptions): Promise<EndReason> {
   await keeper.start();
   for (let turns = 0;; turns++) {
     if (signal?.aborted) return "cancelled";
-    // Mail left for this session (lib/agents/mailbox.ts) is recorded and read at this turn.
+    // Mail left for this session (lib/agent/subagents/mailbox.ts) is recorded and read at this turn.
     for (const m of rt.inbox?.() ?? []) {
       session.append({ type: "user", text: m.text, from: m.from });
       view.note?.(`(mail from ${m.from} delivered to the model)`);

@@ -9,9 +9,9 @@
  */
 import { projectFolders } from "../core/project_folders.ts";
 import { dirname, isAbsolute, join, relative } from "node:path";
-import { userMagiDir } from "../agents/user_dir.ts";
-import { containedPath } from "../skills/contained.ts";
-import type { Runtime } from "../runtime.ts";
+import { userMagiDir } from "../core/user_dir.ts";
+import { containedPath } from "../sources/skills/contained.ts";
+import type { Runtime } from "../runtime/runtime.ts";
 
 /** The most of all context files together the prompt carries, in bytes. */
 export const AGENTS_MD_MAX_BYTES = 32 * 1024;

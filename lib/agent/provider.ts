@@ -6,7 +6,10 @@
  * @module
  */
 import type { ImageRef } from "./images.ts";
-import type { Declaration } from "../registry/types.ts";
+import type { Declaration } from "../core/types.ts";
+import type { ProviderConfig } from "../config/providers.ts";
+
+export type { ProviderConfig } from "../config/providers.ts";
 
 /** A tool call as the model made it, with the registry's tool name (mapped back). */
 export interface ToolCallRequest {
@@ -140,37 +143,6 @@ export function isContextLengthMessage(message: string): boolean {
 /** The stream ended before the model finished its answer: the turn may be retried. */
 export class StreamCutError extends Error {
   override name = "StreamCutError";
-}
-
-/** How a provider is configured (config `providers.NAME`). */
-export interface ProviderConfig {
-  kind: "openai" | "anthropic";
-  /** Base URL, such as `http://localhost:11434/v1`; the SDK's default when absent. */
-  base_url?: string;
-  model?: string;
-  /** The environment variable holding the API key (its value is masked everywhere). */
-  api_key_env?: string;
-  /** Time limit of one request in seconds (default 600). */
-  timeout_seconds?: number;
-  /** Retries on 429, 5xx and dropped connections (default 3). */
-  max_retries?: number;
-  /** The longest answer in tokens, sent to every provider (default 8192). */
-  max_tokens?: number;
-  /** The model's context window in tokens; else the server's word, else a known default. */
-  context_window?: number;
-  /** Which server to ask for its context window: `llamacpp`, `ollama` or `vllm`. */
-  server?: "llamacpp" | "ollama" | "vllm";
-  /** Compact when a request would pass this share of the window (default 0.8). */
-  compact_at?: number;
-  /** Ask for extended thinking with this budget in tokens (Anthropic; at least 1024). */
-  thinking_budget?: number;
-  /** `reasoning_effort` to send (OpenAI-compatible reasoning models). */
-  reasoning_effort?: "minimal" | "low" | "medium" | "high";
-  /**
-   * Send `parallel_tool_calls` (OpenAI-compatible only): llama.cpp makes several calls in one
-   * answer only when asked; some OpenAI models refuse the field. Not sent by default.
-   */
-  parallel_tool_calls?: boolean;
 }
 
 /** Everything a provider file needs to build its client. */

@@ -10,7 +10,7 @@ import { OpenAIProvider } from "./openai.ts";
 import type { ContextSettings } from "./compact.ts";
 import { HttpWatch } from "./http_watch.ts";
 import { type Provider, type ProviderConfig, ProviderError } from "./provider.ts";
-import { PRESETS } from "./provider_config.ts";
+import { PRESETS } from "../config/providers.ts";
 
 /** A provider that cannot be set up from the config and flags: a usage error (exit 2). */
 export class ProviderConfigError extends Error {

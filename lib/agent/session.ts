@@ -11,8 +11,8 @@
 import { type ImageRef, sessionImages } from "./images.ts";
 import { join } from "node:path";
 import type { Masker } from "../pipeline/mask.ts";
-import { openPrivateAppend, privateDir } from "../output/private.ts";
-import type { Warn } from "../registry/types.ts";
+import { openPrivateAppend, privateDir } from "../core/private.ts";
+import type { Warn } from "../core/types.ts";
 import type { Message, ThinkingBlock, ToolCallRequest } from "./provider.ts";
 import { pruneMessages, summaryMessage } from "./history.ts";
 import { magiDir } from "../core/xdg.ts";
@@ -33,7 +33,7 @@ export type SessionEvent =
     /** A sub-agent's: the parent session's id (MAGI_PARENT). */
     parent?: string;
   }
-  // `from`: mail delivered at a turn (lib/agents/mailbox.ts), from a sub-agent or a tool.
+  // `from`: mail delivered at a turn (lib/agent/subagents/mailbox.ts), from a sub-agent or a tool.
   | { type: "user"; at: string; text: string; from?: string }
   // A sub-agent this session started (lib/agents/): its session, how it ended, its tokens.
   | {

@@ -7,7 +7,7 @@
  */
 import { sessionSettings } from "../policy/facts.ts";
 import { join } from "node:path";
-import type { Runtime } from "../runtime.ts";
+import type { Runtime } from "../runtime/runtime.ts";
 import { promptFor } from "./prompt.ts";
 import type { HttpWatch } from "./http_watch.ts";
 import type { Provider } from "./provider.ts";
@@ -15,8 +15,8 @@ import type { ContextSettings } from "./compact.ts";
 import { chooseProvider } from "./providers.ts";
 import { defaultSessionsDir, Session } from "./session.ts";
 import { onApproval } from "../policy/approvals.ts";
-import { privateDir } from "../output/private.ts";
-import { installAgentTools } from "../agents/tool.ts";
+import { privateDir } from "../core/private.ts";
+import { installAgentTools } from "./subagents/tool.ts";
 
 /** A provider, a session and the system prompt, ready for {@link runAgent}. */
 export interface Agent {

@@ -12,7 +12,7 @@
  *
  * @module
  */
-import type { Declaration } from "../registry/types.ts";
+import type { Declaration } from "../core/types.ts";
 import type { Message } from "./provider.ts";
 
 /** Characters per token before any provider has reported a count. */

@@ -4,10 +4,10 @@
  *
  * @module
  */
-import { stderr } from "../output/out.ts";
+import { stderr } from "../pipeline/out.ts";
 import { choicesLine, normaliseAnswer } from "../terminal/choice.ts";
 import type { AnswerProvider } from "../pipeline/ask.ts";
-import type { Question } from "../registry/types.ts";
+import type { Question } from "../core/types.ts";
 
 /**
  * The answer provider for `magi call`.

@@ -7,11 +7,11 @@
  *
  * @module
  */
-import { BUILTINS } from "../../builtins/mod.ts";
-import { runTool } from "../pipeline/run_tool.ts";
+import { BUILTINS } from "../sources/builtins/mod.ts";
+import { runTool } from "../runtime/run_tool.ts";
 import { callerOf } from "../policy/caller.ts";
-import { readMapping } from "../registry/argv.ts";
-import { ArgvError, parseArgv } from "../registry/argv_parse.ts";
+import { readMapping } from "../sources/argv.ts";
+import { ArgvError, parseArgv } from "../sources/argv_parse.ts";
 import { EXIT, runtimeFor, UsageError, write } from "./common.ts";
 
 async function readStdin(): Promise<string | undefined> {

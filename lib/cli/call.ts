@@ -6,7 +6,7 @@
  *
  * @module
  */
-import { runTool } from "../pipeline/run_tool.ts";
+import { runTool } from "../runtime/run_tool.ts";
 import { askOnTerminal, cliAnswers } from "./answers.ts";
 import type { Approver } from "../policy/gate.ts";
 import { CALL_OPTIONS } from "./options.ts";

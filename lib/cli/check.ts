@@ -5,9 +5,9 @@
  * @module
  */
 import { Buffer } from "node:buffer";
-import { childEnv } from "../process/env.ts";
-import { stderrTail } from "../process/outcome.ts";
-import { spawnProcess } from "../process/spawn.ts";
+import { childEnv } from "../exec/env.ts";
+import { stderrTail } from "../exec/outcome.ts";
+import { spawnProcess } from "../exec/spawn.ts";
 import { parseCommand, runtimeFor, UsageError, write } from "./common.ts";
 
 /** Time limit of one selftest, in milliseconds. */

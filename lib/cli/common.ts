@@ -7,10 +7,10 @@
 import { parseArgs, type ParseArgsConfig } from "node:util";
 import { ConfigError } from "../config/load.ts";
 import type { Secret } from "../pipeline/mask.ts";
-import { stderr, stdout } from "../output/out.ts";
-import { createRuntime, type Runtime } from "../runtime.ts";
-import { saveCheckCache, useCheckCache } from "../registry/schema.ts";
-import { stampCachePath } from "../registry/stamp_cache.ts";
+import { stderr, stdout } from "../pipeline/out.ts";
+import { createRuntime, type Runtime } from "../runtime/runtime.ts";
+import { saveCheckCache, useCheckCache } from "../core/json_schema.ts";
+import { stampCachePath } from "../core/stamp_cache.ts";
 
 /** A command line that cannot be understood: exit status 2. */
 export class UsageError extends Error {
@@ -66,7 +66,7 @@ function inMagisVoice(message: string): string {
 
 /**
  * Writes a line to stderr, prefixed with `magi: ` — masked, and terminal-safe on a
- * terminal (`lib/output/out.ts`).
+ * terminal (`lib/pipeline/out.ts`).
  */
 export function warn(message: string): void {
   try {

@@ -7,7 +7,7 @@ import { resolve } from "node:path";
 import { CONFIG_OPTIONS } from "./options.ts";
 import { loadConfig, readConfigFile, stringList } from "../config/load.ts";
 import { loadPolicy, policySources, userConfigFile } from "../policy/decide.ts";
-import { maskerFor } from "../runtime.ts";
+import { maskerFor } from "../runtime/runtime.ts";
 import { parseCommand, UsageError, warn, write } from "./common.ts";
 
 /** Runs `magi config`. */

@@ -7,9 +7,9 @@
  * @module
  */
 import { promptFor } from "../agent/prompt.ts";
-import { maxDepth } from "../agents/host.ts";
-import { agentDeclaration } from "../agents/tool.ts";
-import { listProfiles } from "../agents/profiles.ts";
+import { maxDepth } from "../agent/subagents/host.ts";
+import { agentDeclaration } from "../agent/subagents/tool.ts";
+import { listProfiles } from "../agent/subagents/profiles.ts";
 import { CONTEXT_OPTIONS } from "./options.ts";
 import { parseCommand, runtimeFor, UsageError, write, writeJson } from "./common.ts";
 
@@ -22,7 +22,7 @@ export async function contextCommand(args: string[]): Promise<number> {
   const rt = await runtimeFor(values);
   const prompt = promptFor(rt, new Date());
   const bytes = (text: string) => new TextEncoder().encode(text).length;
-  // `magi run` and `magi chat` add `agent` when sub-agents are allowed (lib/agents/host.ts).
+  // `magi run` and `magi chat` add `agent` when sub-agents are allowed (lib/agent/subagents/host.ts).
   const tools = rt.registry.declarations();
   if (maxDepth(rt) > 0 && !rt.registry.get("agent")) {
     tools.push(agentDeclaration(listProfiles(rt.session.cwd, rt.env, rt.warn)));

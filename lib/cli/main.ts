@@ -4,9 +4,9 @@
  *
  * @module
  */
-import { VERSION } from "../version.ts";
+import { VERSION } from "../core/version.ts";
 import { EXIT, isUsageError, warn, write } from "./common.ts";
-import { lateImport } from "../lazy_require.ts";
+import { lateImport } from "../core/lazy_require.ts";
 import { COMMAND_SPECS, commandHelp } from "./options.ts";
 
 type Command = (args: string[]) => Promise<number>;
@@ -14,7 +14,7 @@ type Command = (args: string[]) => Promise<number>;
 /**
  * A command's module, imported by a URL known only at run time: with `import("./x.ts")`
  * Deno would read and parse every command's graph (the provider and MCP SDKs) before the
- * first line runs (lib/lazy_require.ts).
+ * first line runs (lib/core/lazy_require.ts).
  */
 const late = <T>(file: string) => lateImport<T>(new URL(file, import.meta.url));
 

@@ -15,7 +15,7 @@ import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
 // @ts-types="@modelcontextprotocol/sdk/server/stdio"
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import { serveHttp } from "../mcp/http.ts";
-import { lateImport } from "../lazy_require.ts";
+import { lateImport } from "../core/lazy_require.ts";
 import { createMcpServer } from "../mcp/server.ts";
 import { guardedInput } from "../mcp/stdio_guard.ts";
 import { loadOrCreateToken, type McpToken, TOKEN_SECRET_NAME } from "../mcp/token.ts";
@@ -25,9 +25,9 @@ import {
   closeUnusedMcpServers,
   onMcpLog,
   onMcpToolsChanged,
-} from "../registry/mcp.ts";
+} from "../sources/mcp/client.ts";
 import type { Secret } from "../pipeline/mask.ts";
-import { type Runtime, stateDir } from "../runtime.ts";
+import { type Runtime, stateDir } from "../runtime/runtime.ts";
 import { EXIT, parseCommand, runtimeFor, UsageError, warn } from "./common.ts";
 
 /** Runs `magi mcp`. */

@@ -3,7 +3,8 @@
  * `mcp_servers`), through the SDK's client auth: discovery, client registration, PKCE. The
  * authorization URL goes to stderr for the person to open; the server's redirect comes back
  * to a one-shot HTTP listener on 127.0.0.1 that takes only the redirect carrying this login's
- * random `state` (lib/cli/mcp_login_callback.ts). The tokens are kept 0600 (lib/registry/mcp_oauth.ts)
+ * random `state` (lib/cli/mcp_login_callback.ts). The tokens are kept 0600
+ * (lib/sources/mcp/oauth.ts)
  * and used, and refreshed, by every later start.
  *
  * @module
@@ -16,10 +17,10 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 // @ts-types="@modelcontextprotocol/sdk/client/auth"
 import { auth as sdkAuth, UnauthorizedError } from "@modelcontextprotocol/sdk/client/auth.js";
 import { loadConfig } from "../config/load.ts";
-import { cacheKey, expandSpec, type McpServerSpec } from "../registry/mcp.ts";
-import { StoredOAuth } from "../registry/mcp_oauth.ts";
-import { stateDir } from "../runtime.ts";
-import { VERSION } from "../version.ts";
+import { cacheKey, expandSpec, type McpServerSpec } from "../sources/mcp/client.ts";
+import { StoredOAuth } from "../sources/mcp/oauth.ts";
+import { stateDir } from "../runtime/runtime.ts";
+import { VERSION } from "../core/version.ts";
 import { EXIT, UsageError, warn } from "./common.ts";
 import { listenForLogin } from "./mcp_login_callback.ts";
 

@@ -1,5 +1,5 @@
 /**
- * How `magi chat` answers MCP servers' `sampling/createMessage` (lib/registry/mcp_sampling.ts):
+ * How `magi chat` answers MCP servers' `sampling/createMessage` (lib/sources/mcp/sampling.ts):
  * the person is asked at the prompt, then the session's provider answers one turn without
  * tools. `magi run` refuses them, saying why.
  *
@@ -7,7 +7,7 @@
  */
 import type { Message, Provider } from "../agent/provider.ts";
 import type { AnswerProvider } from "../pipeline/ask.ts";
-import type { SamplingHost } from "../registry/mcp_sampling.ts";
+import type { SamplingHost } from "../sources/mcp/sampling.ts";
 
 /** Why `magi run` (with or without `--auto`) refuses a server's sampling request. */
 export const RUN_REFUSAL = "`magi run` has no one to ask (only `magi chat` answers " +

@@ -8,7 +8,7 @@
  */
 import { basename, resolve } from "node:path";
 import { NEW_OPTIONS } from "./options.ts";
-import { BUILTINS } from "../../builtins/mod.ts";
+import { BUILTINS } from "../sources/builtins/mod.ts";
 import { loadConfig, stringList } from "../config/load.ts";
 import {
   captureHelp,
@@ -16,19 +16,19 @@ import {
   errorInsteadOfHelp,
   findProgram,
   NEW_HELP_MAX_BYTES,
-} from "../new/capture.ts";
+} from "../scaffold/capture.ts";
 import {
   type BoundedSchema,
   boundedSchema,
   DECLARATION_BUDGET,
   DEFAULT_MAX_PARAMS,
-} from "../new/budget.ts";
-import { genericReason } from "../new/schema_gen.ts";
-import { planTool, type ToolPlan, writePlan } from "../new/scaffold.ts";
-import { childEnv } from "../process/env.ts";
-import { defaultCachePath, DiscoveryCache } from "../registry/discovery_cache.ts";
+} from "../scaffold/budget.ts";
+import { genericReason } from "../scaffold/schema_gen.ts";
+import { planTool, type ToolPlan, writePlan } from "../scaffold/scaffold.ts";
+import { childEnv } from "../exec/env.ts";
+import { defaultCachePath, DiscoveryCache } from "../sources/discovery_cache.ts";
 import { TOOL_NAME } from "../registry/registry.ts";
-import { discover } from "../registry/tools_dir.ts";
+import { discover } from "../sources/tools_dir.ts";
 import { EXIT, parseCommand, UsageError, warn, write } from "./common.ts";
 
 /** What `magi new` was asked to do. */

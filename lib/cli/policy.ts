@@ -11,7 +11,7 @@ import { POLICY_OPTIONS } from "./options.ts";
 import { door } from "../policy/door.ts";
 import { effectsOf, NONE } from "../policy/effects.ts";
 import { judge } from "../policy/facts.ts";
-import { argumentsProblem } from "../registry/schema.ts";
+import { argumentsProblem } from "../core/json_schema.ts";
 import { EXIT, parseCommand, runtimeFor, UsageError, write, writeJson } from "./common.ts";
 
 /** Runs `magi policy`. */

@@ -9,19 +9,19 @@
  * @module
  */
 import { RUN_REFUSAL } from "./mcp_sampling.ts";
-import { setMcpSampling } from "../registry/mcp_sampling.ts";
+import { setMcpSampling } from "../sources/mcp/sampling.ts";
 import { closeUnfinished, runAgent } from "../agent/loop.ts";
 import { ProviderError } from "../agent/provider.ts";
 import type { AnswerProvider } from "../pipeline/ask.ts";
 import { ProviderConfigError } from "../agent/providers.ts";
 import type { Session } from "../agent/session.ts";
 import { type Agent, startAgent } from "../agent/start.ts";
-import type { Runtime } from "../runtime.ts";
-import { TerminalView } from "../agent/view.ts";
-import { stderr, stdout } from "../output/out.ts";
+import type { Runtime } from "../runtime/runtime.ts";
+import { TerminalView } from "../terminal/view.ts";
+import { stderr, stdout } from "../pipeline/out.ts";
 import { EXIT, parseCommand, runtimeFor, UsageError, warn } from "./common.ts";
-import { claimInterrupts } from "../process/spawn.ts";
-import { sessionStartHook, userPromptHook } from "../hooks/session_hooks.ts";
+import { claimInterrupts } from "../exec/spawn.ts";
+import { sessionStartHook, userPromptHook } from "../runtime/hooks/session_hooks.ts";
 import { RUN_OPTIONS } from "./options.ts";
 import { choicesLine, normaliseAnswer } from "../terminal/choice.ts";
 import { DEFAULT_LINES } from "../terminal/display_cap.ts";

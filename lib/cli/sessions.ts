@@ -9,7 +9,7 @@
 import { defaultSessionsDir, listSessions, type NewEvent, Session } from "../agent/session.ts";
 import { copyImages } from "../agent/images.ts";
 import { loadConfig } from "../config/load.ts";
-import { maskerFor } from "../runtime.ts";
+import { maskerFor } from "../runtime/runtime.ts";
 import { SESSIONS_OPTIONS } from "./options.ts";
 import { EXIT, parseCommand, UsageError, warn, write, writeJson } from "./common.ts";
 

@@ -4,10 +4,10 @@
  *
  * @module
  */
-import type { JsonSchema } from "../registry/types.ts";
-import { PROVIDERS_SCHEMA } from "../agent/provider_config.ts";
-import { RULE_SCHEMA } from "../policy/rules.ts";
-import { tightenMode, tightenNetwork, tightenPolicy } from "../policy/sandbox_settings.ts";
+import type { JsonSchema } from "../core/types.ts";
+import { PROVIDERS_SCHEMA } from "./providers.ts";
+import { RULE_SCHEMA } from "./rule_schema.ts";
+import { tightenMode, tightenNetwork, tightenPolicy } from "./sandbox_settings.ts";
 
 /** One known key. */
 export interface KeySpec {

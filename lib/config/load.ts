@@ -9,8 +9,8 @@
 import { dirname, join, resolve } from "node:path";
 import type * as Jsonc from "jsonc-parser";
 import type { ParseError } from "jsonc-parser";
-import { lazyRequire } from "../lazy_require.ts";
-import { argumentsProblem, isValid } from "../registry/schema.ts";
+import { lazyRequire } from "../core/lazy_require.ts";
+import { argumentsProblem, isValid } from "../core/json_schema.ts";
 import { GROUPS, KEYS, PROJECT_NEVER, PROJECT_TRUSTED_ONLY } from "./keys.ts";
 import { userConfigFile } from "../core/xdg.ts";
 import { ConfigError } from "../core/errors.ts";

@@ -23,11 +23,11 @@ import {
 import { maskedJson } from "../pipeline/attachments.ts";
 import { invalidParams } from "./call_request.ts";
 import type { Masker } from "../pipeline/mask.ts";
-import { type CatalogOptions, pages, reach } from "../registry/mcp_catalog.ts";
-import { mappedName, mcpCatalog } from "../registry/mcp.ts";
+import { type CatalogOptions, pages, reach } from "../sources/mcp/catalog.ts";
+import { mappedName, mcpCatalog } from "../sources/mcp/client.ts";
 import { servedPromptNames } from "./served_names.ts";
 import { skillPrompt, skillPrompts } from "./serve_skills.ts";
-import type { Skill } from "../skills/discover.ts";
+import type { Skill } from "../sources/skills/discover.ts";
 
 /** Base64 masked as bytes (a secret inside a blob is masked as in a spill). */
 function maskedBlob(blob: string, masker: Masker): string {

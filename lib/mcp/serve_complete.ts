@@ -14,8 +14,8 @@ import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
 // @ts-types="@modelcontextprotocol/sdk/types"
 import { CompleteRequestSchema, type CompleteResult } from "@modelcontextprotocol/sdk/types.js";
 import { invalidParams } from "./call_request.ts";
-import { type CatalogOptions, pages, reach } from "../registry/mcp_catalog.ts";
-import { mcpCatalog } from "../registry/mcp.ts";
+import { type CatalogOptions, pages, reach } from "../sources/mcp/catalog.ts";
+import { mcpCatalog } from "../sources/mcp/client.ts";
 import { servedPrompt } from "./serve_catalog.ts";
 
 /** Whether any MCP server could answer a completion: the latest runtime reaches one. */

@@ -11,7 +11,7 @@
 // @ts-types="@modelcontextprotocol/sdk/types"
 import type { GetPromptResult, Prompt } from "@modelcontextprotocol/sdk/types.js";
 import type { Masker } from "../pipeline/mask.ts";
-import { MAX_LISTED_FILES, type Skill, skillBody, skillFiles } from "../skills/discover.ts";
+import { MAX_LISTED_FILES, type Skill, skillBody, skillFiles } from "../sources/skills/discover.ts";
 
 /** The skills as MCP prompts, masked. */
 export function skillPrompts(skills: readonly Skill[], masker: Masker): Prompt[] {

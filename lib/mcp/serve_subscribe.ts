@@ -20,8 +20,8 @@ import {
   UnsubscribeRequestSchema,
 } from "@modelcontextprotocol/sdk/types.js";
 import { invalidParams } from "./call_request.ts";
-import { type CatalogOptions, pages, reach } from "../registry/mcp_catalog.ts";
-import { mcpCatalog, onMcpResourceUpdated } from "../registry/mcp.ts";
+import { type CatalogOptions, pages, reach } from "../sources/mcp/catalog.ts";
+import { mcpCatalog, onMcpResourceUpdated } from "../sources/mcp/client.ts";
 
 /** One URI watched at one upstream server, and the clients (their servers) told of changes. */
 interface Watch {

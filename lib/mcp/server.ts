@@ -26,10 +26,10 @@ import { plainNames, registryToolName, servedToolNames } from "./served_names.ts
 import { canComplete, serveCompletion } from "./serve_complete.ts";
 import { canSubscribe, serveSubscriptions } from "./serve_subscribe.ts";
 import type { ApprovalAnswer, Approver } from "../policy/gate.ts";
-import { runTool, type ToolResult } from "../pipeline/run_tool.ts";
-import type { Progress, Question, Relay } from "../registry/types.ts";
-import type { Runtime } from "../runtime.ts";
-import { VERSION } from "../version.ts";
+import { runTool, type ToolResult } from "../runtime/run_tool.ts";
+import type { Progress, Question, Relay } from "../core/types.ts";
+import type { Runtime } from "../runtime/runtime.ts";
+import { VERSION } from "../core/version.ts";
 
 /** What magi knows about its builtins' effects (MCP tool annotations). */
 export const BUILTIN_ANNOTATIONS: Readonly<Record<string, ToolAnnotations>> = {

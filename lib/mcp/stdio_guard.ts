@@ -14,7 +14,7 @@
  */
 import { Buffer } from "node:buffer";
 import { type Readable, Transform } from "node:stream";
-import { CappedLines, type Piece, readEnds } from "../registry/capped_lines.ts";
+import { CappedLines, type Piece, readEnds } from "../core/capped_lines.ts";
 // @ts-types="@modelcontextprotocol/sdk/types"
 import { ErrorCode, JSONRPCMessageSchema } from "@modelcontextprotocol/sdk/types.js";
 import { callParamsProblem } from "./call_request.ts";

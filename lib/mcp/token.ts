@@ -9,7 +9,7 @@
  */
 import { Buffer } from "node:buffer";
 import { createHash, timingSafeEqual } from "node:crypto";
-import { createPrivateFile } from "../output/private.ts";
+import { createPrivateFile } from "../core/private.ts";
 
 /** The name the token is masked as in magi's output (`$MAGI_MCP_TOKEN`). */
 export const TOKEN_SECRET_NAME = "MAGI_MCP_TOKEN";

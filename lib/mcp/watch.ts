@@ -7,8 +7,8 @@
  */
 import { basename, dirname, join } from "node:path";
 import { stringList } from "../config/load.ts";
-import { luaDirs } from "../registry/lua/sources.ts";
-import type { Runtime } from "../runtime.ts";
+import { luaDirs } from "../sources/lua/sources.ts";
+import type { Runtime } from "../runtime/runtime.ts";
 import { magiDir } from "../core/xdg.ts";
 
 /** Milliseconds of quiet after the last change before `onChange` runs. */

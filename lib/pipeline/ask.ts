@@ -7,7 +7,7 @@
  *
  * @module
  */
-import type { Invocation, Outcome, Question, Tool } from "../registry/types.ts";
+import type { Invocation, Outcome, Question, Tool } from "../core/types.ts";
 
 /** Gives the person's answer to a question, or undefined when there is no way to ask. */
 export type AnswerProvider = (question: Question) => Promise<string | undefined>;

@@ -8,7 +8,7 @@
  * @module
  */
 import type { Masker } from "./mask.ts";
-import type { Attachment } from "../registry/types.ts";
+import type { Attachment } from "../core/types.ts";
 
 /** The most base64 bytes of attachments one call keeps. */
 export const MAX_ATTACHMENT_BYTES = 8 * 1024 * 1024;

@@ -5,7 +5,7 @@
  *
  * @module
  */
-import type { Relay } from "../registry/types.ts";
+import type { Relay } from "../core/types.ts";
 import { maskedJson } from "./attachments.ts";
 import type { Masker } from "./mask.ts";
 

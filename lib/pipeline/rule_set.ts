@@ -8,7 +8,7 @@
  *
  * @module
  */
-import { writePrivateFile } from "../output/private.ts";
+import { writePrivateFile } from "../core/private.ts";
 
 /** The rule set's name and version, as the cache and the README name it. */
 export const RULE_SET = "@secretlint/secretlint-rule-preset-recommend@13.1.0";

@@ -8,7 +8,7 @@
  */
 import { join } from "node:path";
 import { fromByteString } from "./bytes.ts";
-import { privateDirAsync } from "../output/private.ts";
+import { privateDirAsync } from "../core/private.ts";
 
 /** Spill files older than this (milliseconds) are removed when a new one is made. */
 export const SPILL_KEEP_MS = 7 * 24 * 3600 * 1000;

@@ -26,7 +26,7 @@ import { type Policy, verdictLine } from "./decide.ts";
 import { type ApprovalAnswer, type Approver, door, type DoorCall, settle } from "./door.ts";
 import { NONE } from "./effects.ts";
 import { judge, sessionSettings } from "./facts.ts";
-import { answerJsonLines, serveUnixSocket } from "../process/unix_socket.ts";
+import { answerJsonLines, serveUnixSocket } from "../exec/unix_socket.ts";
 
 /** One request and its answer. */
 export interface ApprovalRecord {

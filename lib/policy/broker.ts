@@ -21,7 +21,7 @@ import { NONE } from "./effects.ts";
 import { judge, sessionSettings } from "./facts.ts";
 import { shellWord } from "./shell.ts";
 import { isInside, physicalPath, realPathLenient } from "./roots.ts";
-import { answerJsonLines, serveUnixSocket } from "../process/unix_socket.ts";
+import { answerJsonLines, serveUnixSocket } from "../exec/unix_socket.ts";
 
 /** One request from Deno. */
 export interface BrokerRequest {

@@ -20,7 +20,7 @@ import {
   STRICTNESS,
   type Subject,
 } from "./rules.ts";
-import type { SandboxConfig } from "./sandbox_settings.ts";
+import type { SandboxConfig } from "../config/sandbox_settings.ts";
 import { type PathUse, readArgv, readLine, shellWord, type SimpleCommand } from "./shell.ts";
 
 /** The loaded policy. */

@@ -15,28 +15,16 @@
  * @module
  */
 import type { Verdict } from "./decide.ts";
-import type { SandboxMode } from "./sandbox.ts";
+import type { SandboxMode } from "../config/sandbox_settings.ts";
+import type { Effects } from "../core/types.ts";
+
+export type { Effects } from "../core/types.ts";
 
 /** Who makes a call: the person by hand (`magi call`), a model (the agent), an MCP client. */
 export type Caller = "person" | "model" | "mcp";
 
 /** Config `approval`: "ask" (default) asks the person; "never" (`--auto`) approves asks. */
 export type ApprovalMode = "ask" | "never";
-
-/**
- * What a call does, as its tool declares it: paths it reads and writes, programs it starts,
- * whether it uses the network; `opaque` when the tool cannot say (an MCP server's tool).
- */
-export interface Effects {
-  reads: string[];
-  writes: string[];
-  /** Programs the call starts (the first word of each command, or a tool's executable). */
-  starts: string[];
-  network: boolean;
-  opaque?: boolean;
-  /** A Lua body: each program it starts (`magi.exec`) passes the door when it starts it. */
-  execsAtRun?: boolean;
-}
 
 /** The session's settings the door reads. */
 export interface DoorSettings {

@@ -5,7 +5,7 @@
  *
  * @module
  */
-import type { Tool } from "../registry/types.ts";
+import type { Tool } from "../core/types.ts";
 import type { Effects } from "./door.ts";
 import { readLine } from "./shell.ts";
 

@@ -11,14 +11,14 @@ import { fromFacts, type FsFacts, gatheringLookups } from "./fs_facts.ts";
 import type { DoorSettings } from "./door.ts";
 import { join } from "node:path";
 import { magiOwnDirs } from "./protected.ts";
-import { privateDir } from "../output/private.ts";
+import { privateDir } from "../core/private.ts";
 import {
   sandboxLauncher,
   type SandboxSettings,
   sandboxSettings,
   scratchDir,
   type Wrap,
-} from "./sandbox.ts";
+} from "../confinement/sandbox.ts";
 import { xdgBase } from "../core/xdg.ts";
 
 /** The session's settings for the door, with the sandbox's own. */

@@ -8,7 +8,7 @@
  *
  * @module
  */
-import type { Invocation, Outcome, Tool } from "../registry/types.ts";
+import type { Invocation, Outcome, Tool } from "../core/types.ts";
 import { join } from "node:path";
 import { lendApprover, type Lent, TOKEN_VARIABLE } from "./approvals.ts";
 import { isDenoScript, serveBroker } from "./broker.ts";
@@ -24,7 +24,7 @@ import {
 } from "./door.ts";
 import { effectsOf } from "./effects.ts";
 import { judge, launcherFor, sessionSettings } from "./facts.ts";
-import { trackLaunches, type Wrap } from "./sandbox.ts";
+import { trackLaunches, type Wrap } from "../confinement/sandbox.ts";
 
 export type { ApprovalAnswer, Approver, Caller } from "./door.ts";
 

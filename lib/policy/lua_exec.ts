@@ -5,9 +5,9 @@
  *
  * @module
  */
-import type { ExecJob } from "../registry/lua/host_api.ts";
-import type { ExecVerdict, LuaConfinement } from "../registry/lua/worker_host.ts";
-import type { Invocation } from "../registry/types.ts";
+import type { ExecJob } from "../exec/lua/host_api.ts";
+import type { ExecVerdict, LuaConfinement } from "../exec/lua/worker_host.ts";
+import type { Invocation } from "../core/types.ts";
 import { allowedPrograms, launchPath, type Policy, resolveProgram } from "./decide.ts";
 import { systemLookups } from "./fs_facts.ts";
 import { gateCommand, gateForProject } from "./gate.ts";

@@ -9,7 +9,7 @@
 import type * as Jsonc from "jsonc-parser";
 import type { ParseError } from "jsonc-parser";
 import { dirname } from "node:path";
-import { lazyRequire } from "../lazy_require.ts";
+import { lazyRequire } from "../core/lazy_require.ts";
 import type { Policy } from "./decide.ts";
 import { compileRule } from "./rules.ts";
 import { readLine, shellWord } from "./shell.ts";

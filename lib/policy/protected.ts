@@ -14,7 +14,7 @@
  * @module
  */
 import { join } from "node:path";
-import { HOME_STARTUP, within } from "./sandbox_paths.ts";
+import { HOME_STARTUP, within } from "../confinement/sandbox_paths.ts";
 import { magiDir } from "../core/xdg.ts";
 
 /**

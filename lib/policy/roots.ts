@@ -8,6 +8,9 @@
  */
 import { isAbsolute, relative, resolve, sep } from "node:path";
 import { lenientReal } from "./fs_facts.ts";
+import { systemTempDir } from "../core/temp.ts";
+
+export { systemTempDir } from "../core/temp.ts";
 
 /** A path that passed the check. */
 export interface AllowedPath {
@@ -55,15 +58,6 @@ export function physicalPath(base: string, path: string): string {
 export function effectiveRoots(configured: string[] | undefined, startDir: string): string[] {
   const raw = configured ?? [startDir, systemTempDir()];
   return [...new Set(raw.map((r) => realPathLenient(resolve(startDir, r))))];
-}
-
-/** The system temp folder: `$TMPDIR`, or `/tmp`. */
-export function systemTempDir(): string {
-  try {
-    return Deno.env.get("TMPDIR") || "/tmp";
-  } catch {
-    return "/tmp";
-  }
 }
 
 /** Whether `path` is `root` or inside it (both real absolute paths). */

@@ -7,7 +7,7 @@
  * @module
  */
 import type Picomatch from "picomatch";
-import { lazyRequire } from "../lazy_require.ts";
+import { lazyRequire } from "../core/lazy_require.ts";
 
 /** picomatch, loaded at the first glob compiled (`magi tools` compiles none). */
 const picomatch = lazyRequire<typeof Picomatch>("picomatch");
@@ -64,41 +64,7 @@ export interface Subject {
   inside?: boolean;
 }
 
-/** The JSON Schema of one rule (config key `policy.rules` items). */
-/** What a rule's `source` may name: where a tool came from (`project`: a project's `.magi/tools`). */
-export const RULE_SOURCES = ["builtin", "tools_dir", "shipped", "lua", "project", "peer", "mcp"];
-
-export const RULE_SCHEMA = {
-  type: "object",
-  required: ["tool", "decision"],
-  additionalProperties: false,
-  properties: {
-    id: { type: "string", minLength: 1 },
-    tool: { type: "string", minLength: 1 },
-    source: {
-      anyOf: [{ enum: RULE_SOURCES }, { type: "array", items: { enum: RULE_SOURCES } }],
-    },
-    command: {
-      anyOf: [{ type: "string", minLength: 1 }, {
-        type: "array",
-        items: { type: "string", minLength: 1 },
-        minItems: 1,
-      }],
-    },
-    fields: { type: "object", additionalProperties: { type: "string" } },
-    where: { enum: ["inside_roots", "outside_roots"] },
-    decision: { enum: ["allow", "ask", "deny"] },
-    reason: { type: "string" },
-    examples: {
-      type: "object",
-      additionalProperties: false,
-      properties: {
-        match: { type: "array", items: { type: "object" } },
-        no_match: { type: "array", items: { type: "object" } },
-      },
-    },
-  },
-};
+export { RULE_SCHEMA, RULE_SOURCES } from "../config/rule_schema.ts";
 
 /** `*` matches any characters (spaces and `/` included), `?` one; the rest is literal. */
 export function wildcard(pattern: string): RegExp {

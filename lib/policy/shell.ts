@@ -17,7 +17,7 @@
  *
  * @module
  */
-import { requireModule } from "../lazy_require.ts";
+import { requireModule } from "../core/lazy_require.ts";
 import { isWrapper, wrapperOptions, WRAPPERS } from "./wrappers.ts";
 import { dangerOf, optionKind, readOptions } from "./option_reader.ts";
 import { PROGRAM_OPTIONS } from "./options.ts";

@@ -4,7 +4,7 @@
  *
  * @module
  */
-import type { Declaration, Tool, Warn } from "./types.ts";
+import type { Declaration, Tool, Warn } from "../core/types.ts";
 
 /** What every provider accepts as a tool name. */
 export const TOOL_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
@@ -54,7 +54,7 @@ function describe(tool: Tool): string {
  * ```ts
  * import assert from "node:assert/strict";
  * import { Registry } from "./registry.ts";
- * import type { Tool } from "./types.ts";
+ * import type { Tool } from "../core/types.ts";
  * const tool = (name: string, source: string): Tool => ({
  *   declaration: { name, description: `${name} from ${source}`, parameters: { type: "object" } },
  *   origin: { source, where: `/tools/${name}` },

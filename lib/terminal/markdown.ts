@@ -9,7 +9,7 @@
  *
  * @module
  */
-import { lateImport } from "../lazy_require.ts";
+import { lateImport } from "../core/lazy_require.ts";
 
 /** Renders one whole markdown block to terminal text. */
 export type Render = (source: string) => string;

@@ -6,8 +6,8 @@
  *
  * @module
  */
-import { getMcpPrompt } from "../registry/mcp.ts";
-import type { McpPrompt } from "../registry/mcp_catalog.ts";
+import { getMcpPrompt } from "../sources/mcp/client.ts";
+import type { McpPrompt } from "../sources/mcp/catalog.ts";
 import type { SlashTable } from "./slash.ts";
 
 /** The words of `arg` given to the prompt's arguments in order; the last takes the rest. */

@@ -5,14 +5,14 @@
  * redraws. Whoever writes anything else hides it first ({@link StatusLine.hide}); a prompt
  * pauses it ({@link StatusLine.pause}) so nothing is ever drawn over `allow>` or `answer>`,
  * and it comes back when the answer is in. Drawn only on a terminal, through the masked
- * writer (`lib/output/out.ts`); its width is measured with `string-width` and its frames
+ * writer (`lib/pipeline/out.ts`); its width is measured with `string-width` and its frames
  * come from `cli-spinners`.
  *
  * @module
  */
 import spinners from "cli-spinners";
 import stringWidth from "string-width";
-import type { Output } from "../output/out.ts";
+import type { Output } from "../pipeline/out.ts";
 
 const DIM = "\x1b[2m";
 const RESET = "\x1b[0m";

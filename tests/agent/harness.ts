@@ -8,9 +8,9 @@ import { join } from "node:path";
 import { type EndReason, runAgent } from "../../lib/agent/loop.ts";
 import { startAgent } from "../../lib/agent/start.ts";
 import type { Session } from "../../lib/agent/session.ts";
-import { TerminalView } from "../../lib/agent/view.ts";
+import { TerminalView } from "../../lib/terminal/view.ts";
 import { Registry } from "../../lib/registry/registry.ts";
-import type { Tool } from "../../lib/registry/types.ts";
+import type { Tool } from "../../lib/core/types.ts";
 import { tempDir, testRuntime } from "../helpers.ts";
 import { type Received, type Reply, scriptedServer } from "./fake_provider.ts";
 

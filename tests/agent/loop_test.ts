@@ -2,9 +2,9 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { runAgent } from "../../lib/agent/loop.ts";
 import { startAgent } from "../../lib/agent/start.ts";
-import { TerminalView } from "../../lib/agent/view.ts";
+import { TerminalView } from "../../lib/terminal/view.ts";
 import { Registry } from "../../lib/registry/registry.ts";
-import type { Tool } from "../../lib/registry/types.ts";
+import type { Tool } from "../../lib/core/types.ts";
 import { tempDir, testRuntime } from "../helpers.ts";
 import {
   anthropicReply,

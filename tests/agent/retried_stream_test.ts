@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { ShownText } from "../../lib/agent/shown_text.ts";
-import { RESTART, TerminalView } from "../../lib/agent/view.ts";
+import { RESTART, TerminalView } from "../../lib/terminal/view.ts";
 import { magi, tempDir } from "../helpers.ts";
 import { type Reply, reply, scriptedServer } from "./fake_provider.ts";
 import { agentConfig, makeTools, onlySession } from "./setup.ts";

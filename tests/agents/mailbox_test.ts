@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { hostMailDir, mailText, sendMail, takeMail } from "../../lib/agents/mailbox.ts";
+import { hostMailDir, mailText, sendMail, takeMail } from "../../lib/agent/subagents/mailbox.ts";
 import { tempDir } from "../helpers.ts";
 
 Deno.test("sendMail() writes one JSON file by rename; takeMail() gives them in order, once", async () => {

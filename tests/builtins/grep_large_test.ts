@@ -6,7 +6,7 @@
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { CHUNK_BYTES, MAX_LINE_BYTES } from "../../builtins/_grep_file.ts";
+import { CHUNK_BYTES, MAX_LINE_BYTES } from "../../lib/sources/builtins/_grep_file.ts";
 import { tempDir } from "../helpers.ts";
 import { builtinRuntime, call } from "./helpers.ts";
 

@@ -4,8 +4,8 @@
  *
  * @module
  */
-import { runTool, type ToolResult } from "../../lib/pipeline/run_tool.ts";
-import type { Runtime } from "../../lib/runtime.ts";
+import { runTool, type ToolResult } from "../../lib/runtime/run_tool.ts";
+import type { Runtime } from "../../lib/runtime/runtime.ts";
 import { type TestRuntime, testRuntime } from "../helpers.ts";
 
 /** A runtime whose session starts in `cwd` (no shipped tools, so nothing is spawned). */

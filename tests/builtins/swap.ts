@@ -7,7 +7,7 @@
  * @module
  */
 import { join } from "node:path";
-import { runTool } from "../../lib/pipeline/run_tool.ts";
+import { runTool } from "../../lib/runtime/run_tool.ts";
 import { builtinRuntime } from "./helpers.ts";
 
 /** The outside files' text: no result may contain it. */

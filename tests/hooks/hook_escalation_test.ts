@@ -4,7 +4,7 @@
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { runTool } from "../../lib/pipeline/run_tool.ts";
+import { runTool } from "../../lib/runtime/run_tool.ts";
 import { tempDir, TESTDATA, testRuntime } from "../helpers.ts";
 
 const TOOLS = join(TESTDATA, "policy", "tools");

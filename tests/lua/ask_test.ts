@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { MAX_QUESTIONS } from "../../lib/pipeline/ask.ts";
-import { runTool } from "../../lib/pipeline/run_tool.ts";
-import type { Question } from "../../lib/registry/types.ts";
+import { runTool } from "../../lib/runtime/run_tool.ts";
+import type { Question } from "../../lib/core/types.ts";
 import { magi, REPO, tempDir, TESTDATA, testRuntime, writeConfig } from "../helpers.ts";
 
 const ASK = join(TESTDATA, "lua", "ask");

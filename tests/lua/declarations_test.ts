@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { runTool } from "../../lib/pipeline/run_tool.ts";
+import { runTool } from "../../lib/runtime/run_tool.ts";
 import { tempDir, TESTDATA, testRuntime } from "../helpers.ts";
 import { pidsWith } from "../process/helpers.ts";
 
@@ -170,7 +170,7 @@ Deno.test("a Lua tool and a tools_dir tool with the same name: Lua wins, one lin
 
 Deno.test("a warm start reads declarations from the cache and starts the engine only at the first call", async () => {
   await using first = await luaRuntime([join(LUA, "basic")]);
-  const { createRuntime } = await import("../../lib/runtime.ts");
+  const { createRuntime } = await import("../../lib/runtime/runtime.ts");
   const warnings: string[] = [];
   const rt = await createRuntime({
     cwd: first.home,
@@ -257,7 +257,7 @@ Deno.test("a file broken after a warm start: its tool's call is an error result 
   );
   await using first = await luaRuntime([dir.path]);
   assert.ok(first.rt.registry.get("mine"));
-  const { createRuntime } = await import("../../lib/runtime.ts");
+  const { createRuntime } = await import("../../lib/runtime/runtime.ts");
   const warm = await createRuntime({
     cwd: first.home,
     env: first.rt.env,

@@ -1,6 +1,6 @@
 /** What `magi.exec` gives Lua when a program runs past its time (host_api.ts execValues). */
 import assert from "node:assert/strict";
-import { execLimits, execValues } from "../../lib/registry/lua/host_api.ts";
+import { execLimits, execValues } from "../../lib/exec/lua/host_api.ts";
 import { tempDir } from "../helpers.ts";
 
 Deno.test("an exec stopped at the call's remaining time names it in round seconds", async () => {

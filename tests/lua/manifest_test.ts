@@ -1,12 +1,12 @@
 import assert from "node:assert/strict";
-import { StampCache } from "../../lib/registry/stamp_cache.ts";
-import { type CachedFile, loadLuaTools } from "../../lib/registry/lua/declarations.ts";
+import { StampCache } from "../../lib/core/stamp_cache.ts";
+import { type CachedFile, loadLuaTools } from "../../lib/sources/lua/declarations.ts";
 import {
   buildManifest,
   knownShipped,
   SHIPPED_MANIFEST,
-} from "../../lib/registry/lua/shipped_manifest.ts";
-import { shippedToolsDir } from "../../lib/shipped.ts";
+} from "../../lib/sources/lua/shipped_manifest.ts";
+import { shippedToolsDir } from "../../lib/exec/shipped.ts";
 
 Deno.test("the manifest of the shipped declarations is up to date", async () => {
   const fresh = await buildManifest(shippedToolsDir());

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { runTool } from "../../lib/pipeline/run_tool.ts";
+import { runTool } from "../../lib/runtime/run_tool.ts";
 import { REPO, tempDir, TESTDATA, testRuntime } from "../helpers.ts";
 
 const PEERS = join(TESTDATA, "peers");
@@ -62,7 +62,7 @@ Deno.test("the default peer casper is found on PATH; its list is cached until th
   const env = { PATH: `${bin.path}:${Deno.env.get("PATH")}` };
   await using first = await testRuntime({ env, config: { shipped_tools: false } });
   assert.equal(first.rt.registry.get("casper_hello")?.origin.where, `casper ${casper}`);
-  const { createRuntime } = await import("../../lib/runtime.ts");
+  const { createRuntime } = await import("../../lib/runtime/runtime.ts");
   const again = await createRuntime({
     cwd: first.home,
     env: first.rt.env,

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { runTool } from "../../lib/pipeline/run_tool.ts";
+import { runTool } from "../../lib/runtime/run_tool.ts";
 import { TESTDATA, testRuntime } from "../helpers.ts";
 
 const RESULTS = join(TESTDATA, "lua", "results");

@@ -7,8 +7,8 @@
 import { denoServer, FIXTURE } from "./servers.ts";
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { runTool } from "../../lib/pipeline/run_tool.ts";
-import { closeMcpServers } from "../../lib/registry/mcp.ts";
+import { runTool } from "../../lib/runtime/run_tool.ts";
+import { closeMcpServers } from "../../lib/sources/mcp/client.ts";
 import { magi, REPO, tempDir, testRuntime, writeConfig } from "../helpers.ts";
 import { startHttp, tokenFile } from "./_serve.ts";
 

@@ -3,8 +3,8 @@
  * one gives back its mask, whatever the variable's name.
  */
 import assert from "node:assert/strict";
-import { runTool } from "../../lib/pipeline/run_tool.ts";
-import { closeMcpServers, specSecrets } from "../../lib/registry/mcp.ts";
+import { runTool } from "../../lib/runtime/run_tool.ts";
+import { closeMcpServers, specSecrets } from "../../lib/sources/mcp/client.ts";
 import { testRuntime } from "../helpers.ts";
 import { FIXTURE } from "./servers.ts";
 

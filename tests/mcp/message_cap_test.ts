@@ -4,9 +4,9 @@
  */
 import { FIXTURE } from "./servers.ts";
 import assert from "node:assert/strict";
-import { runTool } from "../../lib/pipeline/run_tool.ts";
-import { CappedLines, readEnds, readHead, readTailId } from "../../lib/registry/capped_lines.ts";
-import { closeMcpServers } from "../../lib/registry/mcp.ts";
+import { runTool } from "../../lib/runtime/run_tool.ts";
+import { CappedLines, readEnds, readHead, readTailId } from "../../lib/core/capped_lines.ts";
+import { closeMcpServers } from "../../lib/sources/mcp/client.ts";
 import { testRuntime } from "../helpers.ts";
 import { alive } from "../process/helpers.ts";
 

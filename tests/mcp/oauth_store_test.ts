@@ -4,8 +4,8 @@
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { LoginNeeded, StoredOAuth } from "../../lib/registry/mcp_oauth.ts";
-import { specSecrets } from "../../lib/registry/mcp.ts";
+import { LoginNeeded, StoredOAuth } from "../../lib/sources/mcp/oauth.ts";
+import { specSecrets } from "../../lib/sources/mcp/client.ts";
 import { tempDir } from "../helpers.ts";
 
 Deno.test("OAuth tokens are stored 0600; a needed login names magi mcp login", async () => {

@@ -8,9 +8,9 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { Masker } from "../../lib/pipeline/mask.ts";
 import { SPILL_KEEP_MS } from "../../lib/pipeline/spill.ts";
-import { runTool } from "../../lib/pipeline/run_tool.ts";
-import { closeMcpServers } from "../../lib/registry/mcp.ts";
-import { spillBytes } from "../../lib/registry/mcp_content.ts";
+import { runTool } from "../../lib/runtime/run_tool.ts";
+import { closeMcpServers } from "../../lib/sources/mcp/client.ts";
+import { spillBytes } from "../../lib/sources/mcp/content.ts";
 import { tempDir, testRuntime } from "../helpers.ts";
 
 const LITERAL = "literal-api-key-0123456789";

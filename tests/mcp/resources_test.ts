@@ -5,8 +5,8 @@
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { runTool } from "../../lib/pipeline/run_tool.ts";
-import { closeMcpServers, getMcpPrompt, listMcpPrompts } from "../../lib/registry/mcp.ts";
+import { runTool } from "../../lib/runtime/run_tool.ts";
+import { closeMcpServers, getMcpPrompt, listMcpPrompts } from "../../lib/sources/mcp/client.ts";
 import { REPO, testRuntime } from "../helpers.ts";
 import { denoServer } from "./servers.ts";
 

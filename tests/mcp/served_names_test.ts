@@ -5,7 +5,7 @@
  */
 import assert from "node:assert/strict";
 import { Registry } from "../../lib/registry/registry.ts";
-import type { Tool } from "../../lib/registry/types.ts";
+import type { Tool } from "../../lib/core/types.ts";
 import {
   registryToolName,
   servedPromptNames,

@@ -10,8 +10,8 @@ import { join } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 // @ts-types="@modelcontextprotocol/sdk/client/stdio"
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
-import { runTool } from "../../lib/pipeline/run_tool.ts";
-import { closeMcpServers, onMcpToolsChanged } from "../../lib/registry/mcp.ts";
+import { runTool } from "../../lib/runtime/run_tool.ts";
+import { closeMcpServers, onMcpToolsChanged } from "../../lib/sources/mcp/client.ts";
 import { magi, magiArgs, tempDir, testRuntime, writeConfig } from "../helpers.ts";
 import { FIXTURE } from "./servers.ts";
 

@@ -6,11 +6,11 @@ import {
   DECLARATION_BUDGET,
   DEFAULT_MAX_PARAMS,
   pickOptions,
-} from "../../lib/new/budget.ts";
-import { parseHelp } from "../../lib/new/help_parse.ts";
-import { runTool } from "../../lib/pipeline/run_tool.ts";
-import { buildInput, readMapping } from "../../lib/registry/argv.ts";
-import { stripExtensions } from "../../lib/registry/schema.ts";
+} from "../../lib/scaffold/budget.ts";
+import { parseHelp } from "../../lib/scaffold/help_parse.ts";
+import { runTool } from "../../lib/runtime/run_tool.ts";
+import { buildInput, readMapping } from "../../lib/sources/argv.ts";
+import { stripExtensions } from "../../lib/core/json_schema.ts";
 import { tempDir, TESTDATA, testRuntime } from "../helpers.ts";
 
 const CORPUS = join(TESTDATA, "new", "corpus");

@@ -1,9 +1,9 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { parseHelp } from "../../lib/new/help_parse.ts";
-import { genericReason, schemaFromModel } from "../../lib/new/schema_gen.ts";
-import { buildInput, readMapping } from "../../lib/registry/argv.ts";
-import { argumentsProblem, schemaProblem } from "../../lib/registry/schema.ts";
+import { parseHelp } from "../../lib/scaffold/help_parse.ts";
+import { genericReason, schemaFromModel } from "../../lib/scaffold/schema_gen.ts";
+import { buildInput, readMapping } from "../../lib/sources/argv.ts";
+import { argumentsProblem, schemaProblem } from "../../lib/core/json_schema.ts";
 import { TESTDATA } from "../helpers.ts";
 
 const NEW = join(TESTDATA, "new");

@@ -1,7 +1,7 @@
 /** The style `magi new` reports for a help text (`read the help of "ls --help" (gnu style…)`). */
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { parseHelp } from "../../lib/new/help_parse.ts";
+import { parseHelp } from "../../lib/scaffold/help_parse.ts";
 import { TESTDATA } from "../helpers.ts";
 
 const CORPUS = join(TESTDATA, "new", "corpus");

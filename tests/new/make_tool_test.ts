@@ -1,9 +1,9 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { makeTool, type NewResult } from "../../lib/cli/new.ts";
-import { runTool, type ToolResult } from "../../lib/pipeline/run_tool.ts";
+import { runTool, type ToolResult } from "../../lib/runtime/run_tool.ts";
 import { tempDir, TESTDATA, testRuntime } from "../helpers.ts";
-import { findProgram } from "../../lib/new/capture.ts";
+import { findProgram } from "../../lib/scaffold/capture.ts";
 import { recordedNames, writeStandIns } from "./recorded.ts";
 import { RECORDED } from "./recorded_set.ts";
 

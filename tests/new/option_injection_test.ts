@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { parseHelp } from "../../lib/new/help_parse.ts";
-import { schemaFromModel } from "../../lib/new/schema_gen.ts";
-import { argumentsProblem } from "../../lib/registry/schema.ts";
+import { parseHelp } from "../../lib/scaffold/help_parse.ts";
+import { schemaFromModel } from "../../lib/scaffold/schema_gen.ts";
+import { argumentsProblem } from "../../lib/core/json_schema.ts";
 import { TESTDATA } from "../helpers.ts";
 
 Deno.test("a generated tool refuses positional values that would be read as options", async () => {

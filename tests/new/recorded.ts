@@ -8,8 +8,8 @@
  * @module
  */
 import { join } from "node:path";
-import { findProgram } from "../../lib/new/capture.ts";
-import { shQuote } from "../../lib/new/scaffold.ts";
+import { findProgram } from "../../lib/scaffold/capture.ts";
+import { shQuote } from "../../lib/scaffold/scaffold.ts";
 import { TESTDATA } from "../helpers.ts";
 import { RECORDED, type RecordedMeta } from "./recorded_set.ts";
 

@@ -5,7 +5,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { makeTool, type NewResult } from "../../lib/cli/new.ts";
-import { runTool, type ToolResult } from "../../lib/pipeline/run_tool.ts";
+import { runTool, type ToolResult } from "../../lib/runtime/run_tool.ts";
 import { tempDir, testRuntime } from "../helpers.ts";
 import { writeStandIns } from "./recorded.ts";
 import { RECORDED } from "./recorded_set.ts";

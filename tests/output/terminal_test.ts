@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { Masker } from "../../lib/pipeline/mask.ts";
-import { Output } from "../../lib/output/out.ts";
-import { terminalSafe } from "../../lib/output/terminal_safe.ts";
+import { Output } from "../../lib/pipeline/out.ts";
+import { terminalSafe } from "../../lib/core/terminal_safe.ts";
 import { magiArgs, makeTool, StreamText, tempDir } from "../helpers.ts";
 import { reply, scriptedServer } from "../agent/fake_provider.ts";
 import { agentConfig, script } from "../agent/setup.ts";

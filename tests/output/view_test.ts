@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
-import { TerminalView } from "../../lib/agent/view.ts";
+import { TerminalView } from "../../lib/terminal/view.ts";
 import { Masker } from "../../lib/pipeline/mask.ts";
-import { Output } from "../../lib/output/out.ts";
+import { Output } from "../../lib/pipeline/out.ts";
 
 const SECRET = "sk-live-0123456789abcdefghij";
 const masker = new Masker([{ name: "API_KEY", value: SECRET }]);

@@ -4,7 +4,7 @@
  */
 import assert from "node:assert/strict";
 import { Buffer } from "node:buffer";
-import { runTool } from "../../lib/pipeline/run_tool.ts";
+import { runTool } from "../../lib/runtime/run_tool.ts";
 import { skeleton } from "../../lib/pipeline/skeleton.ts";
 import { Masker } from "../../lib/pipeline/mask.ts";
 import { base32 } from "../../lib/pipeline/encodings.ts";

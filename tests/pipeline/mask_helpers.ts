@@ -1,7 +1,7 @@
 /** Helpers shared by the masking tests. */
 import assert from "node:assert/strict";
 import type { Masker } from "../../lib/pipeline/mask.ts";
-import { runTool } from "../../lib/pipeline/run_tool.ts";
+import { runTool } from "../../lib/runtime/run_tool.ts";
 import { makeTool, tempDir, testRuntime } from "../helpers.ts";
 
 /** A secret with characters that base64, URL and JSON forms change. */

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { Buffer } from "node:buffer";
 import { join } from "node:path";
-import { runTool } from "../../lib/pipeline/run_tool.ts";
+import { runTool } from "../../lib/runtime/run_tool.ts";
 import { makeTool, tempDir, TESTDATA, testRuntime } from "../helpers.ts";
 
 const TOOLS = join(TESTDATA, "tools");

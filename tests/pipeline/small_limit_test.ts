@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { runTool } from "../../lib/pipeline/run_tool.ts";
+import { runTool } from "../../lib/runtime/run_tool.ts";
 import { makeTool, tempDir, testRuntime } from "../helpers.ts";
 
 Deno.test("at the smallest said_bytes (1024) a cut, failing result with a stderr tail stays within it", async () => {

@@ -5,7 +5,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { bodyPermissions, runBody } from "../../lib/policy/body_worker.ts";
+import { bodyPermissions, runBody } from "../../lib/sources/builtins/body_worker.ts";
 import { allowedPrograms } from "../../lib/policy/decide.ts";
 import { tempDir, testRuntime } from "../helpers.ts";
 
@@ -75,7 +75,7 @@ Deno.test("a builtin in a policy Worker: a read outside the roots and an unliste
 });
 
 Deno.test("no code relies on spawnSync (it fails silently when Deno denies it)", async () => {
-  for (const dir of ["lib", "builtins"]) {
+  for (const dir of ["lib"]) {
     for await (const file of walk(new URL(`../../${dir}/`, import.meta.url))) {
       assert.ok(!(await Deno.readTextFile(file)).includes("spawnSync"), file);
     }

@@ -6,7 +6,7 @@
  */
 import assert from "node:assert/strict";
 import { dirname, join } from "node:path";
-import { runTool } from "../../lib/pipeline/run_tool.ts";
+import { runTool } from "../../lib/runtime/run_tool.ts";
 import { tempDir, TESTDATA, testRuntime } from "../helpers.ts";
 
 Deno.test("a Deno tool cannot start a program by a path relative to a folder it picks", async () => {

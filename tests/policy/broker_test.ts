@@ -5,7 +5,7 @@
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { runTool } from "../../lib/pipeline/run_tool.ts";
+import { runTool } from "../../lib/runtime/run_tool.ts";
 import { tempDir, TESTDATA, testRuntime } from "../helpers.ts";
 
 Deno.test("a Deno tool's reads and programs are answered by the policy through the broker", async () => {

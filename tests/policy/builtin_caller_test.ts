@@ -8,8 +8,8 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { makeTool, tempDir, testRuntime } from "../helpers.ts";
 import { callerOf } from "../../lib/policy/caller.ts";
-import { sandboxProblem } from "../../lib/policy/sandbox.ts";
-import { runTool } from "../../lib/pipeline/run_tool.ts";
+import { sandboxProblem } from "../../lib/confinement/sandbox.ts";
+import { runTool } from "../../lib/runtime/run_tool.ts";
 
 const why = await sandboxProblem();
 

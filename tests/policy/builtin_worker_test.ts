@@ -4,8 +4,8 @@
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { runTool } from "../../lib/pipeline/run_tool.ts";
-import { confinedBody } from "../../lib/policy/body_worker.ts";
+import { runTool } from "../../lib/runtime/run_tool.ts";
+import { confinedBody } from "../../lib/sources/builtins/body_worker.ts";
 import { tempDir, testRuntime } from "../helpers.ts";
 
 async function setup(dir: string) {

@@ -5,7 +5,7 @@
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { runTool } from "../../lib/pipeline/run_tool.ts";
+import { runTool } from "../../lib/runtime/run_tool.ts";
 import { tempDir, testRuntime } from "../helpers.ts";
 
 Deno.test("cd - and cd through CDPATH are asked about", async () => {

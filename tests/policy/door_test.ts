@@ -11,7 +11,7 @@ import { join } from "node:path";
 import { magi, tempDir } from "../helpers.ts";
 import { reply, scriptedServer, toolResultsIn } from "../agent/fake_provider.ts";
 import { agentConfig } from "../agent/setup.ts";
-import { sandboxProblem } from "../../lib/policy/sandbox.ts";
+import { sandboxProblem } from "../../lib/confinement/sandbox.ts";
 // @ts-types="@modelcontextprotocol/sdk/client/index"
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 // @ts-types="@modelcontextprotocol/sdk/inMemory"
@@ -19,7 +19,7 @@ import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 // @ts-types="@modelcontextprotocol/sdk/types"
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { createMcpServer } from "../../lib/mcp/server.ts";
-import { runTool } from "../../lib/pipeline/run_tool.ts";
+import { runTool } from "../../lib/runtime/run_tool.ts";
 import { testRuntime } from "../helpers.ts";
 
 const ENV = { FAKE_PROVIDER_KEY: "fake-provider-key-0001" };

@@ -5,7 +5,7 @@
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { runTool } from "../../lib/pipeline/run_tool.ts";
+import { runTool } from "../../lib/runtime/run_tool.ts";
 import { makeTool, tempDir, testRuntime } from "../helpers.ts";
 
 const SECRET = "PRIVATE-KEY-CONTENT-4711";

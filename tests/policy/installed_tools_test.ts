@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { runTool } from "../../lib/pipeline/run_tool.ts";
+import { runTool } from "../../lib/runtime/run_tool.ts";
 import { tempDir, testRuntime } from "../helpers.ts";
 
 Deno.test("an installed tool given a path outside the roots is refused before it runs", async () => {

@@ -8,9 +8,9 @@ import { join } from "node:path";
 import { allowedPrograms } from "../../lib/policy/decide.ts";
 import { luaConfinement, shellWord } from "../../lib/policy/lua_exec.ts";
 import { readArgv, readLine } from "../../lib/policy/shell.ts";
-import { runTool } from "../../lib/pipeline/run_tool.ts";
-import { LuaWorkerHost } from "../../lib/registry/lua/worker_host.ts";
-import type { Invocation } from "../../lib/registry/types.ts";
+import { runTool } from "../../lib/runtime/run_tool.ts";
+import { LuaWorkerHost } from "../../lib/exec/lua/worker_host.ts";
+import type { Invocation } from "../../lib/core/types.ts";
 import { tempDir, TESTDATA, testRuntime } from "../helpers.ts";
 
 const BODIES = join(TESTDATA, "policy", "bodies");

@@ -5,7 +5,7 @@
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { runTool } from "../../lib/pipeline/run_tool.ts";
+import { runTool } from "../../lib/runtime/run_tool.ts";
 import { tempDir, testRuntime } from "../helpers.ts";
 
 Deno.test("/proc/self/cwd is the line's folder, not magi's", async () => {

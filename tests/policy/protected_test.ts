@@ -5,9 +5,9 @@
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { runTool } from "../../lib/pipeline/run_tool.ts";
+import { runTool } from "../../lib/runtime/run_tool.ts";
 import { magiOwnDirs } from "../../lib/policy/protected.ts";
-import { sandboxLauncher, sandboxProblem, sandboxSettings } from "../../lib/policy/sandbox.ts";
+import { sandboxLauncher, sandboxProblem, sandboxSettings } from "../../lib/confinement/sandbox.ts";
 import { tempDir, testRuntime } from "../helpers.ts";
 import { inside, world } from "./sandbox_world.ts";
 

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { runTool } from "../../lib/pipeline/run_tool.ts";
+import { runTool } from "../../lib/runtime/run_tool.ts";
 import { judge as decide } from "../../lib/policy/facts.ts";
 import { commandPattern, matchCommand } from "../../lib/policy/rules.ts";
 import { readLine } from "../../lib/policy/shell.ts";

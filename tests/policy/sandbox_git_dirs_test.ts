@@ -13,7 +13,7 @@ import {
   sandboxProblem,
   type SandboxScope,
   trackLaunches,
-} from "../../lib/policy/sandbox.ts";
+} from "../../lib/confinement/sandbox.ts";
 import { loadPolicy, type Policy } from "../../lib/policy/decide.ts";
 import { judge } from "../../lib/policy/facts.ts";
 import { inside, world } from "./sandbox_world.ts";

@@ -13,8 +13,8 @@ import {
   sandboxProblem,
   type SandboxScope,
   type SandboxSettings,
-} from "../../lib/policy/sandbox.ts";
-import { privateSocketDir, socketsParent } from "../../lib/process/unix_socket.ts";
+} from "../../lib/confinement/sandbox.ts";
+import { privateSocketDir, socketsParent } from "../../lib/exec/unix_socket.ts";
 import { FAKE_KEY, inside, world } from "./sandbox_world.ts";
 
 const why = await sandboxProblem();

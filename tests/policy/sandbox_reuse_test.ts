@@ -12,7 +12,7 @@ import {
   sandboxLauncher,
   sandboxProblem,
   type SandboxScope,
-} from "../../lib/policy/sandbox.ts";
+} from "../../lib/confinement/sandbox.ts";
 import { FAKE_KEY, inside, world } from "./sandbox_world.ts";
 
 const why = await sandboxProblem();

@@ -5,9 +5,9 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { ConfigError, loadConfig } from "../../lib/config/load.ts";
-import { sandboxSettings } from "../../lib/policy/sandbox.ts";
-import { tightenNetwork } from "../../lib/policy/sandbox_settings.ts";
-import { hostAllowed } from "../../lib/policy/sandbox_proxy.ts";
+import { sandboxSettings } from "../../lib/confinement/sandbox.ts";
+import { tightenNetwork } from "../../lib/config/sandbox_settings.ts";
+import { hostAllowed } from "../../lib/confinement/sandbox_proxy.ts";
 import { tempDir } from "../helpers.ts";
 
 Deno.test("sandbox settings: defaults, dotted and nested config, the CLI flag wins", () => {

@@ -5,8 +5,8 @@
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { runTool } from "../../lib/pipeline/run_tool.ts";
-import { sandboxProblem } from "../../lib/policy/sandbox.ts";
+import { runTool } from "../../lib/runtime/run_tool.ts";
+import { sandboxProblem } from "../../lib/confinement/sandbox.ts";
 import { makeTool, tempDir, TESTDATA, testRuntime } from "../helpers.ts";
 import { outsideDir } from "./sandbox_world.ts";
 

@@ -5,7 +5,7 @@
  */
 import { join } from "node:path";
 import { tmpdir } from "node:os";
-import type { Wrap } from "../../lib/policy/sandbox.ts";
+import type { Wrap } from "../../lib/confinement/sandbox.ts";
 
 export const FAKE_KEY = "-----BEGIN OPENSSH PRIVATE KEY----- fake-key-for-magi-tests";
 

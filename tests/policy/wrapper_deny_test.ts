@@ -6,7 +6,7 @@
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { runTool } from "../../lib/pipeline/run_tool.ts";
+import { runTool } from "../../lib/runtime/run_tool.ts";
 import { tempDir, testRuntime } from "../helpers.ts";
 
 const WRAPPED = [

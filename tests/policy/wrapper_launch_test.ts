@@ -8,7 +8,7 @@
  */
 import assert from "node:assert/strict";
 import { dirname, join } from "node:path";
-import { runTool } from "../../lib/pipeline/run_tool.ts";
+import { runTool } from "../../lib/runtime/run_tool.ts";
 import { tempDir, testRuntime } from "../helpers.ts";
 
 const EVIL = '#!/bin/sh\necho PWNED >> "$(dirname "$0")/pwned"\necho PWNED\n';

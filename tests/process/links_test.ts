@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { prepareLinks } from "../../lib/process/links.ts";
+import { prepareLinks } from "../../lib/exec/links.ts";
 import { tempDir } from "../helpers.ts";
 
 Deno.test("the tool-links folder leaves out a name the system PATH has, also once a warm start remembers it", async () => {

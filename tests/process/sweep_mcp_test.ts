@@ -4,8 +4,8 @@
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { ChildStdioTransport } from "../../lib/registry/mcp_stdio.ts";
-import { sweepNow } from "../../lib/process/sweep.ts";
+import { ChildStdioTransport } from "../../lib/sources/mcp/stdio.ts";
+import { sweepNow } from "../../lib/exec/sweep.ts";
 import { tempDir } from "../helpers.ts";
 import { alive, pidIn } from "./helpers.ts";
 

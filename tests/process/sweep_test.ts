@@ -4,8 +4,8 @@
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { runTool } from "../../lib/pipeline/run_tool.ts";
-import { sweepNow } from "../../lib/process/sweep.ts";
+import { runTool } from "../../lib/runtime/run_tool.ts";
+import { sweepNow } from "../../lib/exec/sweep.ts";
 import { magi, makeTool, tempDir, testRuntime } from "../helpers.ts";
 import { alive, pidIn } from "./helpers.ts";
 

@@ -4,7 +4,7 @@
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { ownUid, socketsParent } from "../../lib/process/unix_socket.ts";
+import { ownUid, socketsParent } from "../../lib/exec/unix_socket.ts";
 
 Deno.test({
   name: "sockets folder: made 0700; a symlink or a group-accessible folder is refused",

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
-import { buildInput, readMapping } from "../../lib/registry/argv.ts";
-import { ArgvError, parseArgv } from "../../lib/registry/argv_parse.ts";
-import { BUILTINS } from "../../builtins/mod.ts";
+import { buildInput, readMapping } from "../../lib/sources/argv.ts";
+import { ArgvError, parseArgv } from "../../lib/sources/argv_parse.ts";
+import { BUILTINS } from "../../lib/sources/builtins/mod.ts";
 
 function builtin(name: string) {
   const b = BUILTINS.find((x) => x.name === name)!;

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { runTool } from "../../lib/pipeline/run_tool.ts";
+import { runTool } from "../../lib/runtime/run_tool.ts";
 import { magi, makeTool, tempDir, TESTDATA, testRuntime } from "../helpers.ts";
 
 Deno.test("broken tools cost only themselves, each with one stderr line saying why", async () => {

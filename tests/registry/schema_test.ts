@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { argumentsProblem, schemaProblem, stripExtensions } from "../../lib/registry/schema.ts";
+import { argumentsProblem, schemaProblem, stripExtensions } from "../../lib/core/json_schema.ts";
 
 Deno.test("schemaProblem() finds a $ref to nowhere and a pattern that is no expression at load time", () => {
   const ref = { type: "object", properties: { a: { $ref: "https://example.invalid/x.json" } } };

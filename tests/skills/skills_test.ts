@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { discoverSkills } from "../../lib/skills/discover.ts";
-import { skillTool } from "../../lib/skills/tool.ts";
+import { discoverSkills } from "../../lib/sources/skills/discover.ts";
+import { skillTool } from "../../lib/sources/skills/tool.ts";
 import { magi, tempDir } from "../helpers.ts";
 import { reply, scriptedServer, toolResultsIn } from "../agent/fake_provider.ts";
 import { agentConfig } from "../agent/setup.ts";

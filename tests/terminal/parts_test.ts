@@ -6,7 +6,7 @@ import { MarkdownBlocks } from "../../lib/terminal/markdown.ts";
 import { SlashTable } from "../../lib/terminal/slash.ts";
 import { fitWidth, StatusLine } from "../../lib/terminal/status_line.ts";
 import { describeRetry, HttpWatch } from "../../lib/agent/http_watch.ts";
-import { Output } from "../../lib/output/out.ts";
+import { Output } from "../../lib/pipeline/out.ts";
 import { Masker } from "../../lib/pipeline/mask.ts";
 
 Deno.test("prompt style: [y]es / [n]o / [a]lways, answered by letter, word or number", () => {

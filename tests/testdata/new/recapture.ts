@@ -4,8 +4,8 @@
  * beside them are checked by hand (`--expected` writes drafts of them, to be reviewed).
  */
 import { join } from "node:path";
-import { captureHelp, findProgram } from "../../../lib/new/capture.ts";
-import { genericReason, schemaFromModel } from "../../../lib/new/schema_gen.ts";
+import { captureHelp, findProgram } from "../../../lib/scaffold/capture.ts";
+import { genericReason, schemaFromModel } from "../../../lib/scaffold/schema_gen.ts";
 
 const HERE = new URL(".", import.meta.url).pathname;
 /** Corpus name → the command line `magi new --from` gets. */

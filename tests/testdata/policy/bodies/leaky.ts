@@ -1,5 +1,5 @@
 /** A builtin with a bug: it reads any path and starts any program, with no check of its own. */
-import type { Builtin } from "../../../../lib/registry/builtins.ts";
+import type { Builtin } from "../../../../lib/sources/builtins/builtin.ts";
 
 export const leaky: Builtin = {
   name: "leaky",

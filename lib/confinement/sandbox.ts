@@ -1,0 +1,632 @@
+/**
+ * The OS sandbox (SPEC S8.3): every program started on a model's behalf runs inside
+ * bubblewrap (`bwrap`). Deno's permissions stop at a child process; this is what stops it.
+ *
+ * - `read-only`: the whole filesystem read-only; a private, empty temp folder (a tmpfs at the
+ *   system temp path, TMPDIR pointing at it, gone when the call ends) is all it may write,
+ *   besides magi's scratch files for the call (see `scratchDir`); what lies in the system temp
+ *   folder comes back read-only where the call needs it (the roots, `SandboxScope.needed`).
+ * - `workspace-write`: the roots and the temp folder writable, except `.git` (its `config`,
+ *   `hooks`, a worktree's `.git` file and common dir) and `.magi` of the repositories there,
+ *   and HOME's start-up files when HOME is writable (see `protectedPaths`).
+ * - every mode: credential stores, `sandbox.deny_read` and magi's own files hidden (an empty
+ *   folder or an empty file in their place); its own PID namespace (it cannot see or signal
+ *   another process), IPC and UTS namespaces, a new session (no TIOCSTI into the terminal),
+ *   no capabilities even when magi runs as root, no unix socket but the call's own (see
+ *   `socketsIn`), no network unless `sandbox.network` (a list of domains goes through
+ *   `sandbox_proxy.ts`); it dies with magi.
+ *
+ * @module
+ */
+import { basename, delimiter, dirname, isAbsolute, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { domainProxy } from "./sandbox_proxy.ts";
+import { systemTempDir } from "../core/temp.ts";
+import {
+  hiddenPaths,
+  kindOf,
+  listingsOnce,
+  pinsFor,
+  type Protect,
+  protectedPaths,
+  socketsIn,
+  within,
+} from "./sandbox_paths.ts";
+import type { SandboxSettings } from "../config/sandbox_settings.ts";
+import { xdgBase } from "../core/xdg.ts";
+import { ownUid, SOCKETS_PARENT } from "../exec/unix_socket.ts";
+import { type Reads, realNoted, recording } from "./sandbox_reads.ts";
+import type { SandboxConfig } from "../config/sandbox_settings.ts";
+
+export type { SandboxMode, SandboxSettings } from "../config/sandbox_settings.ts";
+export { sandboxSettings } from "../config/sandbox_settings.ts";
+export { CREDENTIAL_STORES } from "./sandbox_paths.ts";
+
+/** What the sandbox must know about this session. */
+export interface SandboxScope {
+  /** Real absolute paths of the roots. */
+  roots: readonly string[];
+  /** magi's HOME (credential stores and "~/" in `deny_read` are under it). */
+  home: string;
+  /** magi's own config files and folders, state and sessions (absolute), hidden. */
+  hidden: readonly string[];
+  /** Folders that stay readable even under a hidden one (tools_dir, lua dirs, sockets' folder). */
+  visible?: readonly string[];
+  /** Unix sockets the child must reach (approvals socket, broker). */
+  sockets?: readonly string[];
+  /** The PATH to find bwrap on (default: the system folders, then magi's PATH). */
+  path?: string;
+  /**
+   * Folders the call's programs need — tools folders, the tool links, magi's own code, Deno —
+   * shown again read-only by the read-only sandbox when they lie in the system temp folder.
+   */
+  needed?: readonly string[];
+  /** magi's own config, state and cache folders: read-only wherever a root holds them. */
+  ownDirs?: readonly string[];
+  /** magi's own scratch folders (see {@link scratchDir}): writable in every mode. */
+  scratch?: readonly string[];
+}
+
+/**
+ * Turns a program and its arguments into the command that runs them inside the sandbox.
+ * `mountPoints`: the empty folders bwrap makes on the host for this command (a missing
+ * `.magi` or `.git/hooks` kept read-only); they stay (see {@link releaseMountPoints}).
+ */
+export type Wrap = (
+  program: string,
+  args: string[],
+) => { program: string; args: string[]; env?: Record<string, string>; mountPoints?: string[] };
+
+/**
+ * Empty folders the sandbox made as mount points, and how many commands still use each.
+ */
+const madeMountPoints = new Map<string, number>();
+
+/** Counts a command's use of the mount points it makes (or that an earlier one made). */
+function useMountPoints(paths: readonly string[]): string[] {
+  for (const p of paths) madeMountPoints.set(p, (madeMountPoints.get(p) ?? 0) + 1);
+  return [...paths];
+}
+
+/**
+ * Ends a command's use of its mount points. The empty folders stay on the host: removing a
+ * folder that is a mount point in another process's sandbox (a second magi in the same
+ * repository) lazily detaches the read-only cover there (Linux ≥ 3.18), and the program
+ * inside could then create `.git/hooks/pre-commit`. An empty `.git/hooks` or `.magi` runs
+ * nothing; a detached cover would.
+ */
+export function releaseMountPoints(paths: readonly string[]): void {
+  for (const p of paths) {
+    const n = (madeMountPoints.get(p) ?? 1) - 1;
+    if (n > 0) madeMountPoints.set(p, n);
+    else madeMountPoints.delete(p);
+  }
+}
+
+/**
+ * A launcher whose commands' mount points are released by `release()` (call it once the
+ * commands have ended: a sandbox's processes end with its first one, in its PID namespace).
+ */
+export function trackLaunches(wrap: Wrap | undefined): { wrap?: Wrap; release(): void } {
+  if (!wrap) return { release: () => {} };
+  const made: string[] = [];
+  return {
+    wrap: (program, args) => {
+      const command = wrap(program, args);
+      made.push(...command.mountPoints ?? []);
+      return command;
+    },
+    release: () => releaseMountPoints(made.splice(0)),
+  };
+}
+
+/** The `sandbox` config value's object form (in sandbox_settings.ts, below the policy). */
+export type { SandboxConfig } from "../config/sandbox_settings.ts";
+
+/** Where bwrap is looked for when no PATH is given: the system folders, then magi's PATH. */
+const SYSTEM_DIRS = ["/usr/bin", "/bin", "/usr/local/bin", "/usr/sbin"];
+
+/**
+ * Finds `bwrap` on a PATH, skipping folders a sandboxed program could write (a bwrap planted
+ * there would start outside the sandbox); undefined when it is not there.
+ *
+ * @param avoid real absolute folders whose insides are not searched (the roots, the temp folder)
+ */
+export function findBwrap(path: string, avoid: readonly string[] = []): string | undefined {
+  const key = [path, ...avoid].join("\0");
+  if (!found.has(key)) found.set(key, lookUp(path, avoid));
+  return found.get(key);
+}
+
+/** Where bwrap was found, per PATH and folders avoided: it does not move during a session. */
+const found = new Map<string, string | undefined>();
+
+function lookUp(path: string, avoid: readonly string[]): string | undefined {
+  for (const dir of path.split(delimiter)) {
+    if (!isAbsolute(dir)) continue;
+    try {
+      const candidate = join(dir, "bwrap");
+      const at = Deno.realPathSync(candidate);
+      if (avoid.some((a) => within(at, a))) continue;
+      if (Deno.statSync(at).isFile) return at;
+    } catch {
+      // not here
+    }
+  }
+  return undefined;
+}
+
+function defaultPath(): string {
+  return [...SYSTEM_DIRS, envPath()].join(delimiter);
+}
+
+/** The system's folders of daemons' sockets. */
+const RUN_DIRS = ["/run", "/var/run"];
+
+/** The namespaces and limits every sandboxed call gets. */
+function isolation(network: boolean): string[] {
+  return [
+    "--unshare-pid",
+    "--unshare-ipc",
+    "--unshare-uts",
+    "--unshare-cgroup-try",
+    ...(network ? [] : ["--unshare-net"]),
+    "--new-session",
+    "--die-with-parent",
+    "--cap-drop",
+    "ALL",
+  ];
+}
+
+/**
+ * bwrap's arguments for one call, before `--` and the command. Later mounts cover earlier
+ * ones: the system read-only, then the temp folder, the roots, what stays read-only inside
+ * them, what is hidden, what must stay visible under a hidden folder, and the sockets.
+ *
+ * Built once per session's settings, scope and mode and reused while nothing they were read
+ * from changed (one `stat` per folder looked at: see `sandbox_reads.ts`), so a socket, a
+ * credential store or a repository that appears between two calls is covered by the second.
+ *
+ * @param mountPoints receives the empty folders bwrap makes on the host for this command
+ */
+export function bwrapArgs(
+  settings: SandboxSettings,
+  scope: SandboxScope,
+  mode: "read-only" | "workspace-write",
+  mountPoints: string[] = [],
+): string[] {
+  const made = builtArgs(settings, scope, mode);
+  mountPoints.push(...made.missing);
+  // One an earlier command made, still in use: counted too.
+  for (const p of made.covered) if (madeMountPoints.has(p)) mountPoints.push(p);
+  return [...made.args];
+}
+
+/** bwrap's arguments as built, with the protected paths that need counting as mount points. */
+interface Built {
+  args: string[];
+  /** Missing folders bwrap makes on the host. */
+  missing: string[];
+  /** Existing protected paths (mount points an earlier command may have made). */
+  covered: string[];
+}
+
+/**
+ * What the arguments are made of, but for what is read from the shared temp folder's listing
+ * (which other programs change all the time): that is read again on every call, folder by
+ * folder from cached listings, so its changes do not void the rest.
+ */
+interface Facts {
+  mode: "read-only" | "workspace-write";
+  /** Up to the pins: the system, the temp folder, the roots. */
+  head: string[];
+  /** The writable folders, and the outermost of them (workspace-write). */
+  writable: string[];
+  outer: string[];
+  protects: Protect[];
+  pins: string[];
+  /** Hiding the credential stores and magi's own files, and the folders of those emptied. */
+  hidden: string[];
+  emptied: string[];
+  /** The folders of magi's sockets, emptied whole. */
+  parents: string[];
+  /** Socket folders to empty and sockets to cover, but for the temp folder's. */
+  folders: string[];
+  sockets: string[];
+  /** The visible folders, scratch folders, own sockets and read-only re-mounts. */
+  tail: string[];
+  isolation: string[];
+  /** The shared temp folder, when its listing is read on every call. */
+  temp?: string;
+  home: string;
+  ownDirs: string[];
+  /** The call's own sockets (real paths) and the folders of sockets covered whole. */
+  ownSockets: string[];
+  skip: string[];
+}
+
+/** Facts gathered, per settings, scope, mode and temp folder, with what they were read from. */
+const gathered = new Map<string, { facts: Facts; reads: Reads }>();
+const GATHERED_KEPT = 16;
+
+let built = 0;
+
+/** How many times the sandbox's facts were gathered rather than reused (tests, benchmarks). */
+export function sandboxArgsBuilt(): number {
+  return built;
+}
+
+function builtArgs(
+  settings: SandboxSettings,
+  scope: SandboxScope,
+  mode: "read-only" | "workspace-write",
+): Built {
+  const key = JSON.stringify([settings, scope, mode, systemTempDir()]);
+  let facts = gathered.get(key);
+  if (!facts || !facts.reads.unchanged()) {
+    gathered.delete(key);
+    built++;
+    const { value, reads } = recording(() => gather(settings, scope, mode));
+    facts = { facts: value, reads };
+    // A reading that saw a change in the same clock tick is not kept (it could miss another).
+    if (reads.settled) {
+      gathered.set(key, facts);
+      if (gathered.size > GATHERED_KEPT) gathered.delete(gathered.keys().next().value!);
+    }
+  }
+  return assemble(facts.facts);
+}
+
+function gather(
+  settings: SandboxSettings,
+  scope: SandboxScope,
+  mode: "read-only" | "workspace-write",
+): Facts {
+  const temp = realTemp();
+  const head = ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"];
+  const roots = [...new Set(scope.roots)].filter((r) => kindOf(r) === "dir");
+  let writable: string[] = [];
+  let outer: string[] = [];
+  let protects: Protect[] = [];
+  if (mode === "read-only") {
+    // A private, empty temp folder in place of the system's (another session's files and
+    // sockets are there); the roots under it come back read-only, and so do the folders the
+    // call's program needs (`scope.needed`: tools folders, the tool links, magi's own code).
+    head.push("--tmpfs", temp, "--setenv", "TMPDIR", temp);
+    for (const n of scope.needed ?? []) {
+      if (within(n, temp) && kindOf(n) === "dir") head.push("--ro-bind-try", n, n);
+    }
+    for (const r of roots) if (within(r, temp)) head.push("--ro-bind", r, r);
+  } else {
+    writable = [...new Set([temp, ...roots])];
+    // A folder inside another writable one is writable already: one mount fewer.
+    outer = writable.filter((d) => !writable.some((o) => o !== d && within(d, o)));
+    for (const dir of outer) head.push("--bind", dir, dir);
+    // The temp folder's nested repositories are looked for on every call (see Facts).
+    protects = protectedPaths(writable, scope.home, [temp], scope.ownDirs ?? [], "rest");
+  }
+  const hidden: string[] = [];
+  const emptied: string[] = [];
+  for (const p of hiddenPaths(scope.home, settings.denyRead, scope.hidden)) {
+    const k = kindOf(p);
+    if (k === "dir") {
+      hidden.push("--tmpfs", p);
+      emptied.push(p);
+    } else if (k === "file") hidden.push("--ro-bind", "/dev/null", p);
+    // A symlink was resolved by hiddenPaths; a missing path has nothing to read.
+  }
+  // Every unix socket is a way out: hide those in the system's run folder, HOME and (when it is
+  // shared) the temp folder; the call's own sockets are bound again below.
+  const own = new Set((scope.sockets ?? []).map(realOr));
+  // Deep enough for /run/user/UID/bus, ~/.docker/run/docker.sock, /tmp/tmux-UID/default.
+  const scanned = new Map<string, number>();
+  for (const d of RUN_DIRS) scanned.set(realOr(d), 4);
+  if (!scanned.has(realOr(scope.home))) scanned.set(realOr(scope.home), 3);
+  const shared = mode === "workspace-write" && !scanned.has(temp) ? temp : undefined;
+  // Every session's sockets lie in one folder per user: one empty folder covers them all
+  // (the read-only sandbox's own temp folder is empty already), and the scan skips it.
+  const skip = socketParents(temp);
+  const parents = skip.filter((p) => !(mode === "read-only" && within(p, temp)));
+  const ways = socketsIn(
+    [...scanned].map(([dir, depth]) => ({ dir, depth })),
+    own,
+    new Set(skip),
+  );
+  const tail: string[] = [];
+  for (const v of scope.visible ?? []) if (kindOf(v) === "dir") tail.push("--ro-bind-try", v, v);
+  for (const w of scope.scratch ?? []) if (kindOf(w) === "dir") tail.push("--bind-try", w, w);
+  for (const s of scope.sockets ?? []) if (kindOf(s) === "file") tail.push("--bind", s, s);
+  // Read-only last: the visible folders and sockets above needed their mount points made.
+  for (const p of emptied) tail.push("--remount-ro", p);
+  return {
+    mode,
+    head,
+    writable,
+    outer,
+    protects,
+    pins: pinsFor(protects, outer),
+    hidden,
+    emptied,
+    parents,
+    folders: ways.folders,
+    sockets: ways.sockets,
+    tail,
+    isolation: isolation(settings.network !== false),
+    temp: shared,
+    home: scope.home,
+    ownDirs: [...scope.ownDirs ?? []],
+    ownSockets: [...own],
+    skip,
+  };
+}
+
+/**
+ * The arguments from gathered facts and the shared temp folder's listing, read now: its
+ * nested repositories (one level down) and its sockets (two levels).
+ */
+function assemble(f: Facts): Built {
+  let protects = f.protects;
+  let pins = f.pins;
+  let folders = f.folders;
+  let sockets = f.sockets;
+  if (f.temp) {
+    const temp = f.temp;
+    const scan = listingsOnce(() => ({
+      more: protectedPaths(f.writable, f.home, [temp], f.ownDirs, "shallow"),
+      ways: socketsIn([{ dir: temp, depth: 2 }], new Set(f.ownSockets), new Set(f.skip)),
+    }));
+    const more = scan.more.filter((p) => !f.protects.some((q) => q.path === p.path));
+    if (more.length > 0) {
+      protects = [...protects, ...more];
+      pins = [...new Set([...pins, ...pinsFor(more, f.outer)])]
+        .sort((a, b) => a.split("/").length - b.split("/").length);
+    }
+    folders = [...new Set([...folders, ...scan.ways.folders])];
+    sockets = [...new Set([...sockets, ...scan.ways.sockets])];
+  }
+  const args = [...f.head];
+  const missing: string[] = [];
+  const covered: string[] = [];
+  // "-try": a folder another process removes meanwhile is skipped, not a failed call.
+  for (const dir of pins) args.push("--bind-try", dir, dir);
+  for (const p of protects) {
+    if (p.kind === "missing-dir") {
+      // bwrap makes the folder on the host: counted, and removed once no command uses it.
+      args.push("--tmpfs", p.path, "--remount-ro", p.path);
+      missing.push(p.path);
+    } else {
+      args.push("--ro-bind-try", p.path, p.path);
+      covered.push(p.path);
+    }
+  }
+  args.push(...f.hidden);
+  for (const dir of f.parents) args.push("--tmpfs", dir);
+  for (const sock of sockets) args.push("--ro-bind", "/dev/null", sock);
+  args.push(...f.tail);
+  // An empty folder over one that holds only sockets costs far less than a mount per socket.
+  // These come last: each bind mount makes bwrap read the whole mount table again, so binds
+  // after a hundred such folders would cost a millisecond each. Nothing is inside them (they
+  // hold only sockets), and one inside a hidden folder is covered already.
+  for (const dir of folders) {
+    if (!f.emptied.some((e) => within(dir, e))) args.push("--tmpfs", dir);
+  }
+  args.push(...f.isolation);
+  return { args, missing, covered };
+}
+
+/**
+ * This user's folders of sockets (`socketsParent`) that exist, in the temp folder and in /tmp
+ * (a session with another TMPDIR keeps its sockets there). Another user's is private to them.
+ */
+function socketParents(temp: string): string[] {
+  const out = new Set<string>();
+  const uid = ownUid();
+  if (uid === undefined) return [];
+  for (const dir of new Set([temp, realOr("/tmp")])) {
+    const mine = join(dir, `${SOCKETS_PARENT}${uid}`);
+    if (kindOf(mine) === "dir") out.add(mine);
+  }
+  return [...out];
+}
+
+/**
+ * The launcher for one call. With `network` a list of domains, the program runs behind
+ * `sandbox_bridge.js` (started by Deno inside the sandbox) and the domain proxy outside it.
+ *
+ * @throws Error when a domain list is asked for but no Deno can start the bridge
+ */
+export function sandboxLauncher(
+  settings: SandboxSettings,
+  scope: SandboxScope,
+  mode: "read-only" | "workspace-write",
+): Wrap {
+  const bwrap = findBwrap(scope.path ?? defaultPath(), [...scope.roots, realTemp()]) ?? "bwrap";
+  if (!Array.isArray(settings.network)) {
+    return (program, rest) => {
+      const made: string[] = [];
+      const args = [...bwrapArgs(settings, scope, mode, made), "--", program, ...rest];
+      return { program: bwrap, args, mountPoints: useMountPoints(made) };
+    };
+  }
+  const bridge = bridgeCommand();
+  const proxy = domainProxy(settings.network);
+  const closed = { ...settings, network: false };
+  // The bridge's script and the Deno that runs it must be there in the read-only sandbox too.
+  const bridgeDirs = [
+    dirname(fileURLToPath(new URL("./sandbox_bridge.js", import.meta.url))),
+    dirname(Deno.execPath()),
+  ];
+  const withSocket = {
+    ...scope,
+    sockets: [...(scope.sockets ?? []), proxy.socket],
+    needed: [...(scope.needed ?? []), ...bridgeDirs],
+  };
+  return (program, rest) => {
+    const made: string[] = [];
+    const args = [
+      ...bwrapArgs(closed, withSocket, mode, made),
+      "--",
+      ...bridge,
+      proxy.socket,
+      "--",
+      program,
+      ...rest,
+    ];
+    return { program: bwrap, args, mountPoints: useMountPoints(made) };
+  };
+}
+
+/** How to start the bridge inside the sandbox: Deno running `sandbox_bridge.js`. */
+function bridgeCommand(): string[] {
+  const url = new URL("./sandbox_bridge.js", import.meta.url);
+  const exe = Deno.execPath();
+  if (url.protocol !== "file:" || !/^deno(\.exe)?$/.test(basename(exe))) {
+    throw new Error(
+      'config key "sandbox.network": a list of allowed domains needs magi run by Deno ' +
+        "(not the compiled binary yet); use true or false",
+    );
+  }
+  return [exe, "run", "-A", "--no-config", "--no-lock", "--quiet", fileURLToPath(url)];
+}
+
+const probes = new Map<string, Promise<string | undefined>>();
+
+/**
+ * Why no sandbox can start here, or undefined when one can: not Linux, no bwrap, or bwrap
+ * failing with the namespaces the sandbox uses (no user namespaces, a container that forbids
+ * them). Checked once per PATH for the life of the process.
+ *
+ * @param path the PATH to look for bwrap on (default: the system folders, then magi's PATH)
+ */
+export function sandboxProblem(path?: string): Promise<string | undefined> {
+  if (Deno.build.os !== "linux") {
+    return Promise.resolve(
+      `the sandbox needs Linux with bubblewrap; this is ${Deno.build.os}`,
+    );
+  }
+  const bwrap = findBwrap(path ?? defaultPath(), [realTemp()]);
+  if (!bwrap) return Promise.resolve('bwrap is not on PATH (Debian package "bubblewrap")');
+  let probe = probes.get(bwrap);
+  if (!probe) {
+    const args = [
+      "--ro-bind",
+      "/",
+      "/",
+      "--dev",
+      "/dev",
+      "--proc",
+      "/proc",
+      "--tmpfs",
+      realTemp(),
+      ...isolation(false),
+    ];
+    probe = probeBwrap(bwrap, args);
+    probes.set(bwrap, probe);
+  }
+  return probe;
+}
+
+async function probeBwrap(bwrap: string, args: string[]): Promise<string | undefined> {
+  try {
+    const out = await new Deno.Command(bwrap, {
+      args: [...args, "--", "true"],
+      stdin: "null",
+      stdout: "null",
+      stderr: "piped",
+    }).output();
+    if (out.success) return undefined;
+    const why = new TextDecoder().decode(out.stderr).trim().split("\n").at(-1);
+    return `bwrap cannot start (exit status ${out.code}${why ? `: ${why}` : ""})`;
+  } catch (error) {
+    return `bwrap cannot start: ${(error as Error).message}`;
+  }
+}
+
+/** The sandbox of the old `policy.sandbox` key, or undefined when it is off. */
+export interface Sandbox {
+  wrap: Wrap;
+  /** Why bwrap cannot start here, or undefined when it can. */
+  problem(): Promise<string | undefined>;
+}
+
+/**
+ * The sandbox for a policy with `policy.sandbox` on: workspace-write over the policy's roots,
+ * magi's config and state hidden, network as `policy.sandbox.network` says. Kept until the
+ * gate picks the mode per call from {@link sandboxSettings}.
+ *
+ * @param path the PATH to find bwrap on (magi's own)
+ * @param sockets the unix sockets the call's program must reach (see {@link sandboxSockets})
+ */
+export function sandboxFor(
+  policy: {
+    roots: readonly string[];
+    env: Record<string, string>;
+    sandbox: boolean | SandboxConfig;
+  },
+  path: string,
+  sockets: readonly string[] = [],
+): Sandbox | undefined {
+  if (!policy.sandbox) return undefined;
+  const config: SandboxConfig = typeof policy.sandbox === "object" ? policy.sandbox : {};
+  const env = policy.env;
+  const home = env.HOME ?? "/root";
+  const config_ = xdgBase(env, "config", home);
+  const state = xdgBase(env, "state", home);
+  const settings: SandboxSettings = {
+    mode: "workspace-write",
+    network: config.network === true,
+    denyRead: [],
+  };
+  const scope: SandboxScope = {
+    roots: policy.roots,
+    home,
+    hidden: [join(config_, "magi", "config.jsonc"), join(state, "magi")],
+    sockets,
+    path,
+  };
+  const wrap = sandboxLauncher(settings, scope, "workspace-write");
+  return { wrap, problem: () => sandboxProblem(path) };
+}
+
+/** The unix sockets a call's environment names: the approvals socket and the permission broker. */
+export function sandboxSockets(env: Record<string, string>): string[] {
+  const names = ["MAGI_APPROVAL_SOCK", "MAGI_PRIV", "DENO_PERMISSION_BROKER_PATH"];
+  return [...new Set(names.map((n) => env[n]).filter((p) => p && isAbsolute(p)))];
+}
+
+function envPath(): string {
+  try {
+    return Deno.env.get("PATH") ?? "";
+  } catch {
+    return "";
+  }
+}
+
+function realOr(path: string): string {
+  return realNoted(path) ?? path;
+}
+
+function realTemp(): string {
+  return realOr(systemTempDir());
+}
+
+let scratch: string | undefined;
+
+/**
+ * magi's own scratch folder (private, made once per process, removed at exit): files magi
+ * reads back from a sandboxed command, such as `run`'s last working folder. It stays writable
+ * in the read-only sandbox.
+ */
+export function scratchDir(): string {
+  if (scratch) return scratch;
+  const dir = Deno.makeTempDirSync({ prefix: "magi-scratch-" });
+  const real = Deno.realPathSync(dir);
+  globalThis.addEventListener("unload", () => {
+    try {
+      Deno.removeSync(real, { recursive: true });
+    } catch {
+      // gone already
+    }
+  });
+  return scratch = real;
+}

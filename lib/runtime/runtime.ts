@@ -1,0 +1,430 @@
+/**
+ * The runtime: config, the masker, the registry built from every source, the tool-links
+ * folder and the session's working directory — everything a call needs, built once.
+ *
+ * @module
+ */
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { BUILTINS } from "../sources/builtins/mod.ts";
+import { apiKeyEnvNames } from "../config/providers.ts";
+import {
+  type Config,
+  ConfigError,
+  loadConfig,
+  readConfigFile,
+  stringList,
+} from "../config/load.ts";
+import { collectSecrets, Masker, type Secret } from "../pipeline/mask.ts";
+import { ruleSetCredentials } from "../pipeline/rule_set.ts";
+import { useMasker } from "../pipeline/out.ts";
+import { type CallContext, childEnv } from "../exec/env.ts";
+import { type LinkEntry, prepareLinks } from "../exec/links.ts";
+import { builtinTool } from "../sources/builtins/builtin.ts";
+import { effectiveRoots } from "../policy/roots.ts";
+import { loadPolicy, type Policy, policySources, userConfigFile } from "../policy/decide.ts";
+import { newApprovalKey, serveApprovals, TOKEN_VARIABLE } from "../policy/approvals.ts";
+import { confinedBody } from "../sources/builtins/body_worker.ts";
+import { gatedInner } from "../policy/gate.ts";
+import { type SessionSettings, setSessionSettings } from "../policy/facts.ts";
+import { sandboxProblem, sandboxSettings } from "../confinement/sandbox.ts";
+import { luaConfinement } from "../policy/lua_exec.ts";
+import { builtinShim, selfCommand } from "../exec/self_command.ts";
+import { shellWord } from "../core/quote.ts";
+import { defaultCachePath, DiscoveryCache } from "../sources/discovery_cache.ts";
+import {
+  type McpServerSpec,
+  mcpTools,
+  specSecrets,
+  withServerTools,
+} from "../sources/mcp/client.ts";
+import { declaredTools } from "../sources/lua/sources.ts";
+import { Registry } from "../registry/registry.ts";
+import { discover, type FoundTool, toolsDirTool } from "../sources/tools_dir.ts";
+import type { Tool, Warn } from "../core/types.ts";
+import { shippedToolsDir } from "../exec/shipped.ts";
+import { discoverSkills, type Skill } from "../sources/skills/discover.ts";
+import { skillTool } from "../sources/skills/tool.ts";
+import { Hooks } from "./hooks/hooks.ts";
+import { magiDir } from "../core/xdg.ts";
+
+/** The session a call belongs to. `cwd` changes when `run` does `cd`. */
+export interface Session {
+  cwd: string;
+}
+
+/** Everything a call needs. */
+export interface Runtime {
+  config: Config;
+  registry: Registry;
+  masker: Masker;
+  session: Session;
+  /** magi's own environment (the base of every child's). */
+  env: Record<string, string>;
+  /** Context variables for children, besides MAGI_CWD (set per call). */
+  context: Omit<CallContext, "MAGI_CWD">;
+  linksDir: string | undefined;
+  spillDir: string;
+  timeoutSeconds: number;
+  limits: { saidBytes: number; shownBytes: number; spillBytes: number };
+  /** The discovered tools_dir tools (for `magi check`). */
+  found: FoundTool[];
+  /** The allowed roots of the file builtins (real absolute paths; config `roots`). */
+  roots: string[];
+  /** What may run (config `policy`; SPEC S8). */
+  policy: Policy;
+  /**
+   * The session's door settings: the sandbox mode and settings (config `sandbox`,
+   * `--sandbox`), whether a sandbox can start here, and `approval` (config, `--auto`).
+   */
+  door: SessionSettings;
+  /** The skills found for the working folder (`lib/sources/skills/discover.ts`), sorted by name. */
+  skills: Skill[];
+  /**
+   * Takes the mail left for the agent's session (`lib/agent/subagents/mailbox.ts`), as texts the model
+   * reads, each with its sender; set by `startAgent` and for each sub-agent.
+   */
+  inbox?: () => { from: string; text: string }[];
+  /** The person's hooks (config `hooks`; a project's only when trusted). */
+  hooks?: Hooks;
+  warn: Warn;
+}
+
+/** How to build a runtime. */
+export interface RuntimeOptions {
+  cwd: string;
+  env: Record<string, string>;
+  /** `--config FILE`. */
+  configFlag?: string;
+  /** `--tools-dir DIR`, in order, before the config's folders. */
+  toolsDirs?: string[];
+  /** One line per problem with a tool, a file or a secret. */
+  warn: Warn;
+  /** Secrets of magi's own to mask besides the configured ones (the MCP bearer token). */
+  secrets?: readonly Secret[];
+  /** `--sandbox MODE`: read-only, workspace-write or off. */
+  sandboxFlag?: string;
+  /**
+   * Whether to find out if a sandbox can start here (default true). False for commands that
+   * make no calls; a call made anyway runs sandboxed, and fails if bwrap cannot start.
+   */
+  probeSandbox?: boolean;
+  /** `--auto`: approval "never". */
+  auto?: boolean;
+}
+
+/** magi's state folder: `$XDG_STATE_HOME/magi` (or `~/.local/state/magi`). */
+export function stateDir(env: Record<string, string>): string {
+  return magiDir(env, "state", env.HOME ?? Deno.cwd());
+}
+
+function cacheDir(env: Record<string, string>): string {
+  return magiDir(env, "cache", env.HOME ?? Deno.cwd());
+}
+
+/**
+ * The masker for a config and an environment (SPEC S2.3): credential variables, config
+ * `secrets.env` and `secrets.values`, each provider's API-key variable, the values of MCP
+ * servers' `env` and `headers` entries (`specSecrets`: after `${NAME}` expansion, plain values
+ * left out), and `extra` (magi's own, such as the MCP bearer token). Names a
+ * too-short value once through `warn`.
+ */
+export function maskerFor(
+  config: Config,
+  env: Record<string, string>,
+  warn: Warn,
+  extra: readonly Secret[] = [],
+  flagged: readonly string[] = [],
+): Masker {
+  const v = config.values;
+  const raw = v.mcp_servers;
+  // Every value of an MCP server's `env` and `headers` (tokens, "Authorization: Bearer …").
+  const serverSecrets = Object.values(
+    typeof raw === "object" && raw !== null ? raw as Record<string, unknown> : {},
+  ).filter((s): s is McpServerSpec => typeof s === "object" && s !== null)
+    .flatMap((s) => specSecrets(strings(s), env));
+  const collected = collectSecrets(
+    env,
+    [...stringList(v["secrets.env"]), ...apiKeyEnvNames(v.providers), ...flagged],
+    stringList(v["secrets.values"]),
+    stringList(v["secrets.ignore"]),
+  );
+  for (const name of new Set(collected.tooShort)) {
+    warn(`secret $${name} is shorter than 6 bytes and is not masked`);
+  }
+  return new Masker([...collected.secrets, ...serverSecrets, ...extra]);
+}
+
+/**
+ * The variables secretlint's rule set flags (`pipeline/rule_set.ts`) among those neither a
+ * name marker, `token_formats.json` nor `secrets.ignore` settles.
+ */
+async function ruleSetFlagged(config: Config, env: Record<string, string>): Promise<string[]> {
+  const v = config.values;
+  const ignored = new Set(stringList(v["secrets.ignore"]));
+  const named = new Set(
+    collectSecrets(env, stringList(v["secrets.env"])).secrets.map((s) => s.name),
+  );
+  const open = Object.fromEntries(
+    Object.entries(env).filter(([name]) => !ignored.has(name) && !named.has(name)),
+  );
+  return await ruleSetCredentials(open, join(cacheDir(env), "secret-rules.json"));
+}
+
+/** An MCP server entry with only its string-valued `env` and `headers` entries kept. */
+function strings(spec: McpServerSpec): McpServerSpec {
+  const only = (record: unknown) =>
+    typeof record === "object" && record !== null
+      ? Object.fromEntries(
+        Object.entries(record).filter((e): e is [string, string] => typeof e[1] === "string"),
+      )
+      : undefined;
+  return { env: only(spec.env), headers: only(spec.headers) };
+}
+
+/**
+ * Loads the config, discovers every source's tools and builds the registry.
+ *
+ * @throws ConfigError when the config cannot be used
+ */
+export async function createRuntime(opts: RuntimeOptions): Promise<Runtime> {
+  const config = loadConfig({ cwd: opts.cwd, env: opts.env, configFlag: opts.configFlag });
+  const v = config.values;
+  // The approvals socket's key begins every call's MAGI_APPROVAL_TOKEN: masked like a secret.
+  const approvalKey = newApprovalKey();
+  const masker = maskerFor(
+    config,
+    opts.env,
+    opts.warn,
+    [...(opts.secrets ?? []), { name: TOKEN_VARIABLE, value: approvalKey }],
+    await ruleSetFlagged(config, opts.env),
+  );
+  // Every later write to stdout and stderr — Lua `print` while declarations load included —
+  // is masked with this runtime's secrets (lib/pipeline/out.ts).
+  useMasker(masker);
+  const context = { MAGI_CONFIG: config.explicit };
+  const helpEnv = childEnv(opts.env, undefined, { ...context, MAGI_CWD: opts.cwd });
+
+  const flagDirs = (opts.toolsDirs ?? []).map((d) => resolveDir(opts.cwd, d));
+  const seen = new Set<string>();
+  const configured = [...flagDirs, ...stringList(v.tools_dir)].filter((dir) => {
+    const real = realPath(dir);
+    return seen.has(real) ? false : (seen.add(real), true);
+  });
+  if (flagDirs.length > 0) {
+    v.tools_dir = configured;
+    config.origins.tools_dir = `--tools-dir, then ${config.origins.tools_dir}`;
+  }
+  const shipped = v.shipped_tools === false ? [] : [shippedToolsDir()];
+  const realConfigured = new Set(configured.map(realPath));
+  const shippedDirs = shipped.filter((d) => !realConfigured.has(realPath(d)));
+
+  const roots = effectiveRoots(
+    Array.isArray(v.roots) ? stringList(v.roots) : undefined,
+    opts.cwd,
+  );
+  const spillDir = typeof v.spill_dir === "string"
+    ? v.spill_dir
+    : join(stateDir(opts.env), "spill");
+  /** The runtime once built (a late server's tools are swapped into its registry). */
+  const built: { runtime?: Runtime } = {};
+  /** Servers whose tools changed before the runtime was built. */
+  const early = new Map<string, Tool[]>();
+  const mcpLoading = mcpTools({
+    servers: (v.mcp_servers ?? {}) as Parameters<typeof mcpTools>[0]["servers"],
+    configFile: config.origins.mcp_servers === "default" ? undefined : config.origins.mcp_servers,
+    cwd: opts.cwd,
+    env: helpEnv,
+    spillDir,
+    masker,
+    cachePath: join(cacheDir(opts.env), "mcp-tools.json"),
+    authDir: join(stateDir(opts.env), "mcp-oauth"),
+    maxMessageBytes: v["limits.mcp_message_bytes"] as number,
+    warn: opts.warn,
+    // A server ready late, or whose tools changed: its tools are swapped in the registry.
+    onServerTools: (server, tools) => {
+      const runtime = built.runtime;
+      if (!runtime) return void early.set(server, tools);
+      runtime.registry = withServerTools(runtime.registry, server, tools, opts.warn, mask);
+    },
+  });
+  // The file builtins' bodies run in Workers with Deno permissions from the policy (below).
+  const builtinTools = BUILTINS.map((b) =>
+    builtinTool(b, {
+      roots,
+      body: (b) => confinedBody(() => policy, b, { writeBytes: v["limits.write_bytes"] as number }),
+    })
+  );
+  const innerOf = new Map(builtinTools.map((t) => [t, gatedInner(() => policy, t)]));
+  const declaredLoading = declaredTools({
+    config,
+    cwd: opts.cwd,
+    env: opts.env,
+    childEnv: helpEnv,
+    // A Lua declaration re-describing a builtin reaches it through the policy again.
+    builtins: builtinTools.map((t) => innerOf.get(t)!),
+    // Lua bodies run in Workers with Deno permissions from the policy; `magi.exec` is judged.
+    confine: luaConfinement(() => policy),
+    warn: opts.warn,
+  });
+  const cache = new DiscoveryCache(defaultCachePath(opts.env));
+  const mask = (text: string) => masker.maskText(text);
+  const [fromDirs, fromShipped] = await Promise.all([
+    discover({ dirs: configured, env: helpEnv, cache, warn: opts.warn, mask }),
+    discover({ dirs: shippedDirs, env: helpEnv, cache, warn: opts.warn, mask }),
+  ]);
+  cache.save();
+  const fromMcp = await mcpLoading;
+  const declared = await declaredLoading;
+
+  const skills = discoverSkills(opts.cwd, opts.env, opts.warn);
+  const tools: Tool[] = [
+    ...builtinTools,
+    // `skill` only when there are skills to load; its scripts pass the door one by one.
+    ...(skills.length > 0 ? [skillTool(skills, () => policy)] : []),
+    ...fromDirs.map((f) => toolsDirTool(f, "tools_dir")),
+    ...fromShipped.map((f) => toolsDirTool(f, "shipped")),
+    ...fromMcp,
+    ...declared.tools,
+  ].filter((t) => !declared.replaced.has(innerOf.get(t) ?? t));
+  const registry = new Registry(tools, opts.warn, mask);
+  // The person's own config files set the policy; a project's may only tighten it.
+  const own = (file: string) => file === config.explicit || file === userConfigFile(opts.env);
+  const policy = loadPolicy(
+    policySources(config.files, own, readConfigFile, opts.warn),
+    "default",
+    roots,
+    opts.env,
+    (name) => (built.runtime?.registry ?? registry).get(name)?.origin.source,
+  );
+
+  const socket = approvalSocket(policy, approvalKey, opts.warn);
+  const door = await doorSettings(config, policy, opts, socket);
+  setSessionSettings(policy, door);
+
+  const links: LinkEntry[] = registry.list()
+    .filter((t) => t.origin.source === "tools_dir" || t.origin.source === "shipped")
+    .map((t) => ({ name: t.declaration.name, target: join(t.origin.where, t.declaration.name) }));
+  for (const t of registry.list()) {
+    if (t.origin.source === "builtin") {
+      links.push({ name: t.declaration.name, script: builtinShim(t.declaration.name) });
+    }
+  }
+  // `magi` itself, so a tool's `magi builtin read FILE` works before `deno task install` (a
+  // system `magi` on PATH wins, as for every link; a tool named `magi` keeps its link).
+  if (!links.some((l) => l.name === "magi")) links.push({ name: "magi", script: magiShim() });
+  let linksDir: string | undefined;
+  try {
+    linksDir = await prepareLinks(join(cacheDir(opts.env), "links"), links, opts.env.PATH ?? "");
+  } catch (error) {
+    opts.warn(
+      `cannot make the tool-links folder: ${
+        (error as Error).message
+      }; tools cannot call each other by name`,
+    );
+  }
+  // What a read-only sandbox shows again, read-only, when it lies in the system temp folder:
+  // the tools' folders, the tool links, magi's own code and the Deno running it.
+  (door.needed ??= []).push(
+    ...new Set([
+      ...registry.list()
+        .filter((t) => t.origin.source === "tools_dir" || t.origin.source === "shipped")
+        .map((t) => t.origin.where),
+      ...(linksDir ? [linksDir] : []),
+      fileURLToPath(new URL("../..", import.meta.url)),
+      dirname(Deno.execPath()),
+      ...(opts.env.DENO_DIR ? [opts.env.DENO_DIR] : []),
+    ]),
+  );
+
+  const runtime: Runtime = built.runtime = {
+    config,
+    registry,
+    masker,
+    session: { cwd: opts.cwd },
+    env: opts.env,
+    context: { ...context, MAGI_APPROVAL_SOCK: socket },
+    linksDir,
+    spillDir,
+    timeoutSeconds: v.timeout_seconds as number,
+    limits: {
+      saidBytes: v["limits.said_bytes"] as number,
+      shownBytes: v["limits.shown_bytes"] as number,
+      spillBytes: v["limits.spill_bytes"] as number,
+    },
+    found: [...fromDirs, ...fromShipped],
+    roots,
+    policy,
+    door,
+    skills,
+    hooks: new Hooks((v.hooks ?? {}) as ConstructorParameters<typeof Hooks>[0], opts.warn),
+    warn: opts.warn,
+  };
+  for (const [server, tools] of early) {
+    runtime.registry = withServerTools(runtime.registry, server, tools, opts.warn, mask);
+  }
+  return runtime;
+}
+
+/**
+ * The session's door settings: `sandbox` (or the legacy `policy.sandbox`) and `--sandbox`,
+ * whether a sandbox starts here (probed once, unless the mode is off), and `approval`.
+ *
+ * @throws ConfigError for a `--sandbox` value that is no mode
+ */
+async function doorSettings(
+  config: Config,
+  policy: Policy,
+  opts: RuntimeOptions,
+  socket: string | undefined,
+): Promise<SessionSettings> {
+  const v = config.values;
+  const legacy = policy.sandbox;
+  let sandbox;
+  try {
+    sandbox = sandboxSettings(v, opts.sandboxFlag);
+  } catch (error) {
+    throw error instanceof ConfigError ? error : new ConfigError((error as Error).message);
+  }
+  // Probed (about 50 ms: bwrap starts once) only where calls are made: `magi tools` needs none.
+  const problem = sandbox.mode === "off" || opts.probeSandbox === false
+    ? undefined
+    : await sandboxProblem(opts.env.PATH ?? "");
+  return {
+    mode: sandbox.mode,
+    // Set by the person (flag, config `sandbox.mode`, legacy `policy.sandbox`): their own
+    // `magi call` then runs in it too; otherwise unsandboxed.
+    explicit: opts.sandboxFlag !== undefined || Boolean(legacy) ||
+      typeof v["sandbox.mode"] === "string",
+    problem,
+    approval: opts.auto ? "never" : v.approval === "never" ? "never" : "ask",
+    sandbox,
+    sockets: socket ? [socket] : [],
+  };
+}
+
+function resolveDir(cwd: string, dir: string): string {
+  return resolve(cwd, dir);
+}
+
+function realPath(path: string): string {
+  try {
+    return Deno.realPathSync(path);
+  } catch {
+    return path;
+  }
+}
+
+function approvalSocket(policy: Policy, key: string, warn: Warn): string | undefined {
+  try {
+    return serveApprovals(policy, key);
+  } catch (error) {
+    warn(`cannot open the approvals socket: ${(error as Error).message}; tools cannot ask`);
+    return undefined;
+  }
+}
+
+/** The text of the tool-links folder's `magi`: runs this same magi with the script's arguments. */
+function magiShim(): string {
+  return `#!/bin/sh\n# magi\nexec ${selfCommand().map(shellWord).join(" ")} "$@"\n`;
+}
