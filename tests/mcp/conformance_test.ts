@@ -230,7 +230,20 @@ Deno.test({
       assert.ok(!skipped.has(scenario));
       const out = join(home.path, scenario);
       const run = await new Deno.Command(node, {
-        args: [entry, "client", "--command", `sh ${CLIENT}`, "--scenario", scenario, "-o", out],
+        // Up to 90 s a scenario (the suite's default is 30 s): a step-up scenario starts magi
+        // four times, which a loaded 2-core machine can stretch past 30 s.
+        args: [
+          entry,
+          "client",
+          "--command",
+          `sh ${CLIENT}`,
+          "--scenario",
+          scenario,
+          "--timeout",
+          "90000",
+          "-o",
+          out,
+        ],
         env: { DENO: Deno.execPath() },
         stdout: "piped",
         stderr: "piped",

@@ -45,7 +45,7 @@ login() {
 case "$MCP_CONFORMANCE_SCENARIO" in
 # Step-up: the call needs more scope than the listing; its refusal names the login to run.
 auth/scope-step-up)
-  login && magi tools && { magi call conf__test-tool || { login && magi call conf__test-tool; }; } ;;
+  login && { magi call conf__test-tool || { login && magi call conf__test-tool; }; } ;;
 auth/client-credentials-basic) magi tools ;;
 auth/*) login && magi tools ;;
 tools_call) magi call conf__add_numbers '{"a": 2, "b": 3}' ;;
