@@ -83,6 +83,13 @@ export async function mcpLogin(name: string, configFlag: string | undefined): Pr
       // A call was refused for want of scope: ask for it, the old tokens set aside (a refresh
       // never adds scope).
       const wanted = auth.wantedScope();
+      // Bounded without a browser too (a machine client's tokens come at once).
+      if (round > MAX_LOGINS) {
+        throw new Error(
+          `the server still refuses after ${MAX_LOGINS} logins` +
+            (wanted ? ` (it asks for scope "${wanted}")` : ""),
+        );
+      }
       if (wanted) await stepUp(auth, spec.url!, wanted, redirected, listener.again);
       const t = transport();
       const client = new Client({ name: "magi", version: VERSION });
