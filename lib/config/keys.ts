@@ -490,11 +490,17 @@ export const KEYS = {
               headers: { type: "object", additionalProperties: { type: "string" } },
               oauth: {
                 type: "object",
-                required: ["client_id"],
                 properties: {
                   client_id: { type: "string", minLength: 1 },
                   client_secret: { type: "string", minLength: 1 },
+                  client_metadata_url: { type: "string", pattern: "^https://[^/]+/." },
+                  grant: { enum: ["client_credentials"] },
                 },
+                anyOf: [
+                  { required: ["client_id"], not: { required: ["grant"] } },
+                  { required: ["client_id", "client_secret", "grant"] },
+                  { required: ["client_metadata_url"], not: { required: ["grant"] } },
+                ],
                 additionalProperties: false,
               },
               timeout_seconds: { type: "number", exclusiveMinimum: 0 },
@@ -508,7 +514,8 @@ export const KEYS = {
     },
     expected: 'an object of MCP servers by name (letters, digits, "-"), each ' +
       "{command, args?, env?, cwd?, timeout_seconds?, connect_timeout_seconds?, start?} or " +
-      "{url, headers?, oauth?: {client_id, client_secret?}, timeout_seconds?, " +
+      "{url, headers?, oauth?: {client_id, client_secret?, grant?} or {client_metadata_url}, " +
+      "timeout_seconds?, " +
       'connect_timeout_seconds?, start?} with start "lazy" ' +
       'or "eager"',
     default: {},

@@ -17,7 +17,14 @@ export interface McpServerSpec {
   readonly url?: string;
   readonly headers?: Readonly<Record<string, string>>;
   /** A client registered with the server's authorization server beforehand (no registration). */
-  readonly oauth?: { readonly client_id: string; readonly client_secret?: string };
+  readonly oauth?: {
+    readonly client_id?: string;
+    readonly client_secret?: string;
+    /** The https URL of a Client ID Metadata Document, used as the client id. */
+    readonly client_metadata_url?: string;
+    /** `"client_credentials"`: a machine client (tokens from the token endpoint, no login). */
+    readonly grant?: "client_credentials";
+  };
   /** Limit for starting, and the most any call to its tools may take, in seconds. */
   readonly timeout_seconds?: number;
   /** Seconds magi's start waits for a server with no cached tool list (default 5). */

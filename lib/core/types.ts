@@ -106,6 +106,11 @@ export interface Invocation {
    */
   progress?: (progress: Progress) => void;
   /**
+   * Where an upstream MCP server's own requests during the call go on to: the caller's MCP
+   * client (`magi mcp`'s), masked both ways by the pipeline. Absent outside `magi mcp`.
+   */
+  relay?: Relay;
+  /**
    * The sandbox the door chose for this call (SPEC S8; absent: unsandboxed, `--sandbox off`):
    * turns a program and its arguments into the command that runs them inside it. A transport
    * that starts a program must use it.
@@ -130,6 +135,21 @@ export interface Outcome {
    * tool again with the answer merged into the arguments as `answered`.
    */
   ask?: Question;
+}
+
+/**
+ * Requests an upstream MCP server makes during a call (`sampling/createMessage`,
+ * `elicitation/create`) passed on whole to the MCP client that made the call — only the ones
+ * that client declared. Params and results are MCP's, as JSON; the pipeline masks both
+ * ways. `owner` names the client (its connection): requests are passed on only while every
+ * call of that server in progress belongs to the same one.
+ */
+export interface Relay {
+  owner: object;
+  /** @throws Error when the client refuses or fails */
+  sampling?: (params: Record<string, unknown>, signal: AbortSignal) => Promise<unknown>;
+  /** @throws Error when the client fails (declining is a result) */
+  elicitation?: (params: Record<string, unknown>, signal: AbortSignal) => Promise<unknown>;
 }
 
 /** What a tool asks the person; an answer must be one of `choices` when they are given. */

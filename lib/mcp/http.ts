@@ -3,7 +3,8 @@
  * session at `http://127.0.0.1:PORT/mcp`, with DNS-rebinding protection (only the loopback
  * Host names, and loopback Origins when a browser sends one; checked by `http_guard.ts` and
  * again by the SDK), a bearer token on every request (unless `--no-auth`) and resumable SSE
- * streams (a bounded in-memory event store).
+ * streams (a bounded in-memory event store; a session's priming events follow the revision
+ * it negotiated, session_protocol.ts).
  *
  * @module
  */
@@ -13,6 +14,7 @@ import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import { BoundedEventStore } from "./event_store.ts";
 import { refusal } from "./http_guard.ts";
+import { SessionProtocol } from "./session_protocol.ts";
 import { createMcpServer, type RuntimeGetter } from "./server.ts";
 
 /** How to serve. */
@@ -45,6 +47,7 @@ export const MAX_SESSIONS = 64;
 /** Starts serving; never listens beyond 127.0.0.1. */
 export function serveHttp(current: RuntimeGetter, opts: HttpOptions): HttpServing {
   const sessions = new Map<string, WebStandardStreamableHTTPServerTransport>();
+  const protocols = new WeakMap<WebStandardStreamableHTTPServerTransport, SessionProtocol>();
   let allowedHosts: string[] = [];
   let allowedOrigins: string[] = [];
 
@@ -75,6 +78,9 @@ export function serveHttp(current: RuntimeGetter, opts: HttpOptions): HttpServin
     };
     opts.servers.add(server);
     await server.connect(transport);
+    const protocol = new SessionProtocol();
+    protocol.watch(transport);
+    protocols.set(transport, protocol);
     return transport;
   };
 
@@ -95,7 +101,7 @@ export function serveHttp(current: RuntimeGetter, opts: HttpOptions): HttpServin
     if (known) {
       sessions.delete(id!);
       sessions.set(id!, known); // most recently used last
-      return await known.handleRequest(request);
+      return await known.handleRequest(protocols.get(known)?.judged(request) ?? request);
     }
     const transport = await open();
     const response = await transport.handleRequest(request);

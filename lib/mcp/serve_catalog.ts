@@ -2,7 +2,7 @@
  * `magi mcp` serves the resources and prompts it has: those of the MCP servers magi itself
  * reaches (config `mcp_servers`). Resources keep their URIs (`resources/read` goes to the
  * server that listed the URI, else to each server with resources in turn); prompts are named
- * `NAME__prompt` like tools. Everything is masked on the way out: resource text and blobs,
+ * `NAME__prompt` like tools, and magi's own skills are prompts too (serve_skills.ts). Everything is masked on the way out: resource text and blobs,
  * prompt messages, descriptions. With no servers the lists are empty.
  *
  * @module
@@ -26,6 +26,8 @@ import type { Masker } from "../pipeline/mask.ts";
 import { type CatalogOptions, pages, reach } from "../sources/mcp/catalog.ts";
 import { mappedName, mcpCatalog } from "../sources/mcp/client.ts";
 import { servedPromptNames } from "./served_names.ts";
+import { skillPrompt, skillPrompts } from "./serve_skills.ts";
+import type { Skill } from "../sources/skills/discover.ts";
 
 /** Base64 masked as bytes (a secret inside a blob is masked as in a spill). */
 function maskedBlob(blob: string, masker: Masker): string {
@@ -43,7 +45,11 @@ function maskedBlob(blob: string, masker: Masker): string {
  * Registers the resources and prompts handlers on `server`; `plain` says whether config
  * `mcp.plain_names` is on (served_names.ts).
  */
-export function serveCatalog(server: Server, plain: () => boolean = () => false): void {
+export function serveCatalog(
+  server: Server,
+  plain: () => boolean = () => false,
+  skills: () => readonly Skill[] = () => [],
+): void {
   /** Which server listed each URI. */
   const owner = new Map<string, string>();
   const current = (): CatalogOptions =>
@@ -106,15 +112,32 @@ export function serveCatalog(server: Server, plain: () => boolean = () => false)
 
   server.setRequestHandler(ListPromptsRequestSchema, async () => {
     const cat = current();
-    const all = await allPrompts(cat, plain());
+    const own = skills();
+    const all = await allPrompts(cat, plain(), new Set(own.map((s) => s.name)));
     return {
-      prompts: maskedJson(all.map((p) => ({ ...p.prompt, name: p.served })), cat.masker) as never,
+      prompts: [
+        ...skillPrompts(own, cat.masker),
+        ...maskedJson(all.map((p) => ({ ...p.prompt, name: p.served })), cat.masker) as Prompt[],
+      ] as never,
     };
   });
 
   server.setRequestHandler(GetPromptRequestSchema, async (request) => {
     const cat = current();
-    const found = await servedPrompt(cat, request.params.name, plain());
+    const own = skills();
+    let skill;
+    try {
+      skill = skillPrompt(own, request.params.name, request.params.arguments, cat.masker);
+    } catch (error) {
+      throw invalidParams((error as Error).message);
+    }
+    if (skill) return skill as never;
+    const found = await servedPrompt(
+      cat,
+      request.params.name,
+      plain(),
+      new Set(own.map((s) => s.name)),
+    );
     if (!found) throw invalidParams(`Unknown prompt "${request.params.name}"`);
     const result = await found.client.getPrompt({
       name: found.prompt.name,
@@ -133,7 +156,11 @@ interface ServedPrompt {
 }
 
 /** Every prompt of every server reached, with the names it is served under (served_names.ts). */
-async function allPrompts(cat: CatalogOptions, plain: boolean): Promise<ServedPrompt[]> {
+async function allPrompts(
+  cat: CatalogOptions,
+  plain: boolean,
+  taken: ReadonlySet<string> = new Set(),
+): Promise<ServedPrompt[]> {
   const { clients } = await reach(cat, undefined, "prompts");
   const lists = await Promise.all(clients.map(async ([name, client]) => {
     const items = await pages((cursor) =>
@@ -143,10 +170,11 @@ async function allPrompts(cat: CatalogOptions, plain: boolean): Promise<ServedPr
     return items.map((prompt) => ({ client, prompt, prefixed: mappedName(name, prompt.name) }));
   }));
   const all = lists.flat();
+  // A plain name a skill has (skills as prompts, serve_skills.ts) stays prefixed.
   const names = servedPromptNames(
     all.map((p) => ({ prompt: p.prompt.name, prefixed: p.prefixed })),
     plain,
-  );
+  ).map((served, i) => taken.has(served) ? all[i].prefixed : served);
   return all.map((p, i) => ({ ...p, served: names[i] }));
 }
 
@@ -158,7 +186,8 @@ export async function servedPrompt(
   cat: CatalogOptions,
   name: string,
   plain: boolean,
+  taken: ReadonlySet<string> = new Set(),
 ): Promise<{ client: Client; prompt: Prompt } | undefined> {
-  const all = await allPrompts(cat, plain);
+  const all = await allPrompts(cat, plain, taken);
   return all.find((p) => p.served === name) ?? all.find((p) => p.prefixed === name);
 }

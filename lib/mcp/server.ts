@@ -13,6 +13,8 @@ import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 // @ts-types="@modelcontextprotocol/sdk/types"
 import {
   type CallToolResult,
+  type CreateMessageRequest,
+  type ElicitRequest,
   ListToolsRequestSchema,
   type Tool as McpTool,
   type ToolAnnotations,
@@ -22,9 +24,10 @@ import { invalidParams, ToolsCallRequestSchema } from "./call_request.ts";
 import { serveCatalog } from "./serve_catalog.ts";
 import { plainNames, registryToolName, servedToolNames } from "./served_names.ts";
 import { canComplete, serveCompletion } from "./serve_complete.ts";
+import { canSubscribe, serveSubscriptions } from "./serve_subscribe.ts";
 import type { ApprovalAnswer, Approver } from "../policy/gate.ts";
 import { runTool, type ToolResult } from "../runtime/run_tool.ts";
-import type { Progress, Question } from "../core/types.ts";
+import type { Progress, Question, Relay } from "../core/types.ts";
 import type { Runtime } from "../runtime/runtime.ts";
 import { VERSION } from "../core/version.ts";
 
@@ -109,12 +112,14 @@ export type RuntimeGetter = () => Runtime;
  */
 export function createMcpServer(current: RuntimeGetter): Server {
   const completes = canComplete();
+  const subscribes = canSubscribe();
   const server = new Server(
     { name: "magi", version: VERSION },
     {
       capabilities: {
         tools: { listChanged: true },
-        resources: {},
+        // Subscriptions go to the MCP servers magi reaches (serve_subscribe.ts).
+        resources: subscribes ? { subscribe: true } : {},
         prompts: {},
         logging: {},
         // Only an MCP server magi reaches can complete what it serves.
@@ -123,8 +128,9 @@ export function createMcpServer(current: RuntimeGetter): Server {
     },
   );
   const plain = () => plainNames(current().config.values);
-  serveCatalog(server, plain);
+  serveCatalog(server, plain, () => current().skills);
   if (completes) serveCompletion(server, plain);
+  if (subscribes) serveSubscriptions(server);
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: listedTools(current()) }));
   server.setRequestHandler(ToolsCallRequestSchema, async (request, extra) => {
     const rt = current();
@@ -146,6 +152,7 @@ export function createMcpServer(current: RuntimeGetter): Server {
         // An MCP client is its own caller, never the person (SPEC S8.1).
         caller: "mcp",
         ...(progress ? { progress: progress.forward } : {}),
+        relay: relayTo(server, extra.signal),
         ...(server.getClientCapabilities()?.elicitation
           ? { answer: elicitor(server, extra.signal), approve: approver(server, extra.signal) }
           : { unanswered: "the MCP client cannot be asked: it did not declare elicitation" }),
@@ -230,6 +237,35 @@ export function elicitor(server: Server, signal: AbortSignal): AnswerProvider {
     if (typeof content.answer === "string") return content.answer;
     const values = Object.values(content);
     return values.length === 1 ? String(values[0]) : JSON.stringify(content);
+  };
+}
+
+/**
+ * Where an upstream MCP server's requests during a call go: this client, for what it
+ * declared — `sampling/createMessage` (its person and model answer, as MCP has clients do)
+ * and `elicitation/create` with the server's own form. The pipeline masks both ways.
+ */
+export function relayTo(server: Server, signal: AbortSignal): Relay {
+  const declared = server.getClientCapabilities() ?? {};
+  const both = (other: AbortSignal) => AbortSignal.any([signal, other]);
+  // The upstream's `_meta` (its progress token, say) belongs to its link with magi.
+  const own = ({ _meta: _, ...params }: Record<string, unknown>) => params;
+  return {
+    owner: server,
+    ...(declared.sampling
+      ? {
+        sampling: (params, other) =>
+          server.createMessage(own(params) as CreateMessageRequest["params"], {
+            signal: both(other),
+          }),
+      }
+      : {}),
+    ...(declared.elicitation
+      ? {
+        elicitation: (params, other) =>
+          server.elicitInput(own(params) as ElicitRequest["params"], { signal: both(other) }),
+      }
+      : {}),
   };
 }
 

@@ -8,7 +8,8 @@
 import { isAbsolute, resolve } from "node:path";
 import { argumentsProblem } from "../core/json_schema.ts";
 import { type AnswerProvider, invokeAsking } from "../pipeline/ask.ts";
-import type { Attachment, Outcome, Progress } from "../core/types.ts";
+import type { Attachment, Outcome, Progress, Relay } from "../core/types.ts";
+import { maskedRelay } from "../pipeline/relay.ts";
 import { Extras } from "../pipeline/attachments.ts";
 import { childEnv } from "../exec/env.ts";
 import { type Approver, type Caller, guardedFor } from "../policy/gate.ts";
@@ -42,6 +43,8 @@ export interface ToolCall {
   unanswered?: string;
   /** Hears the tool's progress reports (their message masked); without it none are asked for. */
   progress?: (progress: Progress) => void;
+  /** Passes an upstream MCP server's requests on to the caller's MCP client (`magi mcp`). */
+  relay?: Relay;
 }
 
 /** A tool result (SPEC S2.1), as `magi call --json` prints it. */
@@ -170,6 +173,7 @@ export async function runTool(rt: Runtime, given: ToolCall): Promise<ToolResult>
               ),
           }
           : {}),
+        ...(call.relay ? { relay: maskedRelay(call.relay, rt.masker) } : {}),
         emit: {
           said: (chunk) => said.push(chunk),
           shown: (chunk) => {

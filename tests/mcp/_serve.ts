@@ -4,7 +4,55 @@
  * @module
  */
 import { join, resolve } from "node:path";
-import { magiArgs } from "../helpers.ts";
+// @ts-types="@modelcontextprotocol/sdk/client/index"
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+// @ts-types="@modelcontextprotocol/sdk/client/stdio"
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { magiArgs, REPO, writeConfig } from "../helpers.ts";
+import { denoServer } from "./servers.ts";
+
+const imports = JSON.parse(Deno.readTextFileSync(join(REPO, "deno.json"))).imports;
+
+/**
+ * The SDK's client, declaring `capabilities`, connected to `magi mcp` on stdio, which reaches
+ * `@modelcontextprotocol/server-everything` as MCP server "everything" (its tools allowed for
+ * MCP clients). `env` is added to magi's environment, `config` to its config.
+ */
+export async function everythingClient(
+  home: string,
+  capabilities: Record<string, unknown>,
+  env: Record<string, string> = {},
+  config: Record<string, unknown> = {},
+): Promise<Client> {
+  const file = await writeConfig(home, {
+    shipped_tools: false,
+    mcp_servers: {
+      everything: {
+        ...denoServer(imports["@modelcontextprotocol/server-everything"], "stdio"),
+        start: "eager",
+      },
+    },
+    policy: { rules: [{ tool: "everything__*", source: "mcp", decision: "allow" }] },
+    ...config,
+  });
+  const transport = new StdioClientTransport({
+    command: Deno.execPath(),
+    args: magiArgs(["mcp", "--config", file]),
+    cwd: home,
+    env: {
+      PATH: Deno.env.get("PATH") ?? "/usr/bin:/bin",
+      HOME: home,
+      ...env,
+      XDG_CONFIG_HOME: join(home, "config"),
+      XDG_CACHE_HOME: join(home, "cache"),
+      XDG_STATE_HOME: join(home, "state"),
+    },
+    stderr: "pipe",
+  });
+  const client = new Client({ name: "magi-test", version: "1.0.0" }, { capabilities });
+  await client.connect(transport);
+  return client;
+}
 
 /** A running `magi mcp --http`. */
 export interface HttpServer {

@@ -33,6 +33,7 @@ const CLIENT_SCENARIOS: Record<string, string[]> = {
     "metadata-default",
     "metadata-var1",
     "metadata-var2",
+    "metadata-var3",
     "scope-from-www-authenticate",
     "scope-from-scopes-supported",
     "scope-omitted-when-undefined",
@@ -44,6 +45,14 @@ const CLIENT_SCENARIOS: Record<string, string[]> = {
   ].map((s) => [`auth/${s}`, ["valid-bearer-token"]])),
   // A pre-registered client (config mcp_servers.NAME.oauth, from the suite's context).
   "auth/pre-registration": ["pre-registration-auth", "valid-bearer-token"],
+  // A Client ID Metadata Document's URL as the client id (config oauth.client_metadata_url).
+  "auth/basic-cimd": ["cimd-client-id-used", "valid-bearer-token"],
+  // A call refused with 403 insufficient_scope: the next login asks for the wider scope.
+  "auth/scope-step-up": ["scope-step-up-initial", "scope-step-up-escalation"],
+  // A server that always answers 403: at most 3 authorizations, then one line.
+  "auth/scope-retry-limit": ["scope-retry-limit"],
+  // A machine client (config oauth.grant "client_credentials"): tokens with no login.
+  "auth/client-credentials-basic": ["client-credentials-basic-auth"],
   "elicitation-sep1034-client-defaults": [
     "client-elicitation-sep1034-string-default",
     "client-elicitation-sep1034-integer-default",
@@ -196,6 +205,15 @@ Deno.test({
     assert.equal(asked.elicitationRequested, true);
     assert.match(JSON.stringify(asked.result), /Received: .*testuser/);
     check("dns-rebinding-protection", "localhost-host-rebinding-rejected");
+    // An upstream server's sampling request reached the suite (magi mcp's client) and back.
+    const sampled = check("tools-call-sampling", "tools-call-sampling");
+    assert.equal(sampled.samplingRequested, true);
+    assert.match(JSON.stringify(sampled.result), /This is a test response from the client/);
+    // The upstream's own forms reached the suite whole (every field checked by the suite).
+    for (const id of ["string", "integer", "number", "enum", "boolean"]) {
+      check("elicitation-sep1034-defaults", `elicitation-sep1034-${id}-default`);
+    }
+    check("elicitation-sep1330-enums", "elicitation-sep1330-titled-multi");
 
     assert.equal(run.code, 0, `the suite's own baseline check failed:\n${log}`);
   },
@@ -227,7 +245,20 @@ async function clientScenario(
 ): Promise<void> {
   const out = join(home, scenario);
   const child = new Deno.Command(node, {
-    args: [entry, "client", "--command", `sh ${CLIENT}`, "--scenario", scenario, "-o", out],
+    // Up to 90 s a scenario (the suite's default is 30 s): a step-up scenario starts magi four
+    // times, which a loaded 2-core machine can stretch past 30 s.
+    args: [
+      entry,
+      "client",
+      "--command",
+      `sh ${CLIENT}`,
+      "--scenario",
+      scenario,
+      "--timeout",
+      "90000",
+      "-o",
+      out,
+    ],
     env: { DENO: Deno.execPath() },
     stdin: "null",
     stdout: "piped",

@@ -108,6 +108,46 @@ Deno.test("magi mcp --http serves the registry on loopback", async (t) => {
       assert.match(text, /resumed later/);
     });
 
+    await t.step("priming events follow the revision the session negotiated", async () => {
+      /** The first SSE event of a tools/list POSTed with `header` in a session at `revision`. */
+      const firstEvent = async (revision: string, header: string) => {
+        const post = (body: unknown, session?: string) =>
+          fetch(server.url, {
+            method: "POST",
+            headers: {
+              "content-type": "application/json",
+              accept: "application/json, text/event-stream",
+              "mcp-protocol-version": header,
+              ...(session ? { "mcp-session-id": session } : {}),
+              ...server.auth,
+            },
+            body: JSON.stringify(body),
+          });
+        const init = await post({
+          jsonrpc: "2.0",
+          id: 1,
+          method: "initialize",
+          params: {
+            protocolVersion: revision,
+            capabilities: {},
+            clientInfo: { name: "prime", version: "1" },
+          },
+        });
+        const session = init.headers.get("mcp-session-id")!;
+        await init.text();
+        const list = await post({ jsonrpc: "2.0", id: 2, method: "tools/list" }, session);
+        const text = await list.text();
+        return text.slice(0, text.indexOf("\n\n") + 2);
+      };
+      // Negotiated 2025-11-25: primed, even when a request's header names 2025-03-26.
+      assert.match(
+        await firstEvent("2025-11-25", "2025-03-26"),
+        /^id: \S+\nretry: 1000\ndata: *\n\n$/,
+      );
+      // Negotiated 2025-03-26: no empty-data event, which such clients cannot take.
+      assert.match(await firstEvent("2025-03-26", "2025-03-26"), /^event: message\n/);
+    });
+
     await t.step("sessions past the cap close the least recently used", async () => {
       const init = async () => {
         const response = await fetch(server.url, {

@@ -26,8 +26,6 @@ import type * as NodeCrypto from "node:crypto";
 import { dirname, isAbsolute, resolve } from "node:path";
 // @ts-types="@modelcontextprotocol/sdk/client/index"
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
-// @ts-types="@modelcontextprotocol/sdk/client/auth"
-import type { OAuthClientProvider } from "@modelcontextprotocol/sdk/client/auth.js";
 // @ts-types="@modelcontextprotocol/sdk/client/streamableHttp"
 import type { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 // @ts-types="@modelcontextprotocol/sdk/shared/transport"
@@ -43,6 +41,7 @@ import type {
   LoggingMessageNotificationSchema,
   McpError,
   ProgressNotificationSchema,
+  ResourceUpdatedNotificationSchema,
   Tool as McpTool,
   ToolListChangedNotificationSchema,
 } from "@modelcontextprotocol/sdk/types.js";
@@ -67,7 +66,7 @@ import { answerSampling, type SamplingParams } from "./sampling.ts";
 import type { ChildStdioTransport } from "./stdio.ts";
 import { lateImport } from "../../core/lazy_require.ts";
 import { writePrivateFile } from "../../core/private.ts";
-import { StoredOAuth } from "./oauth.ts";
+import { type PreRegistered, StoredOAuth } from "./oauth.ts";
 import { Registry } from "../../registry/registry.ts";
 import { schemaProblem, stripExtensions } from "../../core/json_schema.ts";
 import type {
@@ -76,6 +75,7 @@ import type {
   Listing,
   Outcome,
   Progress,
+  Relay,
   Tool,
   Warn,
 } from "../../core/types.ts";
@@ -92,6 +92,7 @@ interface Sdk {
   ProgressNotificationSchema: typeof ProgressNotificationSchema;
   ToolListChangedNotificationSchema: typeof ToolListChangedNotificationSchema;
   LoggingMessageNotificationSchema: typeof LoggingMessageNotificationSchema;
+  ResourceUpdatedNotificationSchema: typeof ResourceUpdatedNotificationSchema;
 }
 let sdk: Sdk | undefined;
 
@@ -173,7 +174,7 @@ class Connection {
     private readonly cwd: string,
     private readonly env: Record<string, string>,
     private readonly maxMessageBytes: number | undefined,
-    private readonly auth?: OAuthClientProvider,
+    readonly auth?: StoredOAuth,
   ) {}
 
   get startTimeoutMs(): number {
@@ -205,12 +206,14 @@ class Connection {
       ProgressNotificationSchema,
       ToolListChangedNotificationSchema,
       LoggingMessageNotificationSchema,
+      ResourceUpdatedNotificationSchema,
       McpError,
     } = await loadSdk();
     const transport: Transport = this.spec.url
       ? new StreamableHTTPClientTransport(new URL(this.spec.url), {
         requestInit: { headers: this.spec.headers ?? {} },
-        ...(this.auth ? { authProvider: this.auth } : {}),
+        // The fetch notes a 403's wanted scope for the next `magi mcp login`.
+        ...(this.auth ? { authProvider: this.auth, fetch: this.auth.watching() } : {}),
       })
       : new ChildStdioTransport({
         command: this.spec.command!,
@@ -223,9 +226,25 @@ class Connection {
       // Sampling is declared always; where it cannot be answered it is refused saying why.
       capabilities: { elicitation: { form: {} }, sampling: {} },
     });
-    client.setRequestHandler(ElicitRequestSchema, (request) => this.#elicit(request.params));
+    client.setRequestHandler(ElicitRequestSchema, (request, extra) => {
+      const relay = this.#relay("elicitation");
+      if (typeof relay === "function") {
+        return relay(request.params, extra.signal) as Promise<ElicitResult>;
+      }
+      // Several clients' calls: declined, never asked of the wrong one.
+      if (relay === SEVERAL) return { action: "decline" } as ElicitResult;
+      return this.#elicit(request.params);
+    });
     client.setRequestHandler(CreateMessageRequestSchema, async (request, extra) => {
       try {
+        // Serving a client that declared sampling: its person and model answer, not magi's.
+        const relay = this.#relay("sampling");
+        if (typeof relay === "function") {
+          return await relay(request.params, extra.signal) as CreateMessageResult;
+        }
+        if (relay !== undefined) {
+          throw new Error(`MCP server "${this.name}" asked to use the model; refused: ${relay}`);
+        }
         const masker = this.masker ?? { maskText: (t: string) => t } as Masker;
         return await answerSampling(
           this.name,
@@ -246,6 +265,10 @@ class Connection {
       if (!masker) return;
       const data = maskedDeep(n.params.data, masker);
       for (const listener of logListeners) listener(this.name, n.params.level, data);
+    });
+    // A resource it was asked to watch changed (resources/subscribe, by magi mcp's clients).
+    client.setNotificationHandler(ResourceUpdatedNotificationSchema, (n) => {
+      for (const listener of updateListeners) listener(this.name, n.params.uri);
     });
     // Progress by magi's own tokens. The SDK's handler drops a report that arrives with the
     // result (its response handling runs first and forgets the token); this one runs before
@@ -291,6 +314,25 @@ class Connection {
   /** The question channels of the calls in progress; the latest answers elicitation. */
   readonly asking: Ask[] = [];
 
+  /** The relays of the calls in progress (`magi mcp`'s clients), in order. */
+  readonly relays: Relay[] = [];
+
+  /**
+   * How a request of this server goes on to the client of the calls in progress (`magi mcp`):
+   * its relay when that client declared the request and every call of this server in
+   * progress is that client's; else why not (over stdio a request names no call, so with two
+   * clients' calls it could reach the wrong one). Undefined when no call has a relay: magi
+   * answers the request itself.
+   */
+  #relay(kind: "sampling" | "elicitation"): Relay[typeof kind] | string | undefined {
+    const last = this.relays.at(-1);
+    if (!last) return undefined;
+    if (this.relays.some((r) => r.owner !== last.owner)) {
+      return SEVERAL;
+    }
+    return last[kind] ?? `the MCP client did not declare ${kind}`;
+  }
+
   /** Answers the server's `elicitation/create` by asking the person, field by field. */
   async #elicit(
     params: { mode?: string; message: string; requestedSchema?: unknown },
@@ -310,6 +352,9 @@ class Connection {
   }
 }
 
+/** Why a server's request is not passed on while calls of several clients are in progress. */
+const SEVERAL = "calls of several MCP clients are in progress; it cannot tell whose to ask";
+
 /** Every tool a server lists, page by page. */
 async function listAll(client: Client, timeout: number): Promise<McpTool[]> {
   const tools: McpTool[] = [];
@@ -320,6 +365,20 @@ async function listAll(client: Client, timeout: number): Promise<McpTool[]> {
     cursor = page.nextCursor;
   } while (cursor);
   return tools;
+}
+
+const updateListeners = new Set<(server: string, uri: string) => void>();
+
+/**
+ * Calls `listener` with the server's name and the URI of each
+ * `notifications/resources/updated` a server magi reaches sends (the URI as the server gave
+ * it; the listener masks what it passes on).
+ *
+ * @returns the function that removes the listener
+ */
+export function onMcpResourceUpdated(listener: (server: string, uri: string) => void): () => void {
+  updateListeners.add(listener);
+  return () => void updateListeners.delete(listener);
 }
 
 /** A server's log message: its name, the level, the data (masked). */
@@ -403,7 +462,7 @@ export function expandSpec(
     ...(spec.cwd !== undefined ? { cwd: expand(spec.cwd) } : {}),
     ...(spec.url !== undefined ? { url: expand(spec.url) } : {}),
     ...(spec.headers ? { headers: values(spec.headers) } : {}),
-    ...(spec.oauth ? { oauth: values(spec.oauth) as McpServerSpec["oauth"] } : {}),
+    ...(spec.oauth ? { oauth: values(spec.oauth as Record<string, string>) as PreRegistered } : {}),
   };
 }
 
@@ -750,6 +809,7 @@ async function callRemote(
   );
   let result: CallToolResult;
   if (call.ask) conn.asking.push(call.ask);
+  if (call.relay) conn.relays.push(call.relay);
   // With a listener, the call asks for progress under a token of magi's own.
   const token = call.progress ? `magi-${++progressTokens}` : undefined;
   if (token) conn.progress.set(token, call.progress!);
@@ -781,9 +841,18 @@ async function callRemote(
         }; it is started again on the next call]`,
       };
     }
-    return { isError: true, note: `[magi: ${who} answered with an error: ${messageOf(error)}]` };
+    // A request refused for want of scope: the next login asks for it (mcp_oauth.ts).
+    const wanted = conn.auth?.wantedScope();
+    const more = wanted
+      ? `; it needs more access (scope "${wanted}"): run \`magi mcp login ${conn.name}\``
+      : "";
+    return {
+      isError: true,
+      note: `[magi: ${who} answered with an error: ${messageOf(error)}${more}]`,
+    };
   } finally {
     if (call.ask) conn.asking.splice(conn.asking.lastIndexOf(call.ask), 1);
+    if (call.relay) conn.relays.splice(conn.relays.lastIndexOf(call.relay), 1);
     if (token) conn.progress.delete(token);
   }
   await emitContent(result, call.emit, {

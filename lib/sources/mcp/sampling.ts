@@ -5,8 +5,9 @@
  * first (never the model, never `--auto`), then the request goes to the session's provider as
  * one turn without tools. Elsewhere the request is refused with a line saying why: a command
  * sets that line with {@link setMcpSampling} (`magi run`, `--auto`); without one the command
- * has no model (`magi tools`, `magi call`, `magi mcp`). What is asked and what is answered is
- * masked.
+ * has no model (`magi tools`, `magi call`). `magi mcp` passes the request on to its own
+ * client when that client declared sampling (lib/sources/mcp/client.ts, `Relay`) and refuses it
+ * otherwise. What is asked and what is answered is masked.
  *
  * @module
  */
@@ -46,7 +47,8 @@ export interface SamplingHost {
 
 /** Why sampling is refused when no command said otherwise. */
 export const NO_MODEL = "this magi command has no model to answer it (only `magi chat` answers " +
-  "sampling/createMessage, after asking you)";
+  "sampling/createMessage, after asking you, and `magi mcp` passes it to a client that " +
+  "declared sampling)";
 
 let host: SamplingHost | string = NO_MODEL;
 

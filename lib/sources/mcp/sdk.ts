@@ -17,6 +17,7 @@ import {
   LoggingMessageNotificationSchema,
   McpError,
   ProgressNotificationSchema,
+  ResourceUpdatedNotificationSchema,
   ToolListChangedNotificationSchema,
 } from "@modelcontextprotocol/sdk/types.js";
 import { ChildStdioTransport } from "./stdio.ts";
@@ -26,5 +27,6 @@ export { LoggingMessageNotificationSchema, StreamableHTTPClientTransport };
 export {
   CreateMessageRequestSchema,
   ProgressNotificationSchema,
+  ResourceUpdatedNotificationSchema,
   ToolListChangedNotificationSchema,
 };

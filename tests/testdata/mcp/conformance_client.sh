@@ -15,26 +15,44 @@ case "${MCP_CONFORMANCE_CONTEXT:-}" in
 if (c.client_id) console.log(JSON.stringify({ client_id: c.client_id, ...(c.client_secret ? { client_secret: c.client_secret } : {}) }));')
   ;;
 esac
+# A machine client (auth/client-credentials-basic): its id and secret with the client
+# credentials grant, so tokens come at once, with no login.
+[ "$MCP_CONFORMANCE_SCENARIO" = auth/client-credentials-basic ] &&
+  oauth=$(printf '%s' "$oauth" | sed 's/}$/, "grant": "client_credentials"}/')
+# Client ID Metadata Documents (auth/basic-cimd): the document's URL, as a person who
+# publishes one names it (the suite's authorization server expects this one).
+[ "$MCP_CONFORMANCE_SCENARIO" = auth/basic-cimd ] &&
+  oauth='{"client_metadata_url": "https://conformance-test.local/client-metadata.json"}'
 printf '{"shipped_tools": false, "mcp_servers": {"conf": {"url": "%s", "start": "eager"%s}}}' "$1" "${oauth:+, \"oauth\": $oauth}" >"$dir/config.json"
 magi() { "${DENO:-deno}" run -A --quiet --config "$repo/deno.json" "$repo/main.ts" "$@" --config "$dir/config.json"; }
-# OAuth: `magi mcp login conf` prints the authorization URL; curl plays the person's browser
-# (the suite's authorization server redirects at once to magi's loopback callback).
+# OAuth: `magi mcp login conf` prints each authorization URL (one more for each step-up);
+# curl plays the person's browser and opens every one (the suite's authorization server
+# redirects at once to magi's loopback callback).
 login() {
   magi mcp login conf 2>"$dir/login.err" &
   pid=$!
-  for _ in $(seq 1 200); do
-    url=$(grep -o 'https\{0,1\}://[^ ]*authorize[^ ]*' "$dir/login.err" | head -n 1)
-    [ -n "$url" ] && break
+  opened=0
+  for _ in $(seq 1 400); do
+    urls=$(grep -o 'https\{0,1\}://[^ ]*authorize[^ ]*' "$dir/login.err")
+    count=$(printf '%s' "$urls" | grep -c .)
+    if [ "$count" -gt "$opened" ]; then
+      opened=$((opened + 1))
+      curl -s -L -o /dev/null "$(printf '%s\n' "$urls" | sed -n "${opened}p")"
+      continue
+    fi
     kill -0 "$pid" 2>/dev/null || break
     sleep 0.05
   done
-  [ -n "$url" ] && curl -s -L -o /dev/null "$url"
   wait "$pid"
   status=$?
   cat "$dir/login.err" >&2
   return $status
 }
 case "$MCP_CONFORMANCE_SCENARIO" in
+# Step-up: the call needs more scope than the listing; its refusal names the login to run.
+auth/scope-step-up)
+  login && { magi call conf__test-tool || { login && magi call conf__test-tool; }; } ;;
+auth/client-credentials-basic) magi tools ;;
 auth/*) login && magi tools ;;
 tools_call) magi call conf__add_numbers '{"a": 2, "b": 3}' ;;
 sse-retry) magi call conf__test_reconnection ;;

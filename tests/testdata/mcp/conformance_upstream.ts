@@ -2,9 +2,12 @@
  * An MCP server over stdio that `magi mcp` reaches in the conformance test (config
  * `mcp_servers`, served with `mcp.plain_names`), so the suite's scenarios reach upstream items
  * through magi under the suite's own names: resources `test://static-text`,
- * `test://static-binary` and the template `test://template/{id}/data`; the tools
+ * `test://static-binary`, `test://watched-resource` (subscriptions) and the template
+ * `test://template/{id}/data`; the tools
  * `test_image_content`, `test_audio_content`, `test_embedded_resource`,
- * `test_multiple_content_types` and `test_tool_with_logging`; the prompts `test_simple_prompt`,
+ * `test_multiple_content_types`, `test_tool_with_logging`, `test_sampling` (asks its client,
+ * magi, for a completion) and `test_elicitation_sep1034_defaults`/`…_sep1330_enums` (ask
+ * their client to fill in a form); the prompts `test_simple_prompt`,
  * `test_prompt_with_arguments`, `test_prompt_with_embedded_resource` and
  * `test_prompt_with_image`; and completion (no values).
  */
@@ -23,13 +26,21 @@ import {
   ListResourceTemplatesRequestSchema,
   McpError,
   ReadResourceRequestSchema,
+  SubscribeRequestSchema,
+  UnsubscribeRequestSchema,
 } from "@modelcontextprotocol/sdk/types.js";
 
 // A 1×1 transparent PNG.
 const PNG = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==";
 
 const server = new Server({ name: "conformance-upstream", version: "1.0.0" }, {
-  capabilities: { resources: {}, tools: {}, prompts: {}, completions: {}, logging: {} },
+  capabilities: {
+    resources: { subscribe: true },
+    tools: {},
+    prompts: {},
+    completions: {},
+    logging: {},
+  },
 });
 
 // A short silent WAV (8 kHz, 8-bit mono, no samples).
@@ -43,8 +54,26 @@ server.setRequestHandler(ListToolsRequestSchema, () => ({
     "test_embedded_resource",
     "test_multiple_content_types",
     "test_tool_with_logging",
-  ].map((name) => ({ name, description: `The conformance suite's ${name}`, inputSchema: NO_ARGS })),
+    "test_elicitation_sep1034_defaults",
+    "test_elicitation_sep1330_enums",
+  ].map((name) => ({ name, description: `The conformance suite's ${name}`, inputSchema: NO_ARGS }))
+    .concat([{
+      name: "test_sampling",
+      description: "The conformance suite's test_sampling: asks the client's model",
+      inputSchema: { type: "object", properties: { prompt: { type: "string" } }, required: ["prompt"] },
+    } as never]),
 }));
+
+/** A form the client fills in, and what came back, as the suite's elicitation tools say it. */
+async function elicited(message: string, properties: Record<string, unknown>) {
+  const result = await server.elicitInput({
+    mode: "form",
+    message,
+    requestedSchema: { type: "object", properties } as never,
+  });
+  const text = `Elicitation completed: action=${result.action}, content=${JSON.stringify(result.content ?? {})}`;
+  return { content: [{ type: "text", text }] };
+}
 server.setRequestHandler(CallToolRequestSchema, async (request) => {
   switch (request.params.name) {
     case "test_image_content":
@@ -85,6 +114,51 @@ server.setRequestHandler(CallToolRequestSchema, async (request) => {
       }
       return { content: [{ type: "text", text: "Tool with logging executed successfully" }] };
     }
+    case "test_sampling": {
+      const prompt = String(request.params.arguments?.prompt ?? "");
+      const answer = await server.createMessage({
+        messages: [{ role: "user", content: { type: "text", text: prompt } }],
+        maxTokens: 100,
+      });
+      const text = answer.content.type === "text" ? answer.content.text : `[${answer.content.type}]`;
+      return { content: [{ type: "text", text: `LLM response: ${text}` }] };
+    }
+    case "test_elicitation_sep1034_defaults":
+      return await elicited("Defaults for every primitive type", {
+        name: { type: "string", default: "John Doe" },
+        age: { type: "integer", default: 30 },
+        score: { type: "number", default: 95.5 },
+        status: { type: "string", enum: ["active", "inactive", "pending"], default: "active" },
+        verified: { type: "boolean", default: true },
+      });
+    case "test_elicitation_sep1330_enums":
+      return await elicited("Five kinds of enum", {
+        untitledSingle: { type: "string", enum: ["option1", "option2", "option3"] },
+        titledSingle: {
+          type: "string",
+          oneOf: [
+            { const: "value1", title: "First Option" },
+            { const: "value2", title: "Second Option" },
+            { const: "value3", title: "Third Option" },
+          ],
+        },
+        legacyEnum: {
+          type: "string",
+          enum: ["opt1", "opt2", "opt3"],
+          enumNames: ["Option One", "Option Two", "Option Three"],
+        },
+        untitledMulti: { type: "array", items: { type: "string", enum: ["option1", "option2", "option3"] } },
+        titledMulti: {
+          type: "array",
+          items: {
+            anyOf: [
+              { const: "value1", title: "First Choice" },
+              { const: "value2", title: "Second Choice" },
+              { const: "value3", title: "Third Choice" },
+            ],
+          },
+        },
+      });
   }
   throw new McpError(-32602, `Unknown tool: ${request.params.name}`);
 });
@@ -147,6 +221,7 @@ server.setRequestHandler(ListResourcesRequestSchema, () => ({
   resources: [
     { uri: "test://static-text", name: "static-text", mimeType: "text/plain" },
     { uri: "test://static-binary", name: "static-binary", mimeType: "image/png" },
+    { uri: "test://watched-resource", name: "watched-resource", mimeType: "text/plain" },
   ],
 }));
 server.setRequestHandler(ListResourceTemplatesRequestSchema, () => ({
@@ -161,6 +236,9 @@ server.setRequestHandler(ReadResourceRequestSchema, (request) => {
       contents: [{ uri, mimeType: "text/plain", text: "This is the content of the static text resource." }],
     };
   }
+  if (uri === "test://watched-resource") {
+    return { contents: [{ uri, mimeType: "text/plain", text: `Watched ${watched.size} time(s).` }] };
+  }
   if (uri === "test://static-binary") return { contents: [{ uri, mimeType: "image/png", blob: PNG }] };
   const m = uri.match(/^test:\/\/template\/([^/]+)\/data$/);
   if (m) {
@@ -173,5 +251,15 @@ server.setRequestHandler(ReadResourceRequestSchema, (request) => {
     };
   }
   throw new McpError(-32002, `Resource not found: ${uri}`);
+});
+// Subscriptions (the suite's resources-subscribe and -unsubscribe reach it through magi).
+const watched = new Set<string>();
+server.setRequestHandler(SubscribeRequestSchema, (request) => {
+  watched.add(request.params.uri);
+  return {};
+});
+server.setRequestHandler(UnsubscribeRequestSchema, (request) => {
+  watched.delete(request.params.uri);
+  return {};
 });
 await server.connect(new StdioServerTransport());
