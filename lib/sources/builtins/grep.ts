@@ -15,6 +15,7 @@ import type { Builtin, BuiltinContext, BuiltinResult } from "./builtin.ts";
 import { checkPath, isInside } from "../../policy/roots.ts";
 import { describeError } from "./_files.ts";
 import { readChecked } from "./_race_free.ts";
+import { pathExists } from "../../core/exists.ts";
 import { FileScan, MAX_LINE_BYTES, Search } from "./_grep_file.ts";
 
 // Loaded on the first search, not at start-up — by `import()`, not `require`: a body Worker
@@ -198,25 +199,16 @@ function ancestorsIgnores(root: string, roots: readonly string[]): IgnoreLevel[]
   const dirs: string[] = [];
   for (let dir = dirname(root);; dir = dirname(dir)) {
     dirs.unshift(dir);
-    if (exists(join(dir, ".git")) || dirname(dir) === dir) break;
+    if (pathExists(join(dir, ".git")) || dirname(dir) === dir) break;
   }
   // Only a repository's folders lend their rules; outside one, only the root's own count.
-  if (!exists(join(dirs[0], ".git"))) return [];
+  if (!pathExists(join(dirs[0], ".git"))) return [];
   const levels = dirs.flatMap((dir) => {
     const rules = loadIgnore(dir, roots);
     return rules ? [{ dir, rules }] : [];
   });
   // A root that is itself ignored (`grep x node_modules`) was asked for by name: search it.
   return ignored(levels, root, true) ? [] : levels;
-}
-
-function exists(path: string): boolean {
-  try {
-    Deno.lstatSync(path);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 /**
