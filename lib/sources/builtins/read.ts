@@ -10,6 +10,7 @@
 import type { Builtin, BuiltinContext, BuiltinResult } from "./builtin.ts";
 import { allowed, binaryKind, failure, looksBinary, refused, safeText } from "./_files.ts";
 import { listChecked, openChecked } from "./_race_free.ts";
+import { readFullSync } from "../../core/bytes.ts";
 
 /** Lines returned when the call gives no limit. */
 const DEFAULT_LIMIT = 2000;
@@ -147,8 +148,9 @@ function readLines(
   limit: number,
   signal: AbortSignal,
 ): BuiltinResult {
+  // Synchronous reads of 1 MiB keep a scan through gigabytes several times faster than async.
   const buf = new Uint8Array(CHUNK);
-  let n = readFull(file, buf);
+  let n = readFullSync(file, buf);
   let chunk = buf.subarray(0, n);
   const utf16 = chunk[0] === 0xff && chunk[1] === 0xfe
     ? "utf-16le"
@@ -212,7 +214,7 @@ function readLines(
       pos = nl + 1;
     }
     if (signal.aborted) throw new Error("cancelled");
-    n = readFull(file, buf);
+    n = readFullSync(file, buf);
     chunk = buf.subarray(0, n);
     pos = 0;
   }
@@ -222,20 +224,6 @@ function readLines(
     flush();
   }
   return finish(lines, offset, false, total);
-}
-
-/**
- * Reads until `buf` is full or the file ends; returns the bytes read. Synchronous reads of
- * 1 MiB keep a scan through gigabytes several times faster than async reads.
- */
-function readFull(file: Deno.FsFile, buf: Uint8Array): number {
-  let at = 0;
-  while (at < buf.length) {
-    const n = file.readSync(buf.subarray(at));
-    if (n === null) break;
-    at += n;
-  }
-  return at;
 }
 
 function readUtf16(
