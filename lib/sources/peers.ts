@@ -22,6 +22,7 @@ import { schemaProblem, stripExtensions } from "../core/json_schema.ts";
 import type { StampCache } from "../core/stamp_cache.ts";
 import type { Declaration, Invocation, JsonSchema, Outcome, Tool, Warn } from "../core/types.ts";
 import { findProgram } from "../core/program.ts";
+import { parseJsonObject } from "../core/json_object.ts";
 
 /** The peer name used when the config names none. */
 export const DEFAULT_PEER = "casper";
@@ -272,15 +273,8 @@ export async function invokePeer(peer: Peer, remote: string, call: Invocation): 
 }
 
 function structured(text: string): { said: string; shown?: string; isError: boolean } | null {
-  let data: unknown;
-  try {
-    data = JSON.parse(text);
-  } catch {
-    return null;
-  }
-  if (typeof data !== "object" || data === null || Array.isArray(data)) return null;
-  const r = data as Record<string, unknown>;
-  if (typeof r.said !== "string") return null;
+  const r = parseJsonObject(text);
+  if (typeof r?.said !== "string") return null;
   return {
     said: r.said,
     shown: typeof r.shown === "string" ? r.shown : undefined,
