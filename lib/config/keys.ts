@@ -32,6 +32,27 @@ export interface KeySpec {
 
 const strings = { type: "array", items: { type: "string" } };
 
+/** A size in bytes from `min` (to `max`), with what each bound means in words (`minIs`). */
+interface BytesBounds {
+  default: number;
+  min: number;
+  minIs?: string;
+  max?: number;
+  maxIs?: string;
+}
+
+/** The key of a size in bytes: its schema and its `expected` words both made from the bounds. */
+function bytesKey(b: BytesBounds): KeySpec {
+  const said = (n: number, is?: string) => is ? `${n} (${is})` : `${n}`;
+  return {
+    schema: { type: "integer", minimum: b.min, ...(b.max === undefined ? {} : { maximum: b.max }) },
+    expected: b.max === undefined
+      ? `a whole number of bytes, at least ${said(b.min, b.minIs)}`
+      : `a whole number of bytes from ${said(b.min, b.minIs)} to ${said(b.max, b.maxIs)}`,
+    default: b.default,
+  };
+}
+
 /**
  * Keys a project's `.magi/config.jsonc` may set only when the person's own config lists the
  * project in `trusted_projects`: they start programs (tools, peers, MCP servers), send the
@@ -132,41 +153,34 @@ export const KEYS: Record<string, KeySpec> = {
     expected: "an object of prices in US dollars per million tokens, by model: " +
       '{"gpt-4o": {"input": 2.5, "output": 10, "cached": 1.25}}',
   },
-  "limits.said_bytes": {
-    schema: { type: "integer", minimum: 1024, maximum: 67108864 },
-    expected: "a whole number of bytes from 1024 to 67108864 (64 MiB)",
-    default: 16384,
-  },
-  "limits.shown_bytes": {
-    schema: { type: "integer", minimum: 1024, maximum: 67108864 },
-    expected: "a whole number of bytes from 1024 to 67108864 (64 MiB)",
-    default: 65536,
-  },
-  "limits.image_bytes": {
-    schema: { type: "integer", minimum: 0, maximum: 20971520 },
-    expected: "a whole number of bytes from 0 (send no images) to 20971520 (20 MiB)",
+  "limits.said_bytes": bytesKey({ default: 16384, min: 1024, max: 67108864, maxIs: "64 MiB" }),
+  "limits.shown_bytes": bytesKey({ default: 65536, min: 1024, max: 67108864, maxIs: "64 MiB" }),
+  "limits.image_bytes": bytesKey({
     default: 5 * 1024 * 1024,
-  },
-  "limits.mcp_message_bytes": {
-    schema: { type: "integer", minimum: 65536, maximum: 1073741824 },
-    expected: "a whole number of bytes from 65536 (64 KiB) to 1073741824 (1 GiB)",
+    min: 0,
+    minIs: "send no images",
+    max: 20971520,
+    maxIs: "20 MiB",
+  }),
+  "limits.mcp_message_bytes": bytesKey({
     default: 16 * 1024 * 1024,
-  },
-  "limits.spill_bytes": {
-    schema: { type: "integer", minimum: 4096 },
-    expected: "a whole number of bytes, at least 4096 (a spill file keeps its head and tail)",
+    min: 65536,
+    minIs: "64 KiB",
+    max: 1073741824,
+    maxIs: "1 GiB",
+  }),
+  "limits.spill_bytes": bytesKey({
     default: 256 * 1024 * 1024,
-  },
-  "limits.write_bytes": {
-    schema: { type: "integer", minimum: 1024, maximum: 268435456 },
-    expected: "a whole number of bytes from 1024 to 268435456 (256 MiB)",
+    min: 4096,
+    minIs: "a spill file keeps its head and tail",
+  }),
+  "limits.write_bytes": bytesKey({
     default: 32 * 1024 * 1024,
-  },
-  "limits.lua_memory_bytes": {
-    schema: { type: "integer", minimum: 1048576 },
-    expected: "a whole number of bytes, at least 1048576 (1 MiB)",
-    default: 64 * 1024 * 1024,
-  },
+    min: 1024,
+    max: 268435456,
+    maxIs: "256 MiB",
+  }),
+  "limits.lua_memory_bytes": bytesKey({ default: 64 * 1024 * 1024, min: 1048576, minIs: "1 MiB" }),
   lua_dirs: {
     union: true,
     schema: { anyOf: [{ type: "string" }, strings] },
@@ -302,11 +316,7 @@ export const KEYS: Record<string, KeySpec> = {
         ? Math.min(before, project)
         : before,
   },
-  "agents.summary_bytes": {
-    schema: { type: "integer", minimum: 256, maximum: 65536 },
-    expected: "a whole number of bytes from 256 to 65536",
-    default: 4096,
-  },
+  "agents.summary_bytes": bytesKey({ default: 4096, min: 256, max: 65536 }),
   "mcp.audience_pair": {
     schema: { type: "boolean" },
     expected: "true or false",
