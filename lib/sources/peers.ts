@@ -16,6 +16,7 @@ import { Buffer } from "node:buffer";
 import { dirname, isAbsolute, resolve } from "node:path";
 import { processOutcome } from "../exec/outcome.ts";
 import { spawnProcess } from "../exec/spawn.ts";
+import { spawnCollecting } from "../exec/collect.ts";
 import { stampOf } from "./discovery_cache.ts";
 import { parseQuestion } from "./program_call.ts";
 import { schemaProblem, stripExtensions } from "../core/json_schema.ts";
@@ -137,16 +138,13 @@ async function listing(peer: Peer, opts: PeerDiscovery): Promise<PeerListing> {
 }
 
 async function askForTools(peer: Peer, opts: PeerDiscovery): Promise<PeerListing> {
-  const chunks: Uint8Array[] = [];
-  const spawned = await spawnProcess({
+  const spawned = await spawnCollecting({
     program: peer.program,
     args: ["tools", "--json"],
     cwd: opts.cwd,
     env: opts.env,
     timeoutMs: LIST_TIMEOUT_MS,
     maxStdoutBytes: LIST_MAX_BYTES,
-    graceMs: 500,
-    onStdout: (chunk) => void chunks.push(chunk.slice()),
   });
   if (spawned.startError) return { problem: spawned.startError };
   if (spawned.timedOut) {
@@ -162,7 +160,7 @@ async function askForTools(peer: Peer, opts: PeerDiscovery): Promise<PeerListing
       }`,
     };
   }
-  const text = new TextDecoder().decode(Buffer.concat(chunks));
+  const text = new TextDecoder().decode(spawned.stdout);
   let data: unknown;
   try {
     data = JSON.parse(text);
