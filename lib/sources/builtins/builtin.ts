@@ -53,6 +53,18 @@ export interface Builtin {
   run(args: Record<string, unknown>, ctx: BuiltinContext): Promise<BuiltinResult>;
 }
 
+/**
+ * A builtin's parameters: a JSON Schema object of exactly `properties` (no others), with
+ * its `x-magi` argv mapping.
+ */
+export function closedObject(
+  properties: Record<string, JsonSchema>,
+  required: string[],
+  xMagi: JsonSchema,
+): JsonSchema {
+  return { type: "object", properties, required, additionalProperties: false, "x-magi": xMagi };
+}
+
 /** What every builtin shares, from the runtime. */
 export interface BuiltinSettings {
   /** The allowed roots (real absolute paths). */

@@ -11,7 +11,7 @@ import { dirname, isAbsolute, join, relative, sep } from "node:path";
 import type ignoreFactory from "ignore";
 import type { Ignore } from "ignore";
 import type picomatchFn from "picomatch";
-import type { Builtin, BuiltinContext, BuiltinResult } from "./builtin.ts";
+import { type Builtin, type BuiltinContext, type BuiltinResult, closedObject } from "./builtin.ts";
 import { checkPath, isInside } from "../../policy/roots.ts";
 import { describeError } from "./_files.ts";
 import { readChecked } from "./_race_free.ts";
@@ -38,9 +38,8 @@ export const grep: Builtin = {
   description:
     "Search files for a regex (JavaScript syntax): path:line:text; honours .gitignore, skips binary.\n" +
     "grep <pattern> [<path>...] [--glob G] [--context N] [--limit N] [--word] [--ignore-case]",
-  parameters: {
-    type: "object",
-    properties: {
+  parameters: closedObject(
+    {
       pattern: { type: "string" },
       paths: { type: "array", items: { type: "string" }, description: "Default: ." },
       glob: { type: "string", description: "File filter, e.g. *.ts or src/**/*.{js,ts}" },
@@ -49,9 +48,8 @@ export const grep: Builtin = {
       word: { type: "boolean", description: "Whole words only" },
       ignore_case: { type: "boolean" },
     },
-    required: ["pattern"],
-    additionalProperties: false,
-    "x-magi": {
+    ["pattern"],
+    {
       argv: [
         { field: "pattern" },
         { field: "paths" },
@@ -63,7 +61,7 @@ export const grep: Builtin = {
       ],
       stdin: { mode: "none" },
     },
-  },
+  ),
   run: (args, ctx) => grepBuiltin(args, ctx),
 };
 

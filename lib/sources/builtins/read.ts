@@ -7,7 +7,7 @@
  *
  * @module
  */
-import type { Builtin, BuiltinContext, BuiltinResult } from "./builtin.ts";
+import { type Builtin, type BuiltinContext, type BuiltinResult, closedObject } from "./builtin.ts";
 import { allowed, binaryKind, failure, looksBinary, refused, safeText } from "./_files.ts";
 import { listChecked, openChecked } from "./_race_free.ts";
 import { readFullSync } from "../../core/bytes.ts";
@@ -29,23 +29,21 @@ export const read: Builtin = {
   name: "read",
   description: "Read a file as numbered lines (cat -n style), or list a directory.\n" +
     "read <path> [--offset N] [--limit N]",
-  parameters: {
-    type: "object",
-    properties: {
+  parameters: closedObject(
+    {
       path: { type: "string", description: "File or directory, relative to the working directory" },
       offset: { type: "integer", minimum: 1, description: "First line (1-based)" },
       limit: { type: "integer", minimum: 1, description: `Max lines (${DEFAULT_LIMIT})` },
     },
-    required: ["path"],
-    additionalProperties: false,
-    "x-magi": {
+    ["path"],
+    {
       argv: [{ field: "path" }, { flag: "--offset", field: "offset" }, {
         flag: "--limit",
         field: "limit",
       }],
       stdin: { mode: "none" },
     },
-  },
+  ),
   run: (args, ctx) => readBuiltin(args, ctx),
 };
 
