@@ -5,6 +5,7 @@
  * @module
  */
 import type { JsonSchema } from "../core/types.ts";
+import { closedObject } from "../core/closed_object.ts";
 import { PROVIDERS_SCHEMA } from "./providers.ts";
 import { RULE_SCHEMA } from "./rule_schema.ts";
 import { tightenMode, tightenNetwork, tightenPolicy } from "./sandbox_settings.ts";
@@ -31,6 +32,11 @@ export interface KeySpec {
 }
 
 const strings = { type: "array", items: { type: "string" } };
+
+/** The key of a text that may not be empty; with `paths`, a path (see {@link KeySpec.paths}). */
+function textKey(expected: string, opts: { paths?: true } = {}): KeySpec {
+  return { schema: { type: "string", minLength: 1 }, expected, ...opts };
+}
 
 /** A size in bytes from `min` (to `max`), with what each bound means in words (`minIs`). */
 interface BytesBounds {
@@ -88,16 +94,11 @@ export const GROUPS = ["limits", "secrets", "sandbox", "agents", "display", "mcp
 
 const hookList = {
   type: "array",
-  items: {
-    type: "object",
-    required: ["command"],
-    properties: {
-      command: { type: "string", minLength: 1 },
-      matcher: { type: "string", minLength: 1 },
-      timeout_seconds: { type: "number", exclusiveMinimum: 0, maximum: 600 },
-    },
-    additionalProperties: false,
-  },
+  items: closedObject({
+    command: { type: "string", minLength: 1 },
+    matcher: { type: "string", minLength: 1 },
+    timeout_seconds: { type: "number", exclusiveMinimum: 0, maximum: 600 },
+  }, ["command"]),
 };
 
 /** Leaf keys, dotted for those inside a group. */
@@ -219,11 +220,7 @@ export const KEYS: Record<string, KeySpec> = {
     expected: "a list of folder paths (read, write, edit and grep stay inside them)",
     paths: true,
   },
-  spill_dir: {
-    schema: { type: "string", minLength: 1 },
-    expected: "a folder path",
-    paths: true,
-  },
+  spill_dir: textKey("a folder path", { paths: true }),
   providers: {
     schema: PROVIDERS_SCHEMA,
     expected:
@@ -231,15 +228,8 @@ export const KEYS: Record<string, KeySpec> = {
       '"api_key_env", "timeout_seconds", "max_retries", "max_tokens", "parallel_tool_calls", ' +
       '"context_window", "server", "compact_at", "thinking_budget", "reasoning_effort"}}',
   },
-  provider: {
-    schema: { type: "string", minLength: 1 },
-    expected: "the name of a provider",
-  },
-  sessions_dir: {
-    schema: { type: "string", minLength: 1 },
-    expected: "a folder path",
-    paths: true,
-  },
+  provider: textKey("the name of a provider"),
+  sessions_dir: textKey("a folder path", { paths: true }),
   "sandbox.mode": {
     schema: { enum: ["read-only", "workspace-write", "off"] },
     expected: '"read-only", "workspace-write" (the default) or "off"',
@@ -281,15 +271,11 @@ export const KEYS: Record<string, KeySpec> = {
       "command?, fields?, where?, reason?, examples?}], disable?: [default rule ids], " +
       'sandbox?: true | false | {"network": true}}',
   },
-  system_prompt: {
-    schema: { type: "string", minLength: 1 },
-    expected: "the text that replaces magi's opening lines of the system prompt",
-  },
-  system_prompt_file: {
-    schema: { type: "string", minLength: 1 },
-    expected: "a file whose text replaces magi's opening lines of the system prompt",
-    paths: true,
-  },
+  system_prompt: textKey("the text that replaces magi's opening lines of the system prompt"),
+  system_prompt_file: textKey(
+    "a file whose text replaces magi's opening lines of the system prompt",
+    { paths: true },
+  ),
   hooks: {
     schema: {
       type: "object",
@@ -353,15 +339,10 @@ export const KEYS: Record<string, KeySpec> = {
             properties: {
               url: { type: "string", pattern: "^https?://" },
               headers: { type: "object", additionalProperties: { type: "string" } },
-              oauth: {
-                type: "object",
-                required: ["client_id"],
-                properties: {
-                  client_id: { type: "string", minLength: 1 },
-                  client_secret: { type: "string", minLength: 1 },
-                },
-                additionalProperties: false,
-              },
+              oauth: closedObject({
+                client_id: { type: "string", minLength: 1 },
+                client_secret: { type: "string", minLength: 1 },
+              }, ["client_id"]),
               timeout_seconds: { type: "number", exclusiveMinimum: 0 },
               connect_timeout_seconds: { type: "number", exclusiveMinimum: 0 },
               start: { enum: ["lazy", "eager"] },

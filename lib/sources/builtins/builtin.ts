@@ -7,6 +7,7 @@
  */
 import { builtinEffects } from "../../policy/effects.ts";
 import { stripExtensions } from "../../core/json_schema.ts";
+import { closedObject as closedSchema } from "../../core/closed_object.ts";
 import type { Invocation, JsonSchema, Tool } from "../../core/types.ts";
 import type { ErrorCode } from "../../core/errors.ts";
 
@@ -62,7 +63,7 @@ export function closedObject(
   required: string[],
   xMagi: JsonSchema,
 ): JsonSchema {
-  return { type: "object", properties, required, additionalProperties: false, "x-magi": xMagi };
+  return { ...closedSchema(properties, required), "x-magi": xMagi };
 }
 
 /** What every builtin shares, from the runtime. */
