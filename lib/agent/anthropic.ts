@@ -11,7 +11,6 @@ import { adaptTools, providerName, registryName } from "./adapt.ts";
 import {
   type Message,
   type Provider,
-  providerError,
   type ProviderSettings,
   StreamCutError,
   streamError,
@@ -172,9 +171,7 @@ export class AnthropicProvider implements Provider {
         stream: true,
       }, { signal: watch.signal });
     } catch (error) {
-      watch.stop();
-      if (request.signal?.aborted) throw error;
-      throw providerError(this.name, error);
+      throw watch.openFailed(this.name, error);
     }
     let text = "";
     let reasoning = "";

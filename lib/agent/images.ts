@@ -23,6 +23,7 @@ import { basename, dirname, join } from "node:path";
 import type { ToolResult } from "../runtime/run_tool.ts";
 import { decodeBase64 } from "../sources/mcp/content.ts";
 import { createPrivateFile, privateDir } from "../core/private.ts";
+import { readFullSync } from "../core/bytes.ts";
 
 /**
  * An image a tool result carries: its type, the file in the session's images folder holding
@@ -162,12 +163,7 @@ function readChecked(path: string, sha256: string): Uint8Array | undefined {
     if (!opened.isFile || opened.ino !== seen.ino || opened.dev !== seen.dev) return;
     if (opened.size > MAX_IMAGE_FILE_BYTES) return;
     const bytes = new Uint8Array(opened.size);
-    let at = 0;
-    while (at < bytes.length) {
-      const n = file.readSync(bytes.subarray(at));
-      if (n === null) break;
-      at += n;
-    }
+    const at = readFullSync(file, bytes);
     // A file grown since it was looked at is not the one recorded either.
     if (at !== bytes.length || file.readSync(new Uint8Array(1)) !== null) return;
     return sha256Hex(bytes) === sha256 ? bytes : undefined;

@@ -177,9 +177,7 @@ export class OpenAIProvider implements Provider {
           : {}),
       }, { signal: watch.signal });
     } catch (error) {
-      watch.stop();
-      if (request.signal?.aborted) throw error;
-      throw providerError(this.name, error);
+      throw watch.openFailed(this.name, error);
     }
     let text = "";
     let refusal = "";

@@ -294,4 +294,15 @@ export class StreamWatch {
     clearTimeout(this.#timer);
     this.#parent?.removeEventListener("abort", this.#onParent);
   }
+
+  /**
+   * Stops watching a request that failed before its stream opened.
+   *
+   * @returns what to throw: `error` itself where the caller's signal was aborted (its
+   *   cancel), else the {@link providerError} for it
+   */
+  openFailed(name: string, error: unknown): unknown {
+    this.stop();
+    return this.#parent?.aborted ? error : providerError(name, error);
+  }
 }

@@ -13,7 +13,7 @@ import { join } from "node:path";
 import type { Masker } from "../pipeline/mask.ts";
 import { openPrivateAppend, privateDir } from "../core/private.ts";
 import type { Warn } from "../core/types.ts";
-import type { Message, ThinkingBlock, ToolCallRequest } from "./provider.ts";
+import type { Message, ThinkingBlock, ToolCallRequest, Usage } from "./provider.ts";
 import { pruneMessages, summaryMessage } from "./history.ts";
 import { magiDir } from "../core/xdg.ts";
 
@@ -72,16 +72,7 @@ export type SessionEvent =
   }
   // What the provider reported for one request; `estimated_tokens` is magi's estimate of the
   // request before it was sent (lib/agent/tokens.ts).
-  | {
-    type: "usage";
-    at: string;
-    input_tokens: number;
-    output_tokens: number;
-    cached_tokens?: number;
-    cache_write_tokens?: number;
-    reasoning_tokens?: number;
-    estimated_tokens?: number;
-  }
+  | ({ type: "usage"; at: string } & Usage)
   // From here on, the tool results among the first `upto` messages are read pruned
   // (lib/agent/history.ts); `tokens_before`/`tokens_after` are estimates.
   | { type: "prune"; at: string; upto: number; tokens_before: number; tokens_after: number }

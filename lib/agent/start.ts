@@ -32,6 +32,14 @@ export interface Agent {
   system: string;
 }
 
+/** What `runAgent` takes from an agent as it is: its prompt and the provider's settings. */
+export function agentSettings(
+  agent: Agent,
+): Pick<Agent, "system" | "maxRetries" | "maxTokens" | "context"> {
+  const { system, maxRetries, maxTokens, context } = agent;
+  return { system, maxRetries, maxTokens, context };
+}
+
 /** The flags `magi run` and `magi chat` share. */
 export interface AgentFlags {
   provider?: string;

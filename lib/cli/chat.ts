@@ -27,6 +27,7 @@ import { stdout } from "../pipeline/out.ts";
 import { createPrivateFile } from "../core/private.ts";
 import { EXIT, parseCommand, UsageError } from "./common.ts";
 import { maxTurnsOf, startFromFlags } from "./run.ts";
+import { agentSettings } from "../agent/start.ts";
 import { userPromptHook } from "../runtime/hooks/session_hooks.ts";
 import { claimInterrupts } from "../exec/spawn.ts";
 import { APPROVAL, approvalOf, choicesLine, normaliseAnswer } from "../terminal/choice.ts";
@@ -393,11 +394,8 @@ export async function chatCommand(args: string[]): Promise<number> {
           rt,
           provider,
           session,
-          system: agent.system,
+          ...agentSettings(agent),
           maxTurns,
-          maxRetries: agent.maxRetries,
-          maxTokens: agent.maxTokens,
-          context: agent.context,
           signal: controller.signal,
           view,
           answer,

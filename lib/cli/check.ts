@@ -8,17 +8,14 @@ import { Buffer } from "node:buffer";
 import { childEnv } from "../exec/env.ts";
 import { stderrTail } from "../exec/outcome.ts";
 import { spawnProcess } from "../exec/spawn.ts";
-import { parseCommand, runtimeFor, UsageError, write } from "./common.ts";
+import { parseOptionsOnly, runtimeFor, write } from "./common.ts";
 
 /** Time limit of one selftest, in milliseconds. */
 const SELFTEST_TIMEOUT_MS = 60_000;
 
 /** Runs `magi check`; exits 1 when any selftest fails. */
 export async function checkCommand(args: string[]): Promise<number> {
-  const { values, positionals } = parseCommand(args, {});
-  if (positionals.length > 0) {
-    throw new UsageError(`magi check takes no words; got "${positionals[0]}"`);
-  }
+  const values = parseOptionsOnly("check", args, {});
   const rt = await runtimeFor(values, { calls: true });
   let failed = 0;
   let ran = 0;

@@ -53,6 +53,23 @@ export function parseCommand<O extends ParseArgsConfig["options"]>(args: string[
   }
 }
 
+/**
+ * {@link parseCommand} for a command that takes options only (`magi tools`).
+ *
+ * @throws UsageError naming the first word given
+ */
+export function parseOptionsOnly<O extends ParseArgsConfig["options"]>(
+  command: string,
+  args: string[],
+  options: O,
+) {
+  const { values, positionals } = parseCommand(args, options);
+  if (positionals.length > 0) {
+    throw new UsageError(`magi ${command} takes no words; got "${positionals[0]}"`);
+  }
+  return values;
+}
+
 /** Node's parseArgs messages, said as magi says things. */
 function inMagisVoice(message: string): string {
   const unknown = /Unknown option '([^']+)'/.exec(message);

@@ -7,14 +7,11 @@ import { CONFIG_OPTIONS } from "./options.ts";
 import { type KeyName, loadConfig, readConfigFile } from "../config/load.ts";
 import { loadPolicy, policySources, userConfigFile } from "../policy/decide.ts";
 import { maskerFor } from "../runtime/runtime.ts";
-import { parseCommand, UsageError, warn, write } from "./common.ts";
+import { parseOptionsOnly, warn, write } from "./common.ts";
 
 /** Runs `magi config`. */
 export async function configCommand(args: string[]): Promise<number> {
-  const { values, positionals } = parseCommand(args, CONFIG_OPTIONS);
-  if (positionals.length > 0) {
-    throw new UsageError(`magi config takes no words; got "${positionals[0]}"`);
-  }
+  const values = parseOptionsOnly("config", args, CONFIG_OPTIONS);
   // Only the config: no tool is visited and no MCP server started to print it.
   const env = Deno.env.toObject();
   const config = loadConfig({

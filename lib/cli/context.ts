@@ -11,14 +11,11 @@ import { maxDepth } from "../agent/subagents/host.ts";
 import { agentDeclaration } from "../agent/subagents/tool.ts";
 import { listProfiles } from "../agent/subagents/profiles.ts";
 import { CONTEXT_OPTIONS } from "./options.ts";
-import { parseCommand, runtimeFor, UsageError, write, writeJson } from "./common.ts";
+import { parseOptionsOnly, runtimeFor, write, writeJson } from "./common.ts";
 
 /** Runs `magi context`. */
 export async function contextCommand(args: string[]): Promise<number> {
-  const { values, positionals } = parseCommand(args, CONTEXT_OPTIONS);
-  if (positionals.length > 0) {
-    throw new UsageError(`magi context takes no words; got "${positionals[0]}"`);
-  }
+  const values = parseOptionsOnly("context", args, CONTEXT_OPTIONS);
   const rt = await runtimeFor(values);
   const prompt = promptFor(rt, new Date());
   const bytes = (text: string) => new TextEncoder().encode(text).length;

@@ -15,7 +15,7 @@ import { ProviderError } from "../agent/provider.ts";
 import type { AnswerProvider } from "../pipeline/ask.ts";
 import { ProviderConfigError } from "../agent/providers.ts";
 import type { Session } from "../agent/session.ts";
-import { type Agent, startAgent } from "../agent/start.ts";
+import { type Agent, agentSettings, startAgent } from "../agent/start.ts";
 import type { Runtime } from "../runtime/runtime.ts";
 import { TerminalView } from "../terminal/view.ts";
 import { stderr, stdout } from "../pipeline/out.ts";
@@ -176,11 +176,8 @@ export async function runCommand(args: string[]): Promise<number> {
       rt,
       provider: agent.provider,
       session,
-      system: agent.system,
+      ...agentSettings(agent),
       maxTurns,
-      maxRetries: agent.maxRetries,
-      maxTokens: agent.maxTokens,
-      context: agent.context,
       signal: controller.signal,
       view,
       answer: answersFrom(values.answer ?? [], view),

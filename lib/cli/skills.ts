@@ -6,14 +6,11 @@
  * @module
  */
 import { SKILLS_OPTIONS } from "./options.ts";
-import { parseCommand, runtimeFor, UsageError, write, writeJson } from "./common.ts";
+import { parseOptionsOnly, runtimeFor, write, writeJson } from "./common.ts";
 
 /** Runs `magi skills`. */
 export async function skillsCommand(args: string[]): Promise<number> {
-  const { values, positionals } = parseCommand(args, SKILLS_OPTIONS);
-  if (positionals.length > 0) {
-    throw new UsageError(`magi skills takes no words; got "${positionals[0]}"`);
-  }
+  const values = parseOptionsOnly("skills", args, SKILLS_OPTIONS);
   const rt = await runtimeFor(values);
   if (values.json) {
     await writeJson(

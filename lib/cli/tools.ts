@@ -4,15 +4,12 @@
  *
  * @module
  */
-import { parseCommand, runtimeFor, UsageError, write, writeJson } from "./common.ts";
+import { parseOptionsOnly, runtimeFor, write, writeJson } from "./common.ts";
 import { TOOLS_OPTIONS } from "./options.ts";
 
 /** Runs `magi tools`. */
 export async function toolsCommand(args: string[]): Promise<number> {
-  const { values, positionals } = parseCommand(args, TOOLS_OPTIONS);
-  if (positionals.length > 0) {
-    throw new UsageError(`magi tools takes no words; got "${positionals[0]}"`);
-  }
+  const values = parseOptionsOnly("tools", args, TOOLS_OPTIONS);
   const rt = await runtimeFor(values);
   if (values.json) {
     await writeJson(rt.registry.declarations(), 2);

@@ -8,6 +8,7 @@ import type { JsonSchema } from "../core/types.ts";
 import type { DeepReadonly } from "./freeze.ts";
 import type { HookEvent, HookSpec, McpServerSpec, PolicyConfig } from "./shapes.ts";
 import { type ProviderConfig, PROVIDERS_SCHEMA } from "./providers.ts";
+import { closedObject } from "../core/closed_object.ts";
 import { RULE_SCHEMA } from "./rule_schema.ts";
 import {
   type SandboxMode,
@@ -67,6 +68,30 @@ function key<T>(spec: KeySpec<T>): KeySpec<T> {
 
 const strings = { type: "array", items: { type: "string" } };
 
+/** A size in bytes from `min` (to `max`), with what a bound means in words (`minIs`). */
+interface BytesBounds {
+  default: number;
+  min: number;
+  minIs?: string;
+  max?: number;
+  maxIs?: string;
+  /** The README row's meaning. */
+  meaning: string;
+}
+
+/** The key of a size in bytes: its schema, `expected` words and doc row made from the bounds. */
+function bytesKey(b: BytesBounds): Defaulted<number> {
+  const said = (n: number, is?: string) => is ? `${n} (${is})` : `${n}`;
+  return key<number>({
+    doc: { default: `\`${b.default}\``, meaning: b.meaning },
+    schema: { type: "integer", minimum: b.min, ...(b.max === undefined ? {} : { maximum: b.max }) },
+    expected: b.max === undefined
+      ? `a whole number of bytes, at least ${said(b.min, b.minIs)}`
+      : `a whole number of bytes from ${said(b.min, b.minIs)} to ${said(b.max, b.maxIs)}`,
+    default: b.default,
+  });
+}
+
 /** A folder path or a list of them (`tools_dir`, `lua_dirs`), resolved to absolute paths. */
 export type Folders = string | readonly string[];
 
@@ -75,16 +100,11 @@ export const GROUPS = ["limits", "secrets", "sandbox", "agents", "display", "mcp
 
 const hookList = {
   type: "array",
-  items: {
-    type: "object",
-    required: ["command"],
-    properties: {
-      command: { type: "string", minLength: 1 },
-      matcher: { type: "string", minLength: 1 },
-      timeout_seconds: { type: "number", exclusiveMinimum: 0, maximum: 600 },
-    },
-    additionalProperties: false,
-  },
+  items: closedObject({
+    command: { type: "string", minLength: 1 },
+    matcher: { type: "string", minLength: 1 },
+    timeout_seconds: { type: "number", exclusiveMinimum: 0, maximum: 600 },
+  }, ["command"]),
 };
 
 /**
@@ -170,62 +190,54 @@ export const KEYS = {
     expected: "an object of prices in US dollars per million tokens, by model: " +
       '{"gpt-4o": {"input": 2.5, "output": 10, "cached": 1.25}}',
   }),
-  "limits.said_bytes": key<number>({
-    doc: { default: "`16384`", meaning: "bound on what the model reads (1024 to 64 MiB)" },
-    schema: { type: "integer", minimum: 1024, maximum: 67108864 },
-    expected: "a whole number of bytes from 1024 to 67108864 (64 MiB)",
+  "limits.said_bytes": bytesKey({
     default: 16384,
+    min: 1024,
+    max: 67108864,
+    maxIs: "64 MiB",
+    meaning: "bound on what the model reads (1024 to 64 MiB)",
   }),
-  "limits.shown_bytes": key<number>({
-    doc: { default: "`65536`", meaning: "bound on what the person sees (1024 to 64 MiB)" },
-    schema: { type: "integer", minimum: 1024, maximum: 67108864 },
-    expected: "a whole number of bytes from 1024 to 67108864 (64 MiB)",
+  "limits.shown_bytes": bytesKey({
     default: 65536,
+    min: 1024,
+    max: 67108864,
+    maxIs: "64 MiB",
+    meaning: "bound on what the person sees (1024 to 64 MiB)",
   }),
-  "limits.image_bytes": key<number>({
-    doc: {
-      default: "`5242880`",
-      meaning: "largest tool-result image sent to the provider (0 sends none; up to 20 MiB)",
-    },
-    schema: { type: "integer", minimum: 0, maximum: 20971520 },
-    expected: "a whole number of bytes from 0 (send no images) to 20971520 (20 MiB)",
+  "limits.image_bytes": bytesKey({
     default: 5 * 1024 * 1024,
+    min: 0,
+    minIs: "send no images",
+    max: 20971520,
+    maxIs: "20 MiB",
+    meaning: "largest tool-result image sent to the provider (0 sends none; up to 20 MiB)",
   }),
-  "limits.mcp_message_bytes": key<number>({
-    doc: {
-      default: "`16777216`",
-      meaning: "largest MCP stdio message, either way (64 KiB to 1 GiB)",
-    },
-    schema: { type: "integer", minimum: 65536, maximum: 1073741824 },
-    expected: "a whole number of bytes from 65536 (64 KiB) to 1073741824 (1 GiB)",
+  "limits.mcp_message_bytes": bytesKey({
     default: 16 * 1024 * 1024,
+    min: 65536,
+    minIs: "64 KiB",
+    max: 1073741824,
+    maxIs: "1 GiB",
+    meaning: "largest MCP stdio message, either way (64 KiB to 1 GiB)",
   }),
-  "limits.spill_bytes": key<number>({
-    doc: {
-      default: "`268435456`",
-      meaning: "cap on a spill file (at least 4096); past it the head and tail are kept",
-    },
-    schema: { type: "integer", minimum: 4096 },
-    expected: "a whole number of bytes, at least 4096 (a spill file keeps its head and tail)",
+  "limits.spill_bytes": bytesKey({
     default: 256 * 1024 * 1024,
+    min: 4096,
+    minIs: "a spill file keeps its head and tail",
+    meaning: "cap on a spill file (at least 4096); past it the head and tail are kept",
   }),
-  "limits.write_bytes": key<number>({
-    doc: {
-      default: "`33554432`",
-      meaning: "cap on what one `write` or `edit` brings (1024 to 256 MiB)",
-    },
-    schema: { type: "integer", minimum: 1024, maximum: 268435456 },
-    expected: "a whole number of bytes from 1024 to 268435456 (256 MiB)",
+  "limits.write_bytes": bytesKey({
     default: 32 * 1024 * 1024,
+    min: 1024,
+    max: 268435456,
+    maxIs: "256 MiB",
+    meaning: "cap on what one `write` or `edit` brings (1024 to 256 MiB)",
   }),
-  "limits.lua_memory_bytes": key<number>({
-    doc: {
-      default: "`67108864`",
-      meaning: "cap on the Lua heap (all declarations share one engine)",
-    },
-    schema: { type: "integer", minimum: 1048576 },
-    expected: "a whole number of bytes, at least 1048576 (1 MiB)",
+  "limits.lua_memory_bytes": bytesKey({
     default: 64 * 1024 * 1024,
+    min: 1048576,
+    minIs: "1 MiB",
+    meaning: "cap on the Lua heap (all declarations share one engine)",
   }),
   lua_dirs: key<Folders>({
     doc: {

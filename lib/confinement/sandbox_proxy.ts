@@ -8,6 +8,7 @@
  * @module
  */
 import { join } from "node:path";
+import { concatBytes } from "../core/bytes.ts";
 import { privateSocketDir } from "../exec/unix_socket.ts";
 
 /** Whether a host name is allowed: an exact name, or `*.name` for any name below it. */
@@ -76,22 +77,12 @@ async function readHead(conn: Deno.Conn): Promise<{ head: string; rest: Uint8Arr
     if (n === null) return null;
     chunks.push(buf.slice(0, n));
     size += n;
-    const all = concat(chunks, size);
+    const all = concatBytes(chunks, size);
     const text = new TextDecoder("latin1").decode(all);
     const end = text.indexOf("\r\n\r\n");
     if (end >= 0) return { head: text.slice(0, end + 4), rest: all.slice(end + 4) };
   }
   return null;
-}
-
-function concat(chunks: Uint8Array[], size: number): Uint8Array {
-  const out = new Uint8Array(size);
-  let at = 0;
-  for (const c of chunks) {
-    out.set(c, at);
-    at += c.length;
-  }
-  return out;
 }
 
 async function refuse(conn: Deno.Conn, status: string, why: string): Promise<void> {
@@ -138,7 +129,7 @@ async function serve(conn: Deno.Conn, allowed: readonly string[]): Promise<void>
     const head = `${method} ${url.pathname}${url.search} ${version}\r\n` +
       [...kept, "Connection: close"].join("\r\n") + "\r\n\r\n";
     const bytes = enc.encode(head);
-    first = concat([bytes, got.rest], bytes.length + got.rest.length);
+    first = concatBytes([bytes, got.rest], bytes.length + got.rest.length);
   }
   if (!to) return refuse(conn, "400 Bad Request", "a malformed host");
   if (!hostAllowed(to.host, allowed)) {

@@ -6,6 +6,7 @@
  *
  * @module
  */
+import { concatBytes } from "./bytes.ts";
 
 /** One framed piece: a line (with its line break, as read), or a line over the cap. */
 export type Piece =
@@ -42,14 +43,7 @@ function withoutBreak(line: Uint8Array): Uint8Array {
 }
 
 function concat(chunks: Uint8Array[], total: number): Uint8Array {
-  if (chunks.length === 1) return chunks[0];
-  const out = new Uint8Array(total);
-  let at = 0;
-  for (const c of chunks) {
-    out.set(c, at);
-    at += c.length;
-  }
-  return out;
+  return chunks.length === 1 ? chunks[0] : concatBytes(chunks, total);
 }
 
 /** Splits a byte stream into lines of at most `maxBytes` bytes (line break not counted). */

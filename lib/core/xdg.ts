@@ -7,6 +7,9 @@
  */
 import { join } from "node:path";
 
+/** The environment the folders are read from (`HOME`, `XDG_*`). */
+type Env = Record<string, string | undefined>;
+
 /** Which base folder: config (settings, tools), state (sessions, spills, token), cache. */
 export type XdgKind = "config" | "state" | "cache";
 
@@ -36,42 +39,18 @@ const UNDER_HOME: Record<XdgKind, string[]> = {
  *
  * @returns the absolute folder, or undefined when neither the variable nor a home is known
  */
-export function xdgBase(
-  env: Record<string, string | undefined>,
-  kind: XdgKind,
-  home: string,
-): string;
-export function xdgBase(
-  env: Record<string, string | undefined>,
-  kind: XdgKind,
-  home?: string,
-): string | undefined;
-export function xdgBase(
-  env: Record<string, string | undefined>,
-  kind: XdgKind,
-  home = env.HOME,
-): string | undefined {
+export function xdgBase(env: Env, kind: XdgKind, home: string): string;
+export function xdgBase(env: Env, kind: XdgKind, home?: string): string | undefined;
+export function xdgBase(env: Env, kind: XdgKind, home = env.HOME): string | undefined {
   const set = env[VARIABLE[kind]];
   if (set) return set;
   return home ? join(home, ...UNDER_HOME[kind]) : undefined;
 }
 
 /** magi's folder of `kind`: `<xdgBase>/magi` (undefined as for {@link xdgBase}). */
-export function magiDir(
-  env: Record<string, string | undefined>,
-  kind: XdgKind,
-  home: string,
-): string;
-export function magiDir(
-  env: Record<string, string | undefined>,
-  kind: XdgKind,
-  home?: string,
-): string | undefined;
-export function magiDir(
-  env: Record<string, string | undefined>,
-  kind: XdgKind,
-  home = env.HOME,
-): string | undefined {
+export function magiDir(env: Env, kind: XdgKind, home: string): string;
+export function magiDir(env: Env, kind: XdgKind, home?: string): string | undefined;
+export function magiDir(env: Env, kind: XdgKind, home = env.HOME): string | undefined {
   const base = xdgBase(env, kind, home);
   return base ? join(base, "magi") : undefined;
 }

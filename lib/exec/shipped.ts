@@ -17,6 +17,7 @@ import { DIR_MODE, FILE_MODE, privateDir } from "../core/private.ts";
 import { basename, dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { VERSION } from "../core/version.ts";
+import { pathExists } from "../core/exists.ts";
 import { xdgBase } from "../core/xdg.ts";
 
 /** Whether this process is a `deno compile` binary. */
@@ -81,21 +82,12 @@ export function realCopy(from: string, name: string, into: string = copiesDir())
       Deno.renameSync(copy, target);
     } catch (error) {
       // Another magi made the same copy first: use theirs.
-      if (!existsSync(target)) throw error;
+      if (!pathExists(target, { followLinks: true })) throw error;
     }
   } finally {
     Deno.removeSync(tmp, { recursive: true });
   }
   return target;
-}
-
-function existsSync(path: string): boolean {
-  try {
-    Deno.statSync(path);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 function copyTree(from: string, to: string): void {

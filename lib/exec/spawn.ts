@@ -195,6 +195,28 @@ export function killGroup(pgid: number, signal: Deno.Signal): void {
   }
 }
 
+/**
+ * Reads `reader` into one reused buffer (a long stream then allocates nothing per chunk),
+ * giving each chunk to `take` until the stream ends or `take` answers false. A cancelled
+ * reader ends the reading quietly: output from an escaped child is no longer wanted.
+ */
+async function readEach(
+  reader: ReadableStreamBYOBReader,
+  take: (chunk: Uint8Array) => Promise<boolean>,
+): Promise<void> {
+  let buffer = new ArrayBuffer(READ_BYTES);
+  try {
+    while (true) {
+      const { value, done } = await reader.read(new Uint8Array(buffer));
+      if (done || !value) break;
+      buffer = value.buffer;
+      if (!await take(value)) break;
+    }
+  } catch {
+    // The reader was cancelled.
+  }
+}
+
 function appendTail(tail: Uint8Array, chunk: Uint8Array): Uint8Array {
   const joined = new Uint8Array(tail.length + chunk.length);
   joined.set(tail);
@@ -252,53 +274,34 @@ export async function spawnProcess(opts: SpawnOptions): Promise<SpawnOutcome> {
   if (opts.stdin !== undefined) feedStdin(child.stdin, opts.stdin);
 
   let stdoutBytes = 0;
-  // BYOB readers with one reused buffer each: a long stream then allocates nothing per chunk.
   const stdoutReader = child.stdout.getReader({ mode: "byob" });
   const stderrReader = child.stderr.getReader({ mode: "byob" });
-  const readStdout = (async () => {
-    let buffer = new ArrayBuffer(READ_BYTES);
-    try {
-      while (true) {
-        const { value, done } = await stdoutReader.read(new Uint8Array(buffer));
-        if (done || !value) break;
-        buffer = value.buffer;
-        let chunk: Uint8Array = value;
-        if (opts.maxStdoutBytes !== undefined) {
-          const room = opts.maxStdoutBytes - stdoutBytes;
-          if (chunk.length > room) chunk = chunk.subarray(0, Math.max(0, room));
-          stdoutBytes += chunk.length;
-          if (chunk.length > 0) await opts.onStdout(chunk);
-          if (stdoutBytes >= opts.maxStdoutBytes) {
-            end("cap");
-            break;
-          }
-        } else {
-          await opts.onStdout(chunk);
-        }
+  const readStdout = readEach(stdoutReader, async (value) => {
+    let chunk: Uint8Array = value;
+    if (opts.maxStdoutBytes !== undefined) {
+      const room = opts.maxStdoutBytes - stdoutBytes;
+      if (chunk.length > room) chunk = chunk.subarray(0, Math.max(0, room));
+      stdoutBytes += chunk.length;
+      if (chunk.length > 0) await opts.onStdout(chunk);
+      if (stdoutBytes >= opts.maxStdoutBytes) {
+        end("cap");
+        return false;
       }
-    } catch {
-      // The reader was cancelled: output from an escaped child is no longer wanted.
+    } else {
+      await opts.onStdout(chunk);
     }
-  })();
-  const readStderr = (async () => {
-    let buffer = new ArrayBuffer(READ_BYTES);
-    try {
-      while (true) {
-        const { value, done } = await stderrReader.read(new Uint8Array(buffer));
-        if (done || !value) break;
-        buffer = value.buffer;
-        if (opts.onStderr) await opts.onStderr(value);
-        else {
-          if (outcome.stderrTail.length + value.length > STDERR_TAIL_BYTES) {
-            outcome.stderrCut = true;
-          }
-          outcome.stderrTail = appendTail(outcome.stderrTail, value);
-        }
+    return true;
+  });
+  const readStderr = readEach(stderrReader, async (value) => {
+    if (opts.onStderr) await opts.onStderr(value);
+    else {
+      if (outcome.stderrTail.length + value.length > STDERR_TAIL_BYTES) {
+        outcome.stderrCut = true;
       }
-    } catch {
-      // Cancelled, as above.
+      outcome.stderrTail = appendTail(outcome.stderrTail, value);
     }
-  })();
+    return true;
+  });
 
   const status = await child.status;
   outcome.code = status.signal ? null : status.code;

@@ -60,10 +60,7 @@ export function serveCatalog(
     const cat = current();
     const { clients } = await reach(cat, undefined, "resources");
     const lists = await Promise.all(clients.map(async ([name, client]) => {
-      const items = await pages((cursor) =>
-        client.listResources(cursor ? { cursor } : undefined)
-          .then((r) => ({ items: r.resources, nextCursor: r.nextCursor }))
-      ).catch(() => []);
+      const items = await listed((p) => client.listResources(p), "resources");
       for (const r of items) owner.set(r.uri, name);
       return items;
     }));
@@ -75,10 +72,7 @@ export function serveCatalog(
     const { clients } = await reach(cat, undefined, "resources");
     const lists = await Promise.all(
       clients.map(([, client]) =>
-        pages((cursor) =>
-          client.listResourceTemplates(cursor ? { cursor } : undefined)
-            .then((r) => ({ items: r.resourceTemplates, nextCursor: r.nextCursor }))
-        ).catch(() => [])
+        listed((p) => client.listResourceTemplates(p), "resourceTemplates")
       ),
     );
     return { resourceTemplates: maskedJson(lists.flat(), cat.masker) as never };
@@ -147,6 +141,16 @@ export function serveCatalog(
   });
 }
 
+/** Every item of one list a client serves, page by page; a server that cannot list gives none. */
+function listed<K extends string, R extends Record<K, unknown[]> & { nextCursor?: string }>(
+  ask: (params: { cursor: string } | undefined) => Promise<R>,
+  key: K,
+): Promise<R[K]> {
+  return pages((cursor) =>
+    ask(cursor ? { cursor } : undefined).then((r) => ({ items: r[key], nextCursor: r.nextCursor }))
+  ).catch(() => []) as Promise<R[K]>; // the pages' items, one plain array
+}
+
 /** A served prompt: its server's client, the upstream prompt, its served and prefixed names. */
 interface ServedPrompt {
   client: Client;
@@ -163,10 +167,7 @@ async function allPrompts(
 ): Promise<ServedPrompt[]> {
   const { clients } = await reach(cat, undefined, "prompts");
   const lists = await Promise.all(clients.map(async ([name, client]) => {
-    const items = await pages((cursor) =>
-      client.listPrompts(cursor ? { cursor } : undefined)
-        .then((r) => ({ items: r.prompts, nextCursor: r.nextCursor }))
-    ).catch(() => []);
+    const items = await listed((p) => client.listPrompts(p), "prompts");
     return items.map((prompt) => ({ client, prompt, prefixed: mappedName(name, prompt.name) }));
   }));
   const all = lists.flat();

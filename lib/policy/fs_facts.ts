@@ -9,6 +9,7 @@
  * @module
  */
 import { delimiter, dirname, isAbsolute, join, resolve } from "node:path";
+import { pathExists } from "../core/exists.ts";
 
 /** What a path is, following symlinks: its kind, permission bits and change time (ms). */
 export interface StatFact {
@@ -201,15 +202,6 @@ function systemText(path: string): string | null {
   }
 }
 
-function systemExists(path: string): boolean {
-  try {
-    Deno.lstatSync(path);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 /** What the trusted look-up needs of the policy: magi's PATH and the roots. */
 export interface TrustScope {
   env: Record<string, string>;
@@ -243,7 +235,7 @@ export function gatheringLookups(scope: TrustScope, into: FsFacts = noFacts()): 
   const look: Lookups = {
     real: (p) => memo(into.real, p, systemReal) ?? undefined,
     stat: (p) => memo(into.stat, p, systemStat) ?? undefined,
-    exists: (p) => memo(into.exists, p, systemExists),
+    exists: (p) => memo(into.exists, p, pathExists),
     trusted: (name) =>
       memo(into.trusted, name, () => {
         let cache = trustedCache.get(scope);

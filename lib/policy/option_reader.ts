@@ -88,6 +88,26 @@ function unknown(program: string, option: string): string {
 }
 
 /**
+ * Looks the option `key` up (written `given` on the line), records it among the flags and
+ * fails the command where it is unknown or dangerous by its kind alone.
+ *
+ * @returns its kind, or undefined for an option magi does not know
+ */
+function flagOf(
+  program: string,
+  spec: ProgramOptions,
+  key: string,
+  given: string,
+  out: ReadArgs,
+  fail: (p: string | undefined) => void,
+): ReturnType<typeof optionKind> | undefined {
+  const kind = Object.hasOwn(spec.options, key) ? spec.options[key] : undefined;
+  fail(kind === undefined ? unknown(program, given) : dangerOf(program, given, kind));
+  out.flags.push(given);
+  return kind === undefined ? undefined : optionKind(kind);
+}
+
+/**
  * Reads arguments against a program's options.
  *
  * @param program the program's name, for messages (`git diff`)
@@ -146,16 +166,9 @@ export function readOptions(program: string, spec: ProgramOptions, args: string[
     // A cluster of short options: `-la`, `-n5`, `-C3`.
     for (let k = 1; k < a.length; k++) {
       const key = `-${a[k]}`;
-      const kind = Object.hasOwn(spec.options, key) ? spec.options[key] : undefined;
-      if (kind === undefined) {
-        fail(unknown(program, key));
-        out.flags.push(key);
-        continue;
-      }
-      fail(dangerOf(program, key, kind));
-      out.flags.push(key);
-      const { arg, danger } = optionKind(kind);
-      if (arg === "flag") continue;
+      const found = flagOf(program, spec, key, key, out, fail);
+      if (found === undefined || found.arg === "flag") continue;
+      const { arg, danger } = found;
       let value: string | undefined = k + 1 < a.length ? a.slice(k + 1) : undefined;
       if (value === undefined && arg === "value" && i + 1 < args.length) value = args[++i];
       if (value !== undefined) {
@@ -190,15 +203,9 @@ function readFind(
     let key = a;
     if (/^-O\d*$/.test(a)) key = "-O";
     if (/^-newer[aBcmt][aBcmt]$/.test(a)) key = "-newer";
-    const kind = Object.hasOwn(spec.options, key) ? spec.options[key] : undefined;
-    if (kind === undefined) {
-      fail(unknown(program, a));
-      out.flags.push(a);
-      continue;
-    }
-    fail(dangerOf(program, a, kind));
-    out.flags.push(a);
-    const { arg, danger } = optionKind(kind);
+    const found = flagOf(program, spec, key, a, out, fail);
+    if (found === undefined) continue;
+    const { arg, danger } = found;
     if (arg === "command") {
       // `-exec CMD ARGS… ;` or `+`: CMD is a command of its own.
       let end = i + 1;

@@ -9,6 +9,17 @@ import type { ProgramOptions } from "./options.ts";
 
 const HELP = { "--help": "flag", "--version": "flag" };
 
+/** The refs a revision walk may start from, as `git log` and `git rev-parse` both take them. */
+const REF_SELECTION = {
+  "--all": "flag",
+  "--branches": "optional",
+  "--tags": "optional",
+  "--remotes": "optional",
+  "--glob": "value",
+  "--exclude": "value",
+  "--exclude-hidden": "value",
+};
+
 /** Options git's diff machinery takes (`git diff`, `log`, `show`). */
 const DIFF: Record<string, string> = {
   "-p": "flag",
@@ -177,13 +188,7 @@ const LOG: Record<string, string> = {
   "--first-parent": "flag",
   "--exclude-first-parent-only": "flag",
   "--not": "flag",
-  "--all": "flag",
-  "--branches": "optional",
-  "--tags": "optional",
-  "--remotes": "optional",
-  "--glob": "value",
-  "--exclude": "value",
-  "--exclude-hidden": "value",
+  ...REF_SELECTION,
   "--reflog": "flag",
   "--alternate-refs": "flag",
   "--single-worktree": "flag",
@@ -402,13 +407,7 @@ export const GIT_SUBCOMMAND_OPTIONS: Record<string, ProgramOptions> = {
       "--abbrev-ref": "optional",
       "--symbolic": "flag",
       "--symbolic-full-name": "flag",
-      "--all": "flag",
-      "--branches": "optional",
-      "--tags": "optional",
-      "--remotes": "optional",
-      "--glob": "value",
-      "--exclude": "value",
-      "--exclude-hidden": "value",
+      ...REF_SELECTION,
       "--disambiguate": "value",
       "--local-env-vars": "flag",
       "--path-format": "value",

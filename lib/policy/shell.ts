@@ -190,31 +190,32 @@ function collect(
           out.problems.push("`time` after `|` is the program `time`, not bash's keyword");
         }
         return true;
-      case "FuncDecl":
-        out.problems.push("the line defines a function");
-        return true;
-      case "CoprocClause":
-        out.problems.push("the line starts a coprocess");
-        return true;
       case "DeclClause": {
         const variant = node.Variant?.Value ?? "declare";
         out.commands.push(command(variant, [], [], false, [], [], via, `${variant} …`));
         return true;
       }
-      case "LetClause":
-      case "ArithmCmd":
-        // bash evaluates arithmetic on words at run time: `a[$(cmd)]` inside runs cmd.
-        out.problems.push("the line evaluates arithmetic (`(( ))` or `let`)");
+      default: {
+        const problem = REFUSED_NODES.get(syntax.NodeType(node));
+        if (problem) out.problems.push(problem);
         return true;
-      case "TestClause":
-        // `[[ 'a[$(cmd)]' -eq 0 ]]` runs cmd; `[[ -f /x ]]` looks at any path.
-        out.problems.push("the line has a `[[ ]]` test, which bash may evaluate as code");
-        return true;
-      default:
-        return true;
+      }
     }
   });
 }
+
+const ARITHMETIC = "the line evaluates arithmetic (`(( ))` or `let`)";
+
+/** The syntax that makes a line a problem wherever it stands, with the problem it names. */
+const REFUSED_NODES = new Map<string, string>([
+  ["FuncDecl", "the line defines a function"],
+  ["CoprocClause", "the line starts a coprocess"],
+  // bash evaluates arithmetic on words at run time: `a[$(cmd)]` inside runs cmd.
+  ["LetClause", ARITHMETIC],
+  ["ArithmCmd", ARITHMETIC],
+  // `[[ 'a[$(cmd)]' -eq 0 ]]` runs cmd; `[[ -f /x ]]` looks at any path.
+  ["TestClause", "the line has a `[[ ]]` test, which bash may evaluate as code"],
+]);
 
 /** Redirections belong to the statement; the path is judged on its own. */
 function redirect(node: Node, out: Line): void {

@@ -211,14 +211,11 @@ const MORE = /(--help[ =](all|full))\b/;
 /**
  * Reads what the chosen help points to (`--help all`) and the manual page, and combines them
  * into the capture's model. A page that is not installed, or `man` that is missing, costs
- * nothing.
+ * nothing. Takes what {@link captureHelp} takes, after the result.
  */
 async function readMore(
   result: CaptureResult,
-  program: string,
-  words: readonly string[],
-  env: Record<string, string>,
-  cwd: string,
+  ...[program, words, env, cwd]: Parameters<typeof captureHelp>
 ): Promise<void> {
   const sub = words.slice(1);
   const best = result.best;

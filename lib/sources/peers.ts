@@ -16,12 +16,14 @@ import { Buffer } from "node:buffer";
 import { dirname, isAbsolute, resolve } from "node:path";
 import { processOutcome } from "../exec/outcome.ts";
 import { spawnProcess } from "../exec/spawn.ts";
+import { spawnCollecting } from "../exec/collect.ts";
 import { stampOf } from "./discovery_cache.ts";
 import { parseQuestion } from "./program_call.ts";
 import { schemaProblem, stripExtensions } from "../core/json_schema.ts";
 import type { StampCache } from "../core/stamp_cache.ts";
 import type { Declaration, Invocation, JsonSchema, Outcome, Tool, Warn } from "../core/types.ts";
 import { findProgram } from "../core/program.ts";
+import { parseJsonObject } from "../core/json_object.ts";
 
 /** The peer name used when the config names none. */
 export const DEFAULT_PEER = "casper";
@@ -136,16 +138,13 @@ async function listing(peer: Peer, opts: PeerDiscovery): Promise<PeerListing> {
 }
 
 async function askForTools(peer: Peer, opts: PeerDiscovery): Promise<PeerListing> {
-  const chunks: Uint8Array[] = [];
-  const spawned = await spawnProcess({
+  const spawned = await spawnCollecting({
     program: peer.program,
     args: ["tools", "--json"],
     cwd: opts.cwd,
     env: opts.env,
     timeoutMs: LIST_TIMEOUT_MS,
     maxStdoutBytes: LIST_MAX_BYTES,
-    graceMs: 500,
-    onStdout: (chunk) => void chunks.push(chunk.slice()),
   });
   if (spawned.startError) return { problem: spawned.startError };
   if (spawned.timedOut) {
@@ -161,7 +160,7 @@ async function askForTools(peer: Peer, opts: PeerDiscovery): Promise<PeerListing
       }`,
     };
   }
-  const text = new TextDecoder().decode(Buffer.concat(chunks));
+  const text = new TextDecoder().decode(spawned.stdout);
   let data: unknown;
   try {
     data = JSON.parse(text);
@@ -272,15 +271,8 @@ export async function invokePeer(peer: Peer, remote: string, call: Invocation): 
 }
 
 function structured(text: string): { said: string; shown?: string; isError: boolean } | null {
-  let data: unknown;
-  try {
-    data = JSON.parse(text);
-  } catch {
-    return null;
-  }
-  if (typeof data !== "object" || data === null || Array.isArray(data)) return null;
-  const r = data as Record<string, unknown>;
-  if (typeof r.said !== "string") return null;
+  const r = parseJsonObject(text);
+  if (typeof r?.said !== "string") return null;
   return {
     said: r.said,
     shown: typeof r.shown === "string" ? r.shown : undefined,

@@ -13,6 +13,7 @@ import { processOutcome } from "../exec/outcome.ts";
 import { removeOnSignal, spawnProcess } from "../exec/spawn.ts";
 import type { ProgramInput } from "./argv.ts";
 import type { Invocation, Outcome, Question } from "../core/types.ts";
+import { parseJsonObject } from "../core/json_object.ts";
 
 /** A question file larger than this (bytes) is not read. */
 const ASK_MAX_BYTES = 64 * 1024;
@@ -88,15 +89,8 @@ export async function readQuestion(path: string): Promise<Question | undefined> 
  * @returns the question, or undefined when the text is not such an object
  */
 export function parseQuestion(text: string): Question | undefined {
-  let data: unknown;
-  try {
-    data = JSON.parse(text);
-  } catch {
-    return undefined;
-  }
-  if (typeof data !== "object" || data === null || Array.isArray(data)) return undefined;
-  const record = data as Record<string, unknown>;
-  if (typeof record.ask !== "string" || record.ask === "") return undefined;
+  const record = parseJsonObject(text);
+  if (typeof record?.ask !== "string" || record.ask === "") return undefined;
   const question: Question = { question: record.ask };
   if (Array.isArray(record.choices) && record.choices.length > 0) {
     question.choices = record.choices.map(String);

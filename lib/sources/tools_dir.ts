@@ -5,9 +5,8 @@
  *
  * @module
  */
-import { Buffer } from "node:buffer";
 import { join } from "node:path";
-import { spawnProcess } from "../exec/spawn.ts";
+import { spawnCollecting } from "../exec/collect.ts";
 import {
   type ArgvMapping,
   buildGenericInput,
@@ -167,16 +166,13 @@ async function readHelp(
   folder: string,
   env: Record<string, string>,
 ): Promise<HelpVisit> {
-  const chunks: Uint8Array[] = [];
-  const spawned = await spawnProcess({
+  const spawned = await spawnCollecting({
     program: bin,
     args: ["--help"],
     cwd: folder,
     env,
     timeoutMs: HELP_TIMEOUT_MS,
     maxStdoutBytes: HELP_MAX_BYTES,
-    graceMs: 500,
-    onStdout: (chunk) => void chunks.push(chunk.slice()),
   });
   if (spawned.startError) return { skip: spawned.startError };
   if (spawned.timedOut) {
@@ -187,7 +183,7 @@ async function readHelp(
   }
   if (spawned.signal && !spawned.capped) return { skip: `--help crashed (${spawned.signal})` };
   const decoder = new TextDecoder();
-  let text = decoder.decode(Buffer.concat(chunks));
+  let text = decoder.decode(spawned.stdout);
   if (text.trim() === "" && spawned.code === 0) {
     text = decoder.decode(spawned.stderrTail.subarray(0, HELP_MAX_BYTES));
   }

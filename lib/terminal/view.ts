@@ -288,14 +288,8 @@ export class TerminalView implements AgentView {
 
   toolCall(call: ToolCallRequest): void {
     this.#running.set(call.id, { name: call.name, started: Date.now() });
-    if (this.#json) {
-      return this.event({
-        type: "tool_call",
-        id: call.id,
-        name: call.name,
-        arguments: call.arguments,
-      });
-    }
+    const { id, name, arguments: args } = call;
+    if (this.#json) return this.event({ type: "tool_call", id, name, arguments: args });
     this.#endThought();
     this.#clearProgress();
     this.#endLine();

@@ -8,11 +8,10 @@
  *
  * @module
  */
-import { projectFolders } from "../../core/project_folders.ts";
 import { dirname, join } from "node:path";
 import { containedPath } from "../../sources/skills/contained.ts";
 import { parseFrontMatter } from "../../sources/skills/front_matter.ts";
-import { userMagiDir } from "../../core/user_dir.ts";
+import { type LookedFolder, lookedFolders } from "../../core/user_dir.ts";
 
 /** One profile. */
 export interface Profile {
@@ -31,17 +30,8 @@ export interface Profile {
 const NAME = /^[A-Za-z0-9_-]{1,64}$/;
 
 /** The folders that may hold profiles for `cwd`, in order. */
-export function profileDirs(
-  cwd: string,
-  env: Record<string, string>,
-): { dir: string; project: boolean }[] {
-  const dirs: { dir: string; project: boolean }[] = [];
-  const home = userMagiDir(env);
-  if (home) dirs.push({ dir: join(home, "agents"), project: false });
-  for (const dir of projectFolders(cwd)) {
-    dirs.push({ dir: join(dir, ".magi", "agents"), project: true });
-  }
-  return dirs;
+export function profileDirs(cwd: string, env: Record<string, string>): LookedFolder[] {
+  return lookedFolders(cwd, env, "agents", [".magi/agents"]);
 }
 
 /**

@@ -13,6 +13,7 @@ import {
   type ExecDecision,
   type ExecJob,
   execLimits,
+  type HostCall,
   HostCalls,
   hostFunctions,
 } from "./host_api.ts";
@@ -61,15 +62,10 @@ export type RunReply =
   | { error: string; where?: string }
   | { timeout: true };
 
-/** What one call of a body gets. */
-export interface RunContext {
-  cwd: string;
-  env: Record<string, string>;
+/** What one call of a body gets: a {@link HostCall} with a time limit instead of a deadline. */
+export interface RunContext extends Omit<HostCall, "deadline"> {
   /** Milliseconds. */
   timeoutMs: number;
-  signal?: AbortSignal;
-  /** Decides each `magi.exec` before it starts; absent: every exec starts. */
-  judge?: (job: ExecJob) => Promise<ExecDecision>;
 }
 
 /** How to start the engine. */

@@ -132,30 +132,39 @@ local function decode_string(s, i)
   end
 end
 
+-- After a member of an array or object: true and the index past `close` where it ends there,
+-- else false and the index of the next member (past the comma).
+local function after_member(s, i, close)
+  i = skip(s, i)
+  local c = ssub(s, i, i)
+  if c == close then return true, i + 1 end
+  if c ~= "," then decode_error(i, "expected ',' or '" .. close .. "'") end
+  return false, skip(s, i + 1)
+end
+
 local decode_value
 local function decode_array(s, i)
   local t, n = json.array({}), 0
   i = skip(s, i + 1)
   if ssub(s, i, i) == "]" then return t, i + 1 end
-  while true do
+  local last
+  repeat
     local v
     v, i = decode_value(s, i)
     n = n + 1
     if v == nil then v = NULL end
     t[n] = v
-    i = skip(s, i)
-    local c = ssub(s, i, i)
-    if c == "]" then return t, i + 1 end
-    if c ~= "," then decode_error(i, "expected ',' or ']'") end
-    i = skip(s, i + 1)
-  end
+    last, i = after_member(s, i, "]")
+  until last
+  return t, i
 end
 
 local function decode_object(s, i)
   local t = {}
   i = skip(s, i + 1)
   if ssub(s, i, i) == "}" then return t, i + 1 end
-  while true do
+  local last
+  repeat
     if ssub(s, i, i) ~= '"' then decode_error(i, "expected a string key") end
     local k
     k, i = decode_string(s, i)
@@ -164,12 +173,9 @@ local function decode_object(s, i)
     local v
     v, i = decode_value(s, skip(s, i + 1))
     t[k] = v
-    i = skip(s, i)
-    local c = ssub(s, i, i)
-    if c == "}" then return t, i + 1 end
-    if c ~= "," then decode_error(i, "expected ',' or '}'") end
-    i = skip(s, i + 1)
-  end
+    last, i = after_member(s, i, "}")
+  until last
+  return t, i
 end
 
 local literals = { ["true"] = true, ["false"] = false }

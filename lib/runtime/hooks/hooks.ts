@@ -23,6 +23,7 @@ import { dirname, join } from "node:path";
 import { childEnv } from "../../exec/env.ts";
 import { stderrTail } from "../../exec/outcome.ts";
 import { spawnProcess } from "../../exec/spawn.ts";
+import { concatBytes } from "../../core/bytes.ts";
 import type { Warn } from "../../core/types.ts";
 import type { CallContext } from "../../exec/env.ts";
 
@@ -171,7 +172,7 @@ export class Hooks {
       this.#warn(`${where} ${why}${reason ? `: ${reason.split("\n").at(-1)}` : ""}; ignored`);
       return {};
     }
-    const out = new TextDecoder().decode(join_(chunks, size)).trim();
+    const out = new TextDecoder().decode(concatBytes(chunks, size)).trim();
     if (!out.startsWith("{")) return {};
     let json: Record<string, unknown>;
     try {
@@ -189,14 +190,4 @@ export class Hooks {
     if (decision === "allow" || decision === "approve") return { allow: true };
     return {};
   }
-}
-
-function join_(chunks: Uint8Array[], size: number): Uint8Array {
-  const all = new Uint8Array(size);
-  let at = 0;
-  for (const c of chunks) {
-    all.set(c, at);
-    at += c.length;
-  }
-  return all;
 }

@@ -22,6 +22,7 @@
  */
 import { basename, dirname, join } from "node:path";
 import { isInside } from "../../policy/roots.ts";
+import { readFullSync } from "../../core/bytes.ts";
 
 /** Attempts before an operation whose path keeps changing is refused. */
 const ATTEMPTS = 3;
@@ -252,12 +253,7 @@ export function readChecked(
   try {
     if (info.isDirectory) return undefined;
     const out = new Uint8Array(info.size);
-    let at = 0;
-    while (at < out.length) {
-      const n = file.readSync(out.subarray(at));
-      if (n === null) break;
-      at += n;
-    }
+    const at = readFullSync(file, out);
     // A file that grew since fstat: read the rest too.
     const rest: Uint8Array[] = [];
     const buf = new Uint8Array(64 * 1024);

@@ -7,6 +7,7 @@
  */
 import { builtinEffects } from "../../policy/effects.ts";
 import { stripExtensions } from "../../core/json_schema.ts";
+import { closedObject as closedSchema } from "../../core/closed_object.ts";
 import type { Invocation, JsonSchema, Tool } from "../../core/types.ts";
 import type { ErrorCode } from "../../core/errors.ts";
 
@@ -51,6 +52,18 @@ export interface Builtin {
   /** JSON Schema object with an `x-magi` argv mapping (for `magi builtin NAME ARGS…`). */
   parameters: JsonSchema;
   run(args: Record<string, unknown>, ctx: BuiltinContext): Promise<BuiltinResult>;
+}
+
+/**
+ * A builtin's parameters: a JSON Schema object of exactly `properties` (no others), with
+ * its `x-magi` argv mapping.
+ */
+export function closedObject(
+  properties: Record<string, JsonSchema>,
+  required: string[],
+  xMagi: JsonSchema,
+): JsonSchema {
+  return { ...closedSchema(properties, required), "x-magi": xMagi };
 }
 
 /** What every builtin shares, from the runtime. */

@@ -7,7 +7,7 @@
  *
  * @module
  */
-import type { Builtin, BuiltinContext, BuiltinResult } from "./builtin.ts";
+import { type Builtin, type BuiltinContext, type BuiltinResult, closedObject } from "./builtin.ts";
 import {
   allowed,
   countLines,
@@ -34,9 +34,8 @@ export const edit: Builtin = {
   description:
     "Replace old_string with new_string in a file; old_string must match exactly once unless replace_all.\n" +
     "edit <path> [--all] < JSON {old_string, new_string} on stdin",
-  parameters: {
-    type: "object",
-    properties: {
+  parameters: closedObject(
+    {
       path: { type: "string" },
       old_string: {
         type: "string",
@@ -45,13 +44,12 @@ export const edit: Builtin = {
       new_string: { type: "string" },
       replace_all: { type: "boolean", description: "Replace every match" },
     },
-    required: ["path", "old_string", "new_string"],
-    additionalProperties: false,
-    "x-magi": {
+    ["path", "old_string", "new_string"],
+    {
       argv: [{ field: "path" }, { flag: "--all", when_field: "replace_all" }],
       stdin: { mode: "json", fields: ["old_string", "new_string"] },
     },
-  },
+  ),
   run: (args, ctx) => editBuiltin(args, ctx),
 };
 

@@ -11,10 +11,11 @@ import { dirname, isAbsolute, join, relative, sep } from "node:path";
 import type ignoreFactory from "ignore";
 import type { Ignore } from "ignore";
 import type picomatchFn from "picomatch";
-import type { Builtin, BuiltinContext, BuiltinResult } from "./builtin.ts";
+import { type Builtin, type BuiltinContext, type BuiltinResult, closedObject } from "./builtin.ts";
 import { checkPath, isInside } from "../../policy/roots.ts";
 import { describeError } from "./_files.ts";
 import { readChecked } from "./_race_free.ts";
+import { pathExists } from "../../core/exists.ts";
 import { FileScan, MAX_LINE_BYTES, Search } from "./_grep_file.ts";
 
 // Loaded on the first search, not at start-up — by `import()`, not `require`: a body Worker
@@ -37,9 +38,8 @@ export const grep: Builtin = {
   description:
     "Search files for a regex (JavaScript syntax): path:line:text; honours .gitignore, skips binary.\n" +
     "grep <pattern> [<path>...] [--glob G] [--context N] [--limit N] [--word] [--ignore-case]",
-  parameters: {
-    type: "object",
-    properties: {
+  parameters: closedObject(
+    {
       pattern: { type: "string" },
       paths: { type: "array", items: { type: "string" }, description: "Default: ." },
       glob: { type: "string", description: "File filter, e.g. *.ts or src/**/*.{js,ts}" },
@@ -48,9 +48,8 @@ export const grep: Builtin = {
       word: { type: "boolean", description: "Whole words only" },
       ignore_case: { type: "boolean" },
     },
-    required: ["pattern"],
-    additionalProperties: false,
-    "x-magi": {
+    ["pattern"],
+    {
       argv: [
         { field: "pattern" },
         { field: "paths" },
@@ -62,7 +61,7 @@ export const grep: Builtin = {
       ],
       stdin: { mode: "none" },
     },
-  },
+  ),
   run: (args, ctx) => grepBuiltin(args, ctx),
 };
 
@@ -198,25 +197,16 @@ function ancestorsIgnores(root: string, roots: readonly string[]): IgnoreLevel[]
   const dirs: string[] = [];
   for (let dir = dirname(root);; dir = dirname(dir)) {
     dirs.unshift(dir);
-    if (exists(join(dir, ".git")) || dirname(dir) === dir) break;
+    if (pathExists(join(dir, ".git")) || dirname(dir) === dir) break;
   }
   // Only a repository's folders lend their rules; outside one, only the root's own count.
-  if (!exists(join(dirs[0], ".git"))) return [];
+  if (!pathExists(join(dirs[0], ".git"))) return [];
   const levels = dirs.flatMap((dir) => {
     const rules = loadIgnore(dir, roots);
     return rules ? [{ dir, rules }] : [];
   });
   // A root that is itself ignored (`grep x node_modules`) was asked for by name: search it.
   return ignored(levels, root, true) ? [] : levels;
-}
-
-function exists(path: string): boolean {
-  try {
-    Deno.lstatSync(path);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 /**

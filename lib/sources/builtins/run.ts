@@ -12,7 +12,7 @@ import { readSettled } from "../../exec/settled_file.ts";
 import { isAbsolute, resolve } from "node:path";
 import { processOutcome } from "../../exec/outcome.ts";
 import { spawnProcess } from "../../exec/spawn.ts";
-import type { Builtin, BuiltinContext, BuiltinResult } from "./builtin.ts";
+import { type Builtin, type BuiltinContext, type BuiltinResult, closedObject } from "./builtin.ts";
 import { singleQuoted } from "../../core/quote.ts";
 
 /** The `run` builtin. */
@@ -21,16 +21,14 @@ export const run: Builtin = {
   description:
     "Run a bash command line; stdout+stderr interleaved, stdin closed; `cd` persists to later calls.\n" +
     "run <command> [--cwd DIR] [--timeout-seconds N]",
-  parameters: {
-    type: "object",
-    properties: {
+  parameters: closedObject(
+    {
       command: { type: "string" },
       cwd: { type: "string", description: "Run there (cd persists only if the command does it)" },
       timeout_seconds: { type: "number", exclusiveMinimum: 0, description: "Default from config" },
     },
-    required: ["command"],
-    additionalProperties: false,
-    "x-magi": {
+    ["command"],
+    {
       argv: [
         { field: "command" },
         { flag: "--cwd", field: "cwd" },
@@ -38,7 +36,7 @@ export const run: Builtin = {
       ],
       stdin: { mode: "none" },
     },
-  },
+  ),
   run: (args, ctx) => runBuiltin(args, ctx),
 };
 

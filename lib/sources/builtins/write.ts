@@ -6,7 +6,7 @@
  * @module
  */
 import { dirname } from "node:path";
-import type { Builtin, BuiltinContext, BuiltinResult } from "./builtin.ts";
+import { type Builtin, type BuiltinContext, type BuiltinResult, closedObject } from "./builtin.ts";
 import { allowed, countLines, failure, overCap, refused, unifiedDiff } from "./_files.ts";
 import { mkdirChecked, NotRegularFile, openChecked, writeChecked } from "./_race_free.ts";
 
@@ -18,16 +18,14 @@ export const write: Builtin = {
   name: "write",
   description: "Create or overwrite a file with the content (stdin); makes missing folders.\n" +
     "write <path> < content on stdin",
-  parameters: {
-    type: "object",
-    properties: {
+  parameters: closedObject(
+    {
       path: { type: "string" },
       content: { type: "string", description: "The whole new file (use edit to change a part)" },
     },
-    required: ["path", "content"],
-    additionalProperties: false,
-    "x-magi": { argv: [{ field: "path" }], stdin: { mode: "field", field: "content" } },
-  },
+    ["path", "content"],
+    { argv: [{ field: "path" }], stdin: { mode: "field", field: "content" } },
+  ),
   run: (args, ctx) => writeBuiltin(String(args.path), String(args.content ?? ""), ctx),
 };
 

@@ -51,6 +51,7 @@ import {
   MIN_SECRET_BYTES,
   type Secret,
 } from "../../pipeline/mask.ts";
+import { maskedJson } from "../../pipeline/attachments.ts";
 import { VERSION } from "../../core/version.ts";
 import { emitContent } from "./content.ts";
 import {
@@ -263,7 +264,7 @@ class Connection {
     client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => {
       const masker = this.masker;
       if (!masker) return;
-      const data = maskedDeep(n.params.data, masker);
+      const data = maskedJson(n.params.data, masker);
       for (const listener of logListeners) listener(this.name, n.params.level, data);
     });
     // A resource it was asked to watch changed (resources/subscribe, by magi mcp's clients).
@@ -581,22 +582,10 @@ function readCache(path: string): ToolCache {
   }
 }
 
-/** Every string in `value` masked (keys too). */
-function maskedDeep(value: unknown, masker: Masker): unknown {
-  if (typeof value === "string") return masker.maskText(value);
-  if (Array.isArray(value)) return value.map((v) => maskedDeep(v, masker));
-  if (typeof value === "object" && value !== null) {
-    return Object.fromEntries(
-      Object.entries(value).map(([k, v]) => [masker.maskText(k), maskedDeep(v, masker)]),
-    );
-  }
-  return value;
-}
-
 function writeCache(path: string, key: string, entry: CacheEntry, masker: Masker): void {
   try {
     const cache = readCache(path);
-    cache[key] = maskedDeep(entry, masker) as CacheEntry;
+    cache[key] = maskedJson(entry, masker) as CacheEntry;
     writePrivateFile(path, JSON.stringify(cache));
   } catch {
     // A cache that cannot be written only costs a start next time.
@@ -765,7 +754,7 @@ function toolsOf(
       continue;
     }
     const properties = (parameters.properties ?? {}) as Record<string, unknown>;
-    const listing = maskedDeep({
+    const listing = maskedJson({
       ...(remote.title ? { title: remote.title } : {}),
       ...(remote.outputSchema ? { outputSchema: remote.outputSchema } : {}),
       ...(remote.annotations ? { annotations: remote.annotations } : {}),

@@ -12,9 +12,8 @@
  *
  * @module
  */
-import { projectFolders } from "../../core/project_folders.ts";
 import { join } from "node:path";
-import { userMagiDir } from "../../core/user_dir.ts";
+import { type LookedFolder, lookedFolders } from "../../core/user_dir.ts";
 import type { Warn } from "../../core/types.ts";
 import { containedPath } from "./contained.ts";
 import { parseFrontMatter } from "./front_matter.ts";
@@ -60,16 +59,8 @@ export const PROJECT_SKILL_DIRS = [".magi/skills", ".agents/skills", ".claude/sk
 const NAME = /^[a-z0-9]+(-[a-z0-9]+)*$/;
 
 /** The folders that may hold skills for `cwd`, in order, each with whether it is a project's. */
-export function skillRoots(
-  cwd: string,
-  env: Record<string, string>,
-): { dir: string; project: boolean }[] {
-  const roots: { dir: string; project: boolean }[] = [];
-  const home = userMagiDir(env);
-  if (home) roots.push({ dir: join(home, "skills"), project: false });
-  for (const dir of projectFolders(cwd)) {
-    for (const sub of PROJECT_SKILL_DIRS) roots.push({ dir: join(dir, sub), project: true });
-  }
+export function skillRoots(cwd: string, env: Record<string, string>): LookedFolder[] {
+  const roots = lookedFolders(cwd, env, "skills", PROJECT_SKILL_DIRS);
   // The person's own folder may lie inside the checkout: it stays theirs.
   const seen = new Set<string>();
   return roots.filter((r) => seen.has(r.dir) ? false : (seen.add(r.dir), true));
