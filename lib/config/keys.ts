@@ -68,6 +68,40 @@ function key<T>(spec: KeySpec<T>): KeySpec<T> {
 
 const strings = { type: "array", items: { type: "string" } };
 
+/**
+ * The key of a text that may not be empty, with no default (the README row says "—" unless
+ * `default` gives its words); with `paths`, a path (see {@link KeySpec.paths}).
+ */
+function textKey(
+  expected: string,
+  meaning: string,
+  opts: { default?: string; project?: ProjectMay; paths?: true } = {},
+): KeySpec<string> {
+  const { default: shown = "\u2014", ...rest } = opts;
+  return key<string>({
+    doc: { default: shown, meaning },
+    schema: { type: "string", minLength: 1 },
+    expected,
+    ...rest,
+  });
+}
+
+/** A true-or-false key with its default. */
+function flagKey(value: boolean, meaning: string): Defaulted<boolean> {
+  return plainKey<boolean>({
+    meaning,
+    schema: { type: "boolean" },
+    expected: "true or false",
+    default: value,
+  });
+}
+
+/** A key with a default whose README row shows that default as JSON (`20`, `true`). */
+function plainKey<T>(spec: Omit<Defaulted<T>, "doc"> & { meaning: string }): Defaulted<T> {
+  const { meaning, ...rest } = spec;
+  return key<T>({ ...rest, doc: { default: `\`${JSON.stringify(spec.default)}\``, meaning } });
+}
+
 /** A size in bytes from `min` (to `max`), with what a bound means in words (`minIs`). */
 interface BytesBounds {
   default: number;
@@ -149,23 +183,15 @@ export const KEYS = {
       "(no questions: it runs inside the workspace-write sandbox, as with `magi run --auto`)",
     default: "ask",
   }),
-  shipped_tools: key<boolean>({
-    doc: { default: "`true`", meaning: "include the tools shipped in `tools/`" },
-    schema: { type: "boolean" },
-    expected: "true or false",
-    default: true,
-  }),
+  shipped_tools: flagKey(true, "include the tools shipped in `tools/`"),
   timeout_seconds: key<number>({
     doc: { default: "`120`", meaning: "a call's time limit unless it gives `timeout_seconds`" },
     schema: { type: "number", exclusiveMinimum: 0 },
     expected: "a number of seconds greater than 0",
     default: 120,
   }),
-  "display.lines": key<number>({
-    doc: {
-      default: "`20`",
-      meaning: "lines of a tool call's output shown on the terminal; the rest is kept",
-    },
+  "display.lines": plainKey<number>({
+    meaning: "lines of a tool call's output shown on the terminal; the rest is kept",
     schema: { type: "integer", minimum: 1, maximum: 100000 },
     expected: "a whole number of lines from 1 to 100000 (each tool call's shown on the terminal)",
     default: 20,
@@ -302,11 +328,9 @@ export const KEYS = {
     expected: "a list of folder paths (read, write, edit and grep stay inside them)",
     paths: true,
   }),
-  spill_dir: key<string>({
-    doc: { default: "`$XDG_STATE_HOME/magi/spill`", meaning: "where whole outputs are spilled" },
+  spill_dir: textKey("a folder path", "where whole outputs are spilled", {
+    default: "`$XDG_STATE_HOME/magi/spill`",
     project: "trusted",
-    schema: { type: "string", minLength: 1 },
-    expected: "a folder path",
     paths: true,
   }),
   providers: key<Readonly<Record<string, Readonly<ProviderConfig>>>>({
@@ -321,20 +345,14 @@ export const KEYS = {
       '"api_key_env", "timeout_seconds", "max_retries", "max_tokens", "parallel_tool_calls", ' +
       '"context_window", "server", "compact_at", "thinking_budget", "reasoning_effort"}}',
   }),
-  provider: key<string>({
-    doc: {
-      default: "\u2014",
-      meaning: "the provider `magi run` and `magi chat` use unless `--provider` is given",
-    },
+  provider: textKey(
+    "the name of a provider",
+    "the provider `magi run` and `magi chat` use unless `--provider` is given",
+    { project: "trusted" },
+  ),
+  sessions_dir: textKey("a folder path", "where sessions are kept", {
+    default: "`$XDG_STATE_HOME/magi/sessions`",
     project: "trusted",
-    schema: { type: "string", minLength: 1 },
-    expected: "the name of a provider",
-  }),
-  sessions_dir: key<string>({
-    doc: { default: "`$XDG_STATE_HOME/magi/sessions`", meaning: "where sessions are kept" },
-    project: "trusted",
-    schema: { type: "string", minLength: 1 },
-    expected: "a folder path",
     paths: true,
   }),
   "sandbox.mode": key<SandboxMode>({
@@ -391,24 +409,16 @@ export const KEYS = {
       "command?, fields?, where?, reason?, examples?}], disable?: [default rule ids], " +
       'sandbox?: true | false | {"network": true}}',
   }),
-  system_prompt: key<string>({
-    doc: {
-      default: "magi's opening lines",
-      meaning: "text that replaces magi's opening lines of the system prompt",
-    },
-    schema: { type: "string", minLength: 1 },
-    expected: "the text that replaces magi's opening lines of the system prompt",
-  }),
-  system_prompt_file: key<string>({
-    doc: {
-      default: "\u2014",
-      meaning: "a file whose text does that (wins over `system_prompt`; trusted projects)",
-    },
-    project: "trusted",
-    schema: { type: "string", minLength: 1 },
-    expected: "a file whose text replaces magi's opening lines of the system prompt",
-    paths: true,
-  }),
+  system_prompt: textKey(
+    "the text that replaces magi's opening lines of the system prompt",
+    "text that replaces magi's opening lines of the system prompt",
+    { default: "magi's opening lines" },
+  ),
+  system_prompt_file: textKey(
+    "a file whose text replaces magi's opening lines of the system prompt",
+    "a file whose text does that (wins over `system_prompt`; trusted projects)",
+    { project: "trusted", paths: true },
+  ),
   hooks: key<Readonly<Partial<Record<HookEvent, readonly HookSpec[]>>>>({
     doc: {
       default: "`{}`",
@@ -429,12 +439,9 @@ export const KEYS = {
       "of {command, matcher?, timeout_seconds?} (matcher: a regular expression over tool names)",
     default: {},
   }),
-  "agents.max_depth": key<number>({
-    doc: {
-      default: "`2`",
-      meaning:
-        "how many levels of sub-agents may start (0: none; at most 8; a project may only lower it)",
-    },
+  "agents.max_depth": plainKey<number>({
+    meaning:
+      "how many levels of sub-agents may start (0: none; at most 8; a project may only lower it)",
     schema: { type: "integer", minimum: 0, maximum: 8 },
     expected: "a whole number from 0 (no sub-agents) to 8",
     default: 2,
@@ -445,33 +452,20 @@ export const KEYS = {
         ? Math.min(before, project)
         : before,
   }),
-  "agents.summary_bytes": key<number>({
-    doc: {
-      default: "`4096`",
-      meaning: "bound on a sub-agent's summary the parent reads (256 to 65536)",
-    },
-    schema: { type: "integer", minimum: 256, maximum: 65536 },
-    expected: "a whole number of bytes from 256 to 65536",
+  "agents.summary_bytes": bytesKey({
     default: 4096,
+    min: 256,
+    max: 65536,
+    meaning: "bound on a sub-agent's summary the parent reads (256 to 65536)",
   }),
-  "mcp.audience_pair": key<boolean>({
-    doc: {
-      default: "`false`",
-      meaning: "`magi mcp` results as said + shown blocks marked by `audience` (see MCP)",
-    },
-    schema: { type: "boolean" },
-    expected: "true or false",
-    default: false,
-  }),
-  "mcp.plain_names": key<boolean>({
-    doc: {
-      default: "`false`",
-      meaning: "`magi mcp` serves an upstream tool or prompt under its own name when unique",
-    },
-    schema: { type: "boolean" },
-    expected: "true or false",
-    default: false,
-  }),
+  "mcp.audience_pair": flagKey(
+    false,
+    "`magi mcp` results as said + shown blocks marked by `audience` (see MCP)",
+  ),
+  "mcp.plain_names": flagKey(
+    false,
+    "`magi mcp` serves an upstream tool or prompt under its own name when unique",
+  ),
   mcp_servers: key<Readonly<Record<string, McpServerSpec>>>({
     doc: { default: "`{}`", meaning: "MCP servers whose tools join the registry (see MCP below)" },
     project: "trusted",
