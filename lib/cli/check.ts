@@ -27,7 +27,7 @@ export async function checkCommand(args: string[]): Promise<number> {
       program: "sh",
       args: [tool.selftest],
       cwd: tool.folder,
-      env: childEnv(rt.env, rt.linksDir, { ...rt.context, MAGI_CWD: tool.folder }),
+      env: childEnv(rt.toolEnv, rt.linksDir, { ...rt.context, MAGI_CWD: tool.folder }),
       timeoutMs: SELFTEST_TIMEOUT_MS,
       onStdout: (chunk) => void out.push(chunk.slice()),
     });

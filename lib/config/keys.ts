@@ -318,6 +318,17 @@ export const KEYS = {
     expected: "a list of environment variable names that are not secrets",
     default: [],
   }),
+  "secrets.pass_env": key<readonly string[]>({
+    doc: {
+      default: "`[]`",
+      meaning: "providers' API-key variables tools may still see (your own config only; joined)",
+    },
+    project: "never",
+    union: true,
+    schema: strings,
+    expected: "a list of environment variable names a tool may still see",
+    default: [],
+  }),
   roots: key<readonly string[]>({
     doc: {
       default: "start directory and temp folder",

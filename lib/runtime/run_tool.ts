@@ -155,7 +155,7 @@ export async function runTool(rt: Runtime, given: ToolCall): Promise<ToolResult>
         cwd,
         timeoutMs,
         signal: controller.signal,
-        env: childEnv(rt.env, rt.linksDir, {
+        env: childEnv(rt.toolEnv, rt.linksDir, {
           ...rt.context,
           MAGI_CWD: cwd,
           MAGI_CALLER: call.caller ?? "model",

@@ -62,6 +62,12 @@ export interface Runtime {
   session: Session;
   /** magi's own environment (the base of every child's). */
   env: Record<string, string>;
+  /**
+   * The base of a tool call's environment: `env` without the providers' API-key variables
+   * (config `secrets.pass_env` names those a tool may still see). A model's tool has no use
+   * for the key magi talks to the model with, and a networked one could send it away.
+   */
+  toolEnv: Record<string, string>;
   /** Context variables for children, besides MAGI_CWD (set per call). */
   context: Omit<CallContext, "MAGI_CWD">;
   linksDir: string | undefined;
@@ -334,6 +340,7 @@ export async function createRuntime(opts: RuntimeOptions): Promise<Runtime> {
     masker,
     session: { cwd: opts.cwd },
     env: opts.env,
+    toolEnv: withoutApiKeys(opts.env, v.providers, v["secrets.pass_env"]),
     context: { ...context, MAGI_APPROVAL_SOCK: socket },
     linksDir,
     spillDir,
@@ -414,4 +421,17 @@ function approvalSocket(policy: Policy, key: string, warn: Warn): string | undef
 /** The text of the tool-links folder's `magi`: runs this same magi with the script's arguments. */
 function magiShim(): string {
   return `#!/bin/sh\n# magi\nexec ${selfCommand().map(shellWord).join(" ")} "$@"\n`;
+}
+
+/**
+ * `env` without the variables that hold a provider's API key (presets and config
+ * `providers`), but for those `pass` names.
+ */
+export function withoutApiKeys(
+  env: Record<string, string>,
+  providers: Parameters<typeof apiKeyEnvNames>[0],
+  pass: readonly string[],
+): Record<string, string> {
+  const withheld = new Set(apiKeyEnvNames(providers).filter((n) => !pass.includes(n)));
+  return Object.fromEntries(Object.entries(env).filter(([k]) => !withheld.has(k)));
 }

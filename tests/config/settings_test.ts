@@ -98,6 +98,7 @@ const SAMPLES: { [K in KeyName]: NonNullable<Settings[K]> } = {
   "secrets.env": ["MY_TOKEN"],
   "secrets.values": ["sample-secret-value"],
   "secrets.ignore": ["SORT_KEY"],
+  "secrets.pass_env": ["OPENAI_API_KEY"],
   roots: ["/srv"],
   spill_dir: "/srv/spill",
   providers: { local: { kind: "openai", base_url: "http://127.0.0.1:1/v1", model: "m" } },
