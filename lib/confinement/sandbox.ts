@@ -22,9 +22,7 @@ import { basename, delimiter, dirname, isAbsolute, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { domainProxy } from "./sandbox_proxy.ts";
 import { systemTempDir } from "../core/temp.ts";
-import { boundSockets } from "./bound_sockets.ts";
 import {
-  checkSocketCount,
   hiddenPaths,
   kindOf,
   listingsOnce,
@@ -386,7 +384,6 @@ function assemble(f: Facts): Built {
     folders = [...new Set([...folders, ...scan.ways.folders])];
     sockets = [...new Set([...sockets, ...scan.ways.sockets])];
   }
-  sockets = withBoundSockets(f, sockets, folders);
   const args = [...f.head];
   const missing: string[] = [];
   const covered: string[] = [];
@@ -419,32 +416,6 @@ function assemble(f: Facts): Built {
   }
   args.push(...f.isolation);
   return { args, missing, covered };
-}
-
-/**
- * `sockets` with every socket the kernel lists as bound (`bound_sockets.ts`), read at each
- * call: a socket outside the folders the walk reads, deeper than it reads, or made after the
- * arguments were kept is covered all the same. Left out: the call's own, and those under a
- * folder that is emptied or covered whole anyway.
- *
- * @throws SandboxSetupError when more sockets are to be hidden than one call may hide
- */
-function withBoundSockets(f: Facts, sockets: string[], folders: readonly string[]): string[] {
-  const own = new Set(f.ownSockets);
-  const whole = [...f.emptied, ...f.parents, ...folders, ...f.skip];
-  const out = new Set(sockets);
-  for (const path of boundSockets()) {
-    if (out.has(path) || own.has(path) || own.has(realOr(path))) continue;
-    if (whole.some((d) => within(path, d) || within(realOr(path), d))) continue;
-    try {
-      if (!Deno.lstatSync(path).isSocket) continue;
-    } catch {
-      continue; // bound, then removed: nothing to reach by that path
-    }
-    out.add(path);
-  }
-  checkSocketCount(out.size + folders.length);
-  return [...out];
 }
 
 /**
