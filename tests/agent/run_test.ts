@@ -81,7 +81,14 @@ Deno.test("magi run: secrets in a tool's output and in the environment never rea
     reply("openai", "Both variables are set."),
   ]);
   // LLM_ACCESS does not look like a credential's name: it is masked because it holds the key.
-  const config = await agentConfig(dir.path, "openai", server.url, {}, "LLM_ACCESS");
+  // (A tool sees the provider's key only when config secrets.pass_env names it.)
+  const config = await agentConfig(
+    dir.path,
+    "openai",
+    server.url,
+    { secrets: { pass_env: ["LLM_ACCESS"] } },
+    "LLM_ACCESS",
+  );
   const run = await magi(
     ["run", `check that ${token} is set`, "--config", config, "--tools-dir", tools],
     { cwd: dir.path, env: { MY_API_TOKEN: token, LLM_ACCESS: access } },
