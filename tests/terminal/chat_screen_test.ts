@@ -29,12 +29,14 @@ async function chat(dir: string, config: string, tools: string) {
   return pane;
 }
 
-Deno.test({
-  name: "magi chat on a terminal: a spinner while the model works, then the answer as markdown",
-  ignore: !hasTmux,
-  sanitizeResources: false,
-  sanitizeOps: false,
-  async fn() {
+/** A test that drives `magi chat` in tmux (skipped without tmux; the pane outlives its ops). */
+function tmuxTest(name: string, fn: () => Promise<void>): void {
+  Deno.test({ name, ignore: !hasTmux, sanitizeResources: false, sanitizeOps: false, fn });
+}
+
+tmuxTest(
+  "magi chat on a terminal: a spinner while the model works, then the answer as markdown",
+  async () => {
     await using dir = await tempDir();
     const tools = await makeTools(dir.path);
     const slow = gate();
@@ -59,14 +61,11 @@ Deno.test({
     assert.ok(styled.includes("\x1b[1mbold"), "bold is bold");
     assert.doesNotMatch(await pane.screen(), SPINNER, "the status line went when the answer came");
   },
-});
+);
 
-Deno.test({
-  name: "magi chat on a terminal: a question's prompt is not drawn over while a slow tool runs",
-  ignore: !hasTmux,
-  sanitizeResources: false,
-  sanitizeOps: false,
-  async fn() {
+tmuxTest(
+  "magi chat on a terminal: a question's prompt is not drawn over while a slow tool runs",
+  async () => {
     await using dir = await tempDir();
     const tools = await makeTools(dir.path);
     const flag = join(dir.path, "go");
@@ -90,53 +89,43 @@ Deno.test({
     assert.match(screen, /answer for it: yes/, "y answers a yes/no question");
     assert.match(screen, /saw /);
   },
+);
+
+tmuxTest("magi chat on a terminal: /help lists the commands; Tab completes them", async () => {
+  await using dir = await tempDir();
+  const tools = await makeTools(dir.path);
+  await using server = scriptedServer("openai", []);
+  const config = await agentConfig(dir.path, "openai", server.url);
+  await using pane = await chat(dir.path, config, tools);
+  await pane.keys("/help", "Enter");
+  const screen = await pane.waitFor(/\/exit/);
+  for (
+    const c of [
+      "/help",
+      "/model",
+      "/compact",
+      "/clear",
+      "/sessions",
+      "/resume ID",
+      "/tools",
+      "/cost",
+      "/last",
+    ]
+  ) {
+    assert.ok(screen.includes(c), `${c} in /help:\n${screen}`);
+  }
+  // Tab completes a unique name (the choices of an ambiguous one: tests/terminal/parts_test.ts).
+  await pane.keys("/cos");
+  await pane.keys("", "Tab");
+  await pane.waitFor(/^> \/cost $/m);
+  await pane.keys("", "Enter");
+  await pane.waitFor(/tokens this session: 0 in · 0 out/);
+  assert.equal(server.requests.length, 0, "slash commands are not sent to the model");
 });
 
-Deno.test({
-  name: "magi chat on a terminal: /help lists the commands; Tab completes them",
-  ignore: !hasTmux,
-  sanitizeResources: false,
-  sanitizeOps: false,
-  async fn() {
-    await using dir = await tempDir();
-    const tools = await makeTools(dir.path);
-    await using server = scriptedServer("openai", []);
-    const config = await agentConfig(dir.path, "openai", server.url);
-    await using pane = await chat(dir.path, config, tools);
-    await pane.keys("/help", "Enter");
-    const screen = await pane.waitFor(/\/exit/);
-    for (
-      const c of [
-        "/help",
-        "/model",
-        "/compact",
-        "/clear",
-        "/sessions",
-        "/resume ID",
-        "/tools",
-        "/cost",
-        "/last",
-      ]
-    ) {
-      assert.ok(screen.includes(c), `${c} in /help:\n${screen}`);
-    }
-    // Tab completes a unique name (the choices of an ambiguous one: tests/terminal/parts_test.ts).
-    await pane.keys("/cos");
-    await pane.keys("", "Tab");
-    await pane.waitFor(/^> \/cost $/m);
-    await pane.keys("", "Enter");
-    await pane.waitFor(/tokens this session: 0 in · 0 out/);
-    assert.equal(server.requests.length, 0, "slash commands are not sent to the model");
-  },
-});
-
-Deno.test({
-  name:
-    "magi chat on a terminal: Ctrl-C mid-stream keeps the partial answer, marked; the model is told",
-  ignore: !hasTmux,
-  sanitizeResources: false,
-  sanitizeOps: false,
-  async fn() {
+tmuxTest(
+  "magi chat on a terminal: Ctrl-C mid-stream keeps the partial answer, marked; the model is told",
+  async () => {
     await using dir = await tempDir();
     const tools = await makeTools(dir.path);
     const never = gate();
@@ -167,14 +156,11 @@ Deno.test({
     const sent = JSON.stringify(server.requests[1].json.messages);
     assert.ok(sent.includes(INTERRUPTED_NOTE.slice(0, 40)), sent);
   },
-});
+);
 
-Deno.test({
-  name: "magi chat on a terminal: a retried answer that starts over leaves no abandoned text",
-  ignore: !hasTmux,
-  sanitizeResources: false,
-  sanitizeOps: false,
-  async fn() {
+tmuxTest(
+  "magi chat on a terminal: a retried answer that starts over leaves no abandoned text",
+  async () => {
     await using dir = await tempDir();
     const tools = await makeTools(dir.path);
     const cut = {
@@ -192,14 +178,11 @@ Deno.test({
     assert.doesNotMatch(screen, /Abandoned|More of it/);
     assert.match(screen, /retrying \(2\/3\)/);
   },
-});
+);
 
-Deno.test({
-  name: "magi chat on a terminal: a tool's output is cut at display.lines; /last shows it all",
-  ignore: !hasTmux,
-  sanitizeResources: false,
-  sanitizeOps: false,
-  async fn() {
+tmuxTest(
+  "magi chat on a terminal: a tool's output is cut at display.lines; /last shows it all",
+  async () => {
     await using dir = await tempDir();
     const tools = await makeTools(dir.path);
     await using server = scriptedServer("openai", [
@@ -218,4 +201,4 @@ Deno.test({
     await pane.keys("/last", "Enter");
     await pane.waitFor(/^line 30$/m);
   },
-});
+);
