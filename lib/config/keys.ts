@@ -369,7 +369,7 @@ export const KEYS = {
   "sandbox.mode": key<SandboxMode>({
     doc: {
       default: "`workspace-write`",
-      meaning: "`read-only`, `workspace-write` or `off` (a project may only tighten)",
+      meaning: "the most a model's approved call gets: `read-only`, `workspace-write`, `off`",
     },
     schema: { enum: ["read-only", "workspace-write", "off"] },
     expected: '"read-only", "workspace-write" (the default) or "off"',

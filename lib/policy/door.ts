@@ -170,7 +170,9 @@ export async function settle(
     return s;
   };
   if (ruling.decision === "allow") {
-    return done("allowed", { run: true, sandbox: ruling.sandbox, byPerson: false });
+    // The person's own call allows what the judge asks about: that is the person's approval.
+    const byPerson = verdict.decision !== "allow";
+    return done("allowed", { run: true, sandbox: ruling.sandbox, byPerson });
   }
   if (ruling.decision === "deny") {
     return done("denied", {

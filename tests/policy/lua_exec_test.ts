@@ -64,7 +64,14 @@ Deno.test("magi.exec is judged like run: allowed by rule, asked, denied outside 
   // The person is told which tool starts what: `leaky_lua (magi.exec): … `touch …``.
   assert.match(seen[0], /^leaky_lua \(magi\.exec\): .*`touch /);
 
-  // The person's own call (`magi call`) approves an ask, but a path outside the roots is denied
+  // The person's own call (`magi call`) approves an ask: magi starts the program the Worker
+  // may not start itself.
+  const made2 = join(root, "made2.txt");
+  const own = await leaky({ program: "touch", arg: made2 }, { caller: "person" });
+  assert.equal(own.is_error, false, own.said);
+  assert.equal(await exists(made2), true);
+
+  // The person's own call approves an ask, but a path outside the roots is denied
   // — here one the body builds itself, so the call's arguments do not show it.
   const rel = join(dir.path, "outside.txt").slice(1);
   const outside = await runTool(t.rt, { name: "cat_from_root", args: { rel }, caller: "person" });
