@@ -268,7 +268,7 @@ export async function createRuntime(opts: RuntimeOptions): Promise<Runtime> {
   const mask = (text: string) => masker.maskText(text);
   const [fromDirs, fromShipped] = await Promise.all([
     discover({ dirs: configured, env: helpEnv, cache, warn: opts.warn, mask }),
-    discover({ dirs: shippedDirs, env: helpEnv, cache, warn: opts.warn, mask }),
+    discover({ dirs: shippedDirs, env: helpEnv, cache, warn: opts.warn, mask, quietHeaders: true }),
   ]);
   cache.save();
   const fromMcp = await mcpLoading;

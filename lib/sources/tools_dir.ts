@@ -46,6 +46,8 @@ export interface DiscoverOptions {
   warn: Warn;
   /** Masks secrets in help text before it is kept or shown (descriptions reach the model). */
   mask?: (text: string) => string;
+  /** Not said: a tool described by its header comments (the tools shipped with magi). */
+  quietHeaders?: boolean;
 }
 
 /** At most this many `--help` visits run at once (a folder of hundreds must not exhaust file handles). */
@@ -134,7 +136,7 @@ async function visit(
     opts.warn(`tool "${name}" skipped: ${help.skip ?? "no help text"}`);
     return undefined;
   }
-  if (help.fromHeader && fresh) {
+  if (help.fromHeader && fresh && !opts.quietHeaders) {
     opts.warn(
       `tool "${name}": --help gave no summary and usage line; using the script's header comments`,
     );
@@ -188,12 +190,12 @@ async function readHelp(
     text = decoder.decode(spawned.stderrTail.subarray(0, HELP_MAX_BYTES));
   }
   const lines = contractLines(text);
-  if (!lines) return { skip: "--help printed no text" };
-  if (lines.usage === undefined) {
+  if (!lines?.usage) {
+    // No usage line (or no text at all): a script's leading comments serve instead.
     const header = readHeader(bin);
     if (header) return { lines: header, fromHeader: true };
   }
-  return { lines };
+  return lines ? { lines } : { skip: "--help printed no text (and no header comments)" };
 }
 
 function readHeader(bin: string): HelpLines | null {
