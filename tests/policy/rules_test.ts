@@ -268,3 +268,17 @@ Deno.test("magi policy explain refuses arguments the tool's schema refuses, as t
   assert.equal(withCwd.code, 0, withCwd.stderr);
   assert.match(withCwd.stdout, /^allow by rule "read-inside-roots"/);
 });
+
+Deno.test("/dev/null named as a program's file is no path outside the roots", async () => {
+  await using dir = await tempDir();
+  await using t = await testRuntime({
+    cwd: dir.path,
+    config: { shipped_tools: false, roots: [dir.path] },
+  });
+  const judge = (command: string) =>
+    decide(t.rt.policy, { tool: "run", source: "builtin", args: { command }, cwd: dir.path });
+  assert.equal(judge("cat /dev/null").decision, "allow");
+  assert.notEqual(judge("curl -o /dev/null http://127.0.0.1:9/").reason, undefined);
+  assert.doesNotMatch(judge("curl -o /dev/null http://127.0.0.1:9/").reason, /outside the roots/);
+  assert.match(judge("cat /etc/passwd").reason, /outside the roots/);
+});
