@@ -8,6 +8,7 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { bodyPermissions, runBody } from "../../lib/sources/builtins/body_worker.ts";
 import {
+  bodyProcessFailure,
   bodyProcessProblem,
   closeBodyProcesses,
   runInBodyProcess,
@@ -181,6 +182,45 @@ Deno.test({
       assert.equal(fine?.said, "wrote", fine?.note);
       assert.deepEqual([...Deno.readDirSync(join(root, ".git", "hooks"))], []);
       assert.equal(Deno.readTextFileSync(join(root, ".git", "config")), "[core]\n");
+    } finally {
+      closeBodyProcesses();
+    }
+  },
+});
+
+Deno.test({
+  name: "a job cancelled while its body process starts does not send later jobs to the Worker",
+  ignore: why !== undefined,
+  sanitizeResources: false,
+  sanitizeOps: false,
+  fn: async () => {
+    await using dir = await tempDir();
+    await Deno.writeTextFile(
+      join(dir.path, "quick.js"),
+      `export const quick = { name: "quick", description: "x\\nx", parameters: {},
+        run: () => Promise.resolve({ said: "quick" }) };`,
+    );
+    const job = {
+      kind: "builtin" as const,
+      module: new URL(`file://${join(dir.path, "quick.js")}`).href,
+      export: "quick",
+      args: {},
+      ctx: { cwd: dir.path, env: {}, timeoutMs: 20_000, roots: [dir.path] },
+    };
+    const run = {
+      access: { read: [dir.path], write: false as const },
+      timeoutMs: 20_000,
+      said: () => Promise.resolve(),
+    };
+    try {
+      closeBodyProcesses();
+      const cancel = new AbortController();
+      const first = runInBodyProcess(job, { ...run, signal: cancel.signal });
+      cancel.abort();
+      assert.match((await first)?.note ?? "", /cancelled/);
+      assert.equal(bodyProcessFailure(), undefined);
+      // undefined would mean "no body process can start": the body would go to its Worker.
+      assert.equal((await runInBodyProcess(job, run))?.said, "quick");
     } finally {
       closeBodyProcesses();
     }

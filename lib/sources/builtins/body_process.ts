@@ -229,6 +229,8 @@ interface BodyProcess {
   ready: boolean;
   /** The end of what it wrote to stderr (why it failed to start). */
   stderr: string;
+  /** magi ended it (it did not fail by itself). */
+  endedByMagi?: boolean;
 }
 
 const running = new Map<string, BodyProcess>();
@@ -310,7 +312,7 @@ function onLine(proc: BodyProcess, line: string): void {
 }
 
 /** The process ended (or is ended): its jobs fail, and the next job starts a new one. */
-function end(key: string, proc: BodyProcess, why?: string): void {
+function end(key: string, proc: BodyProcess, why?: string, endedByMagi = false): void {
   if (running.get(key) === proc) running.delete(key);
   clearTimeout(proc.idleTimer);
   if (!proc.ended) {
@@ -321,11 +323,15 @@ function end(key: string, proc: BodyProcess, why?: string): void {
       // gone already
     }
   }
+  // Ended by magi (idle, replaced, closed, a job cancelled or out of time) — then, or in an
+  // earlier call — is no sign that body processes cannot start here.
+  if (why !== undefined || endedByMagi) proc.endedByMagi = true;
   const said = proc.stderr.trim().split("\n").at(-1);
-  if (!proc.ready && why === undefined) failed = said || "it ended before it was ready";
+  if (!proc.ready && !proc.endedByMagi) failed = said || "it ended before it was ready";
   const note = why ?? `[magi: the body process ended${said ? `: ${said}` : ""}]`;
   for (const job of [...proc.jobs.values()]) {
-    job.finish(proc.ready || why !== undefined ? { said: "", isError: true, note } : undefined);
+    const started = proc.ready || proc.endedByMagi;
+    job.finish(started ? { said: "", isError: true, note } : undefined);
   }
   proc.jobs.clear();
 }
@@ -390,7 +396,8 @@ export function runInBodyProcess(
     };
     const stop = (note: string) => {
       finish({ said: "", isError: true, note });
-      end(key, proc);
+      // Ended by magi (cancelled, out of time): no sign that body processes cannot start.
+      end(key, proc, undefined, true);
     };
     const onAbort = () => stop("[magi: cancelled]");
     run.signal?.addEventListener("abort", onAbort);
