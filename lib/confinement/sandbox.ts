@@ -14,13 +14,15 @@
  *   another process), IPC and UTS namespaces, a new session (no TIOCSTI into the terminal),
  *   no capabilities even when magi runs as root, no unix socket but the call's own (see
  *   `socketsIn`), no network unless `sandbox.network` (a list of domains goes through
- *   `sandbox_proxy.ts`); it dies with magi.
+ *   `sandbox_proxy.ts`), no kernel keyring (a seccomp filter: `seccomp.ts`); it dies with
+ *   magi.
  *
  * @module
  */
 import { basename, delimiter, dirname, isAbsolute, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { domainProxy } from "./sandbox_proxy.ts";
+import { seccompFile, withSeccomp } from "./seccomp.ts";
 import { systemTempDir } from "../core/temp.ts";
 import {
   hiddenPaths,
@@ -445,11 +447,16 @@ export function sandboxLauncher(
   mode: "read-only" | "workspace-write",
 ): Wrap {
   const bwrap = findBwrap(scope.path ?? defaultPath(), [...scope.roots, realTemp()]) ?? "bwrap";
+  // The keyrings no namespace takes away (see seccomp.ts): refused by a seccomp filter.
+  const filter = seccompFile(scratchDir());
   if (!Array.isArray(settings.network)) {
     return (program, rest) => {
       const made: string[] = [];
       const args = [...bwrapArgs(settings, scope, mode, made), "--", program, ...rest];
-      return { program: bwrap, args, mountPoints: useMountPoints(made) };
+      return {
+        ...withSeccomp({ program: bwrap, args }, filter),
+        mountPoints: useMountPoints(made),
+      };
     };
   }
   const bridge = bridgeCommand();
@@ -476,7 +483,7 @@ export function sandboxLauncher(
       program,
       ...rest,
     ];
-    return { program: bwrap, args, mountPoints: useMountPoints(made) };
+    return { ...withSeccomp({ program: bwrap, args }, filter), mountPoints: useMountPoints(made) };
   };
 }
 
