@@ -306,6 +306,9 @@ class Connection {
     }
     this.#client = client;
     this.onTools?.(this.tools);
+    // What lasted only as long as the last connection (resource subscriptions) is renewed
+    // before the first request of this one.
+    await Promise.all([...startListeners].map((l) => l(this.name, client).catch(() => {})));
     return client;
   }
 
@@ -366,6 +369,22 @@ async function listAll(client: Client, timeout: number): Promise<McpTool[]> {
     cursor = page.nextCursor;
   } while (cursor);
   return tools;
+}
+
+const startListeners = new Set<(server: string, client: Client) => Promise<void>>();
+
+/**
+ * Calls `listener` each time a server magi reaches has started (the first time, and each
+ * time it is started again after it ended) with its name and its new client; the start waits
+ * for the listener (whose failure costs only itself) before any other request is sent.
+ *
+ * @returns the function that removes the listener
+ */
+export function onMcpServerStarted(
+  listener: (server: string, client: Client) => Promise<void>,
+): () => void {
+  startListeners.add(listener);
+  return () => void startListeners.delete(listener);
 }
 
 const updateListeners = new Set<(server: string, uri: string) => void>();
