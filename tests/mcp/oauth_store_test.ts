@@ -172,6 +172,29 @@ Deno.test("a machine client with a private key (oauth.private_key) signs its tok
     assert.equal(claims.sub, "machine");
     assert.equal(claims.aud, "https://as.example");
   }
+  // A key that is none, or one of another type than the algorithm named, is one line.
+  const sign = async (client: { private_key: string; signing_algorithm?: string }) => {
+    const auth = new StoredOAuth("remote", file, {
+      client: { client_id: "m", grant: "client_credentials", ...client },
+    });
+    await auth.addClientAuthentication!(
+      new Headers(),
+      new URLSearchParams(),
+      "https://as.example/token",
+    );
+  };
+  await assert.rejects(
+    sign({ private_key: "not a key" }),
+    /oauth.private_key is not a PEM private key/,
+  );
+  const rsa = generateKeyPairSync("rsa", { modulusLength: 2048 }).privateKey
+    .export({ type: "pkcs8", format: "pem" }).toString();
+  await assert.rejects(
+    sign({ private_key: rsa, signing_algorithm: "ES256" }),
+    (e: Error) =>
+      /^Cannot sign the client assertion \(ES256\) with oauth.private_key: /.test(e.message) &&
+      !e.message.includes(rsa.split("\n")[1]),
+  );
   // A person's client, or one with a secret, signs nothing.
   assert.equal(new StoredOAuth("remote", file).addClientAuthentication, undefined);
 });

@@ -155,12 +155,21 @@ export class StoredOAuth implements OAuthClientProvider {
           "@modelcontextprotocol/sdk/client/auth-extensions.js"
         );
         const alg = wanted ?? await algorithmOf(key);
-        await createPrivateKeyJwtAuth({ issuer: id, subject: id, privateKey: key, alg })(
-          headers,
-          params,
-          url,
-          metadata,
-        );
+        try {
+          await createPrivateKeyJwtAuth({ issuer: id, subject: id, privateKey: key, alg })(
+            headers,
+            params,
+            url,
+            metadata,
+          );
+        } catch (error) {
+          // jose's message names the format or algorithm, never the key.
+          throw new Error(
+            `Cannot sign the client assertion (${alg}) with oauth.private_key: ${
+              (error as Error).message
+            }`,
+          );
+        }
       };
     }
     this.#state = opts.state;
