@@ -63,6 +63,7 @@ export async function mcpLogin(name: string, configFlag: string | undefined): Pr
     redirect: listener.redirect,
     state: () => listener.state,
     client: spec.oauth,
+    resource: spec.url,
   });
   const transport = () =>
     new StreamableHTTPClientTransport(new URL(spec.url!), {

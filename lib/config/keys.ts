@@ -511,11 +511,43 @@ export const KEYS = {
                   client_id: { type: "string", minLength: 1 },
                   client_secret: { type: "string", minLength: 1 },
                   client_metadata_url: { type: "string", pattern: "^https://[^/]+/." },
-                  grant: { enum: ["client_credentials"] },
+                  grant: { enum: ["client_credentials", "id_jag"] },
+                  private_key: { type: "string", minLength: 1 },
+                  signing_algorithm: {
+                    enum: [
+                      "RS256",
+                      "RS384",
+                      "RS512",
+                      "PS256",
+                      "PS384",
+                      "PS512",
+                      "ES256",
+                      "ES384",
+                      "ES512",
+                    ],
+                  },
+                  idp_token_endpoint: { type: "string", pattern: "^https?://" },
+                  idp_client_id: { type: "string", minLength: 1 },
+                  idp_id_token: { type: "string", minLength: 1 },
+                },
+                dependentRequired: {
+                  private_key: ["client_id", "grant"],
+                  signing_algorithm: ["private_key"],
+                  idp_token_endpoint: ["grant"],
+                  idp_client_id: ["grant"],
+                  idp_id_token: ["grant"],
                 },
                 anyOf: [
                   { required: ["client_id"], not: { required: ["grant"] } },
-                  { required: ["client_id", "client_secret", "grant"] },
+                  {
+                    required: ["client_id", "grant"],
+                    properties: { grant: { const: "client_credentials" } },
+                    oneOf: [{ required: ["client_secret"] }, { required: ["private_key"] }],
+                  },
+                  {
+                    required: ["client_id", "grant", "idp_token_endpoint", "idp_id_token"],
+                    properties: { grant: { const: "id_jag" } },
+                  },
                   { required: ["client_metadata_url"], not: { required: ["grant"] } },
                 ],
                 additionalProperties: false,
@@ -531,7 +563,9 @@ export const KEYS = {
     },
     expected: 'an object of MCP servers by name (letters, digits, "-"), each ' +
       "{command, args?, env?, cwd?, timeout_seconds?, connect_timeout_seconds?, start?} or " +
-      "{url, headers?, oauth?: {client_id, client_secret?, grant?} or {client_metadata_url}, " +
+      "{url, headers?, oauth?: {client_id, client_secret?} or {client_metadata_url} or " +
+      '{client_id, client_secret or private_key, grant: "client_credentials"} or ' +
+      '{client_id, client_secret?, grant: "id_jag", idp_token_endpoint, idp_id_token, idp_client_id?}, ' +
       "timeout_seconds?, " +
       'connect_timeout_seconds?, start?} with start "lazy" ' +
       'or "eager"',

@@ -22,8 +22,21 @@ export interface McpServerSpec {
     readonly client_secret?: string;
     /** The https URL of a Client ID Metadata Document, used as the client id. */
     readonly client_metadata_url?: string;
-    /** `"client_credentials"`: a machine client (tokens from the token endpoint, no login). */
-    readonly grant?: "client_credentials";
+    /**
+     * `"client_credentials"`: a machine client (tokens from the token endpoint, no login);
+     * `"id_jag"`: tokens for the person's enterprise ID token (Enterprise-Managed Authorization).
+     */
+    readonly grant?: "client_credentials" | "id_jag";
+    /** A PKCS#8 PEM private key: the client authenticates with a signed JWT (`private_key_jwt`). */
+    readonly private_key?: string;
+    /** The JWT's algorithm (`ES256`, `RS256`, …); by default the key's own. */
+    readonly signing_algorithm?: string;
+    /** `grant: "id_jag"`: the identity provider's token endpoint. */
+    readonly idp_token_endpoint?: string;
+    /** `grant: "id_jag"`: magi's client id at the identity provider. */
+    readonly idp_client_id?: string;
+    /** `grant: "id_jag"`: the person's ID token from the identity provider. */
+    readonly idp_id_token?: string;
   };
   /** Limit for starting, and the most any call to its tools may take, in seconds. */
   readonly timeout_seconds?: number;

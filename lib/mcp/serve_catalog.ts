@@ -20,7 +20,7 @@ import {
   type Prompt,
   ReadResourceRequestSchema,
 } from "@modelcontextprotocol/sdk/types.js";
-import { maskedJson } from "../pipeline/attachments.ts";
+import { maskedBinary, maskedJson } from "../pipeline/attachments.ts";
 import { invalidParams } from "./call_request.ts";
 import type { Masker } from "../pipeline/mask.ts";
 import { type CatalogOptions, pages, reach } from "../sources/mcp/catalog.ts";
@@ -28,18 +28,6 @@ import { mappedName, mcpCatalog } from "../sources/mcp/client.ts";
 import { servedPromptNames } from "./served_names.ts";
 import { skillPrompt, skillPrompts } from "./serve_skills.ts";
 import type { Skill } from "../sources/skills/discover.ts";
-
-/** Base64 masked as bytes (a secret inside a blob is masked as in a spill). */
-function maskedBlob(blob: string, masker: Masker): string {
-  let raw: string;
-  try {
-    raw = atob(blob.replace(/\s+/g, ""));
-  } catch {
-    return blob;
-  }
-  const masked = masker.maskBytes(raw);
-  return masked === raw ? blob : btoa(masked);
-}
 
 /**
  * Registers the resources and prompts handlers on `server`; `plain` says whether config
@@ -92,7 +80,7 @@ export function serveCatalog(
           contents: contents.map((c) => {
             const out = { ...c } as Record<string, unknown>;
             if (typeof out.text === "string") out.text = cat.masker.maskText(out.text);
-            if (typeof out.blob === "string") out.blob = maskedBlob(out.blob, cat.masker);
+            if (typeof out.blob === "string") out.blob = maskedBinary(out.blob, cat.masker);
             return out;
           }) as never,
         };

@@ -5,8 +5,9 @@
  * that accepts it); its `notifications/resources/updated` go on to every client that
  * subscribed to that URI there, the URI masked. magi subscribes upstream once per URI, however
  * many clients watch it, and unsubscribes when the last one unsubscribes or goes away.
- * Subscriptions last as long as the upstream connection: a server that is started again
- * forgets them (the client subscribes again).
+ * A server that ended and is started again (at the next call of one of its tools or any
+ * other request) is subscribed again to every URI still watched there before anything else
+ * reaches it, so its clients go on hearing of changes; a URI it no longer takes is dropped.
  *
  * @module
  */
@@ -21,7 +22,7 @@ import {
 } from "@modelcontextprotocol/sdk/types.js";
 import { invalidParams } from "./call_request.ts";
 import { type CatalogOptions, pages, reach } from "../sources/mcp/catalog.ts";
-import { mcpCatalog, onMcpResourceUpdated } from "../sources/mcp/client.ts";
+import { mcpCatalog, onMcpResourceUpdated, onMcpServerStarted } from "../sources/mcp/client.ts";
 
 /** One URI watched at one upstream server, and the clients (their servers) told of changes. */
 interface Watch {
@@ -63,6 +64,22 @@ async function candidates(cat: CatalogOptions, uri: string): Promise<[string, Cl
   return [...able.filter((_, i) => lists[i]), ...able.filter((_, i) => !lists[i])];
 }
 
+/**
+ * Subscribes `server`'s new client (it was started again) to every URI watched there; a URI
+ * it refuses now is no longer watched.
+ */
+async function renew(server: string, client: Client): Promise<void> {
+  const stale = [...watches.values()].filter((w) => w.server === server && w.client !== client);
+  await Promise.all(stale.map(async (watch) => {
+    watch.client = client;
+    try {
+      await client.subscribeResource({ uri: watch.uri });
+    } catch {
+      watches.delete(keyOf(watch.server, watch.uri));
+    }
+  }));
+}
+
 /** Drops `subscriber` from `watch`; the last one gone unsubscribes upstream. */
 function leave(watch: Watch, subscriber: Server): void {
   watch.subscribers.delete(subscriber);
@@ -83,6 +100,7 @@ export function serveSubscriptions(server: Server): void {
   if (!listening) {
     listening = true;
     onMcpResourceUpdated(updated);
+    onMcpServerStarted(renew);
   }
   server.setRequestHandler(SubscribeRequestSchema, async (request) => {
     const uri = request.params.uri;

@@ -13,16 +13,42 @@ import type { Attachment } from "../core/types.ts";
 /** The most base64 bytes of attachments one call keeps. */
 export const MAX_ATTACHMENT_BYTES = 8 * 1024 * 1024;
 
-/** Every string in `value` masked (object keys too). */
+/**
+ * Every string in `value` masked (object keys too), but base64 that stands for bytes — the
+ * `data` of an MCP image or audio block, the `blob` of a resource's contents — is masked as
+ * the bytes it holds ({@link maskedBinary}), never as text: text masking would cut `$NAME`
+ * into the base64 and break the whole image, where the bytes of a secret are what leaks.
+ * Text, resource text and structured content are masked as text.
+ */
 export function maskedJson(value: unknown, masker: Masker): unknown {
   if (typeof value === "string") return masker.maskText(value);
   if (Array.isArray(value)) return value.map((v) => maskedJson(v, masker));
   if (typeof value === "object" && value !== null) {
+    const binary = binaryField(value as Record<string, unknown>);
     return Object.fromEntries(
-      Object.entries(value).map(([k, v]) => [masker.maskText(k), maskedJson(v, masker)]),
+      Object.entries(value).map(([k, v]) => [
+        masker.maskText(k),
+        k === binary ? maskedBinary(v as string, masker) : maskedJson(v, masker),
+      ]),
     );
   }
   return value;
+}
+
+/** The field of `o` that holds base64 bytes: an image or audio block's, a resource's blob. */
+function binaryField(o: Record<string, unknown>): "data" | "blob" | undefined {
+  if ((o.type === "image" || o.type === "audio") && typeof o.data === "string") return "data";
+  if (typeof o.blob === "string" && typeof o.uri === "string") return "blob";
+  return undefined;
+}
+
+/**
+ * Base64 bytes masked as bytes: returned as they came (byte for byte) unless a secret is in
+ * the bytes they decode to, which are then masked as a spill file is and encoded again (still
+ * valid base64). Base64 that does not decode is no binary: it is masked as text.
+ */
+export function maskedBinary(data: string, masker: Masker): string {
+  return maskedBase64(data, masker) ?? masker.maskText(data);
 }
 
 function decode(data: string): Uint8Array | null {
@@ -50,7 +76,7 @@ function maskedBase64(data: string, masker: Masker): string | null {
     raw += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
   }
   const masked = masker.maskBytes(raw);
-  if (masked === raw) return data.replace(/\s+/g, "");
+  if (masked === raw) return data;
   return encode(Uint8Array.from(masked, (c) => c.charCodeAt(0)));
 }
 

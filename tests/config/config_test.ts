@@ -142,6 +142,31 @@ Deno.test("magi config masks MCP servers' header values", async () => {
   assert.match(run.stdout, /"Authorization":"\$SECRET"/);
 });
 
+Deno.test("magi config masks an MCP server's OAuth private key; a key needs the machine grant", async () => {
+  const { generateKeyPairSync } = await import("node:crypto");
+  await using dir = await tempDir();
+  const pem = generateKeyPairSync("ec", { namedCurve: "prime256v1" }).privateKey
+    .export({ type: "pkcs8", format: "pem" }).toString();
+  const body = pem.split("\n")[1];
+  const file = join(dir.path, "c.jsonc");
+  const server = (oauth: Record<string, string>) => ({
+    mcp_servers: { remote: { url: "http://127.0.0.1:9/mcp", oauth } },
+  });
+  const good = { client_id: "m", private_key: pem, grant: "client_credentials" };
+  await Deno.writeTextFile(file, JSON.stringify(server(good)));
+  const run = await magi(["config", "--config", file], { cwd: dir.path });
+  assert.equal(run.code, 0, run.stderr);
+  assert.ok(!run.stdout.includes(body), run.stdout);
+  assert.match(run.stdout, /"private_key":"\$PRIVATE_KEY/);
+  // A key without the client credentials grant, or beside a secret, is refused.
+  for (
+    const bad of [{ client_id: "m", private_key: pem }, { ...good, client_secret: "abcdefgh" }]
+  ) {
+    await Deno.writeTextFile(file, JSON.stringify(server(bad)));
+    assert.throws(() => loadConfig({ cwd: dir.path, env: {}, configFlag: file }), ConfigError);
+  }
+});
+
 Deno.test("a project's config names programs, servers and roots only when the person trusts it", async () => {
   await using dir = await tempDir();
   const xdg = join(dir.path, "xdg");

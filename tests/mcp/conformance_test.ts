@@ -53,6 +53,14 @@ const CLIENT_SCENARIOS: Record<string, string[]> = {
   "auth/scope-retry-limit": ["scope-retry-limit"],
   // A machine client (config oauth.grant "client_credentials"): tokens with no login.
   "auth/client-credentials-basic": ["client-credentials-basic-auth"],
+  // The same with a private key (config oauth.private_key): a signed JWT, no secret.
+  "auth/client-credentials-jwt": ["client-credentials-jwt-verified"],
+  // Enterprise-Managed Authorization (config oauth.grant "id_jag"): the person's ID token is
+  // exchanged at the identity provider for an ID-JAG, which the authorization server takes.
+  "auth/cross-app-access-complete-flow": [
+    "complete-flow-token-exchange",
+    "complete-flow-jwt-bearer",
+  ],
   "elicitation-sep1034-client-defaults": [
     "client-elicitation-sep1034-string-default",
     "client-elicitation-sep1034-integer-default",

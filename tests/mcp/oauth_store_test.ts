@@ -114,3 +114,179 @@ Deno.test("a machine client (oauth.grant client_credentials) asks for tokens wit
   const person = new StoredOAuth("remote", file, { redirect: "http://127.0.0.1:1/callback" });
   assert.equal(person.prepareTokenRequest("read"), undefined);
 });
+
+/** The header and claims of a JWT, after checking its signature with `publicKey`. */
+async function verifiedJwt(
+  jwt: string,
+  publicKey: import("node:crypto").KeyObject,
+): Promise<{ header: Record<string, unknown>; claims: Record<string, unknown> }> {
+  const { createVerify } = await import("node:crypto");
+  const [head, body, signature] = jwt.split(".");
+  const header = JSON.parse(atob(head.replace(/-/g, "+").replace(/_/g, "/")));
+  const hash = `SHA${String(header.alg).slice(2)}`;
+  const ok = createVerify(hash).update(`${head}.${body}`).verify(
+    {
+      key: publicKey,
+      ...(String(header.alg).startsWith("ES") ? { dsaEncoding: "ieee-p1363" as const } : {}),
+    },
+    Buffer.from(signature, "base64url"),
+  );
+  assert.ok(ok, "the JWT's signature does not verify");
+  return { header, claims: JSON.parse(Buffer.from(body, "base64url").toString()) };
+}
+
+Deno.test("a machine client with a private key (oauth.private_key) signs its token request (private_key_jwt)", async () => {
+  const { generateKeyPairSync } = await import("node:crypto");
+  await using home = await tempDir();
+  const file = StoredOAuth.fileFor(join(home.path, "oauth"), "f".repeat(64));
+  for (
+    const [type, alg] of [["ec", "ES256"], ["rsa", "RS256"]] as const
+  ) {
+    const pair = type === "ec"
+      ? generateKeyPairSync("ec", { namedCurve: "prime256v1" })
+      : generateKeyPairSync("rsa", { modulusLength: 2048 });
+    const pem = pair.privateKey.export({ type: "pkcs8", format: "pem" }).toString();
+    const client = { client_id: "machine", private_key: pem, grant: "client_credentials" as const };
+    const auth = new StoredOAuth("remote", file, { client });
+    assert.equal(auth.redirectUrl, undefined);
+    assert.equal(auth.clientMetadata.token_endpoint_auth_method, "private_key_jwt");
+    // No secret to send: the signed assertion is the client's proof.
+    assert.deepEqual(auth.clientInformation(), { client_id: "machine" });
+    const params = new URLSearchParams({ grant_type: "client_credentials" });
+    const headers = new Headers();
+    await auth.addClientAuthentication!(headers, params, "https://as.example/token", {
+      issuer: "https://as.example",
+      authorization_endpoint: "https://as.example/authorize",
+      token_endpoint: "https://as.example/token",
+      response_types_supported: ["code"],
+    });
+    assert.equal(headers.get("authorization"), null);
+    assert.equal(
+      params.get("client_assertion_type"),
+      "urn:ietf:params:oauth:client-assertion-type:jwt-bearer",
+    );
+    const { header, claims } = await verifiedJwt(params.get("client_assertion")!, pair.publicKey);
+    // The algorithm is the key's own when the config names none.
+    assert.equal(header.alg, alg);
+    assert.equal(claims.iss, "machine");
+    assert.equal(claims.sub, "machine");
+    assert.equal(claims.aud, "https://as.example");
+  }
+  // A key that is none, or one of another type than the algorithm named, is one line.
+  const sign = async (client: { private_key: string; signing_algorithm?: string }) => {
+    const auth = new StoredOAuth("remote", file, {
+      client: { client_id: "m", grant: "client_credentials", ...client },
+    });
+    await auth.addClientAuthentication!(
+      new Headers(),
+      new URLSearchParams(),
+      "https://as.example/token",
+    );
+  };
+  await assert.rejects(
+    sign({ private_key: "not a key" }),
+    /oauth.private_key is not a PEM private key/,
+  );
+  const rsa = generateKeyPairSync("rsa", { modulusLength: 2048 }).privateKey
+    .export({ type: "pkcs8", format: "pem" }).toString();
+  await assert.rejects(
+    sign({ private_key: rsa, signing_algorithm: "ES256" }),
+    (e: Error) =>
+      /^Cannot sign the client assertion \(ES256\) with oauth.private_key: /.test(e.message) &&
+      !e.message.includes(rsa.split("\n")[1]),
+  );
+  // A person's client, or one with a secret, signs nothing.
+  assert.equal(new StoredOAuth("remote", file).addClientAuthentication, undefined);
+});
+
+Deno.test("a private key and an ID token in config oauth are masked, each key line too", () => {
+  const pem = "-----BEGIN PRIVATE KEY-----\nMIGHAgEAMBMGByqGSM49AgEGCCqGSM49AwEHBG0wawIBAQQg\n" +
+    "SI2J+Vrf/0DhzjJ9atjuVRQIuuAd+1rxYQIl+7TTDve\n-----END PRIVATE KEY-----\n";
+  const secrets = specSecrets({
+    url: "https://mcp.example/mcp",
+    oauth: {
+      client_id: "id",
+      private_key: "${KEY}",
+      grant: "client_credentials",
+      idp_token_endpoint: "https://idp.example/token",
+      idp_id_token: "${ID_TOKEN}",
+    },
+  }, { KEY: pem, ID_TOKEN: "eyJhbGciOiJFUzI1NiJ9.eyJzdWIiOiJ1In0.c2ln" });
+  assert.deepEqual(secrets, [
+    { name: "SECRET", value: "eyJhbGciOiJFUzI1NiJ9.eyJzdWIiOiJ1In0.c2ln" },
+    { name: "PRIVATE_KEY", value: pem },
+    { name: "PRIVATE_KEY", value: "MIGHAgEAMBMGByqGSM49AgEGCCqGSM49AwEHBG0wawIBAQQg" },
+    { name: "PRIVATE_KEY", value: "SI2J+Vrf/0DhzjJ9atjuVRQIuuAd+1rxYQIl+7TTDve" },
+  ]);
+});
+
+Deno.test("the ID-JAG grant (oauth.grant id_jag) exchanges the ID token at the identity provider", async () => {
+  await using home = await tempDir();
+  const file = StoredOAuth.fileFor(join(home.path, "oauth"), "9".repeat(64));
+  let asked: URLSearchParams | undefined;
+  let refuse = false;
+  // A real identity provider's token endpoint on loopback (RFC 8693 token exchange).
+  await using idp = Deno.serve(
+    { hostname: "127.0.0.1", port: 0, onListen: () => {} },
+    async (request) => {
+      asked = new URLSearchParams(await request.text());
+      if (refuse) {
+        return Response.json({ error: "invalid_grant", error_description: "expired" }, {
+          status: 400,
+        });
+      }
+      return Response.json({
+        access_token: "jag-header.jag-claims.jag-signature",
+        issued_token_type: "urn:ietf:params:oauth:token-type:id-jag",
+        token_type: "N_A",
+      });
+    },
+  );
+  const endpoint = `http://127.0.0.1:${idp.addr.port}/token`;
+  const client = {
+    client_id: "mcp-client",
+    client_secret: "mcp-client-secret",
+    grant: "id_jag" as const,
+    idp_token_endpoint: endpoint,
+    idp_client_id: "idp-client",
+    idp_id_token: "id-token-of-the-person",
+  };
+  const auth = new StoredOAuth("remote", file, { client, resource: "https://mcp.example/mcp" });
+  assert.equal(auth.redirectUrl, undefined);
+  assert.deepEqual(auth.clientMetadata.grant_types, [
+    "urn:ietf:params:oauth:grant-type:jwt-bearer",
+  ]);
+  // What the SDK's discovery found: the authorization server is the ID-JAG's audience.
+  auth.saveDiscoveryState({
+    authorizationServerUrl: "https://as.example/",
+    authorizationServerMetadata: {
+      issuer: "https://as.example",
+      authorization_endpoint: "https://as.example/authorize",
+      token_endpoint: "https://as.example/token",
+      response_types_supported: ["code"],
+    },
+  });
+  const request = await auth.prepareTokenRequest("read");
+  assert.equal(request?.get("grant_type"), "urn:ietf:params:oauth:grant-type:jwt-bearer");
+  assert.equal(request?.get("assertion"), "jag-header.jag-claims.jag-signature");
+  assert.equal(request?.get("scope"), "read");
+  assert.deepEqual(Object.fromEntries(asked!), {
+    grant_type: "urn:ietf:params:oauth:grant-type:token-exchange",
+    subject_token: "id-token-of-the-person",
+    subject_token_type: "urn:ietf:params:oauth:token-type:id_token",
+    requested_token_type: "urn:ietf:params:oauth:token-type:id-jag",
+    audience: "https://as.example",
+    // No protected-resource metadata was found: the server's own URL.
+    resource: "https://mcp.example/mcp",
+    client_id: "idp-client",
+    scope: "read",
+  });
+  refuse = true;
+  await assert.rejects(
+    async () => await auth.prepareTokenRequest(),
+    new RegExp(
+      `the identity provider at 127.0.0.1:${idp.addr.port} gave no ID-JAG ` +
+        `\\(HTTP 400: invalid_grant: expired\\)`,
+    ),
+  );
+});

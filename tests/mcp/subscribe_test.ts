@@ -5,9 +5,14 @@
  */
 import assert from "node:assert/strict";
 // @ts-types="@modelcontextprotocol/sdk/types"
-import { McpError, ResourceUpdatedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
+import {
+  type CallToolResult,
+  McpError,
+  ResourceUpdatedNotificationSchema,
+} from "@modelcontextprotocol/sdk/types.js";
 import { tempDir } from "../helpers.ts";
 import { everythingClient } from "./_serve.ts";
+import { FIXTURE } from "./servers.ts";
 
 Deno.test("magi mcp passes resources/subscribe upstream and the updates back", async () => {
   await using home = await tempDir();
@@ -53,6 +58,38 @@ Deno.test("magi mcp without MCP servers declares no subscriptions", async () => 
       client.subscribeResource({ uri: "demo://x" }),
       (e: unknown) => e instanceof McpError,
     );
+  } finally {
+    await client.close();
+  }
+});
+
+Deno.test("a watched server started again after a crash is subscribed again", async () => {
+  await using home = await tempDir();
+  // The fixture server watches in its own process only: a new one knows no subscription.
+  const client = await everythingClient(home.path, {}, {}, {
+    mcp_servers: { fixture: { ...FIXTURE, env: { FIXTURE_RESOURCES: "1" }, start: "eager" } },
+    policy: { rules: [{ tool: "fixture__*", source: "mcp", decision: "allow" }] },
+  });
+  const text = (r: CallToolResult) =>
+    r.content.map((c) => c.type === "text" ? c.text : "").join("");
+  const touch = async () =>
+    text(await client.callTool({ name: "fixture__touch", arguments: {} }) as CallToolResult);
+  try {
+    const uri = "fixture://watched";
+    let heard = Promise.withResolvers<string>();
+    client.setNotificationHandler(ResourceUpdatedNotificationSchema, (n) => {
+      heard.resolve(n.params.uri);
+    });
+    await client.subscribeResource({ uri });
+    assert.match(await touch(), /touched 1/);
+    assert.equal(await heard.promise, uri);
+
+    const crashed = await client.callTool({ name: "fixture__crash", arguments: {} });
+    assert.equal(crashed.isError, true, JSON.stringify(crashed));
+    heard = Promise.withResolvers<string>();
+    // The next call starts it again, subscribed again before the call reaches it.
+    assert.match(await touch(), /touched 1/);
+    assert.equal(await heard.promise, uri);
   } finally {
     await client.close();
   }

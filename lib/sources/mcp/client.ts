@@ -306,6 +306,9 @@ class Connection {
     }
     this.#client = client;
     this.onTools?.(this.tools);
+    // What lasted only as long as the last connection (resource subscriptions) is renewed
+    // before the first request of this one.
+    await Promise.all([...startListeners].map((l) => l(this.name, client).catch(() => {})));
     return client;
   }
 
@@ -366,6 +369,22 @@ async function listAll(client: Client, timeout: number): Promise<McpTool[]> {
     cursor = page.nextCursor;
   } while (cursor);
   return tools;
+}
+
+const startListeners = new Set<(server: string, client: Client) => Promise<void>>();
+
+/**
+ * Calls `listener` each time a server magi reaches has started (the first time, and each
+ * time it is started again after it ended) with its name and its new client; the start waits
+ * for the listener (whose failure costs only itself) before any other request is sent.
+ *
+ * @returns the function that removes the listener
+ */
+export function onMcpServerStarted(
+  listener: (server: string, client: Client) => Promise<void>,
+): () => void {
+  startListeners.add(listener);
+  return () => void startListeners.delete(listener);
 }
 
 const updateListeners = new Set<(server: string, uri: string) => void>();
@@ -498,16 +517,31 @@ export function specSecrets(
   };
   take("env", raw.env, expanded.env);
   take("header", raw.headers, expanded.headers);
-  // A pre-registered client's secret (its id is no secret).
-  const secret = raw.oauth?.client_secret;
-  take(
-    "header",
-    secret === undefined ? undefined : { client_secret: secret },
-    expanded.oauth?.client_secret === undefined
-      ? undefined
-      : { client_secret: expanded.oauth.client_secret },
-  );
+  // A pre-registered client's secret or private key, and an ID token (an id is no secret).
+  for (const field of ["client_secret", "idp_id_token"] as const) {
+    const written = raw.oauth?.[field];
+    const value = expanded.oauth?.[field];
+    take(
+      "header",
+      written === undefined ? undefined : { [field]: written },
+      value === undefined ? undefined : { [field]: value },
+    );
+  }
+  secrets.push(...keySecrets(expanded.oauth?.private_key));
   return secrets;
+}
+
+/**
+ * A PEM private key's secrets: the whole text and each line of its base64 body, as
+ * `$PRIVATE_KEY` (a block is masked by its shape anyway; a line quoted alone is not).
+ */
+function keySecrets(pem: string | undefined): Secret[] {
+  if (!pem) return [];
+  const lines = pem.split(/\r?\n/).map((l) => l.trim())
+    .filter((l) =>
+      !l.startsWith("-----") && new TextEncoder().encode(l).length >= MIN_SECRET_BYTES
+    );
+  return [pem, ...lines].map((value) => ({ name: "PRIVATE_KEY", value }));
 }
 
 function connectionFor(name: string, raw: McpServerSpec, opts: McpSourceOptions): Connection {
@@ -528,6 +562,7 @@ function connectionFor(name: string, raw: McpServerSpec, opts: McpSourceOptions)
     const auth = spec.url && opts.authDir && !ownAuth
       ? new StoredOAuth(name, StoredOAuth.fileFor(opts.authDir, cacheKey(name, raw)), {
         client: spec.oauth,
+        resource: spec.url,
       })
       : undefined;
     pool.set(key, conn = new Connection(name, spec, cwd, opts.env, opts.maxMessageBytes, auth));

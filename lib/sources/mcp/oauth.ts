@@ -11,7 +11,10 @@
  */
 import { join } from "node:path";
 // @ts-types="@modelcontextprotocol/sdk/client/auth"
-import type { OAuthClientProvider } from "@modelcontextprotocol/sdk/client/auth.js";
+import type {
+  AddClientAuthentication,
+  OAuthClientProvider,
+} from "@modelcontextprotocol/sdk/client/auth.js";
 // @ts-types="@modelcontextprotocol/sdk/shared/auth"
 // @ts-types="@modelcontextprotocol/sdk/client/auth"
 import type { OAuthDiscoveryState } from "@modelcontextprotocol/sdk/client/auth.js";
@@ -50,7 +53,56 @@ export interface PreRegistered {
    * extension for machine-to-machine access): tokens come from the token endpoint at once,
    * with no browser and no login.
    */
-  grant?: "client_credentials";
+  grant?: "client_credentials" | "id_jag";
+  /**
+   * A PKCS#8 PEM private key (`-----BEGIN PRIVATE KEY-----`): the client authenticates at the
+   * token endpoint with a JWT it signs (`private_key_jwt`, RFC 7523) instead of a secret.
+   */
+  private_key?: string;
+  /** The JWT's algorithm (`RS256`, `PS256`, `ES256`, …); by default the key's own. */
+  signing_algorithm?: string;
+  /**
+   * `grant: "id_jag"` (Enterprise-Managed Authorization, SEP-990): the enterprise identity
+   * provider's token endpoint, magi's client id there, and the person's ID token from it. The
+   * ID token is exchanged there (RFC 8693) for an Identity Assertion JWT Authorization Grant,
+   * which the MCP server's authorization server takes as a JWT bearer grant (RFC 7523).
+   */
+  idp_token_endpoint?: string;
+  idp_client_id?: string;
+  idp_id_token?: string;
+}
+
+/** The URNs of the token exchange and the JWT bearer grant. */
+const URN = {
+  tokenExchange: "urn:ietf:params:oauth:grant-type:token-exchange",
+  jwtBearer: "urn:ietf:params:oauth:grant-type:jwt-bearer",
+  idToken: "urn:ietf:params:oauth:token-type:id_token",
+  idJag: "urn:ietf:params:oauth:token-type:id-jag",
+} as const;
+
+/** The JWT algorithm a private key signs with by default: its type's (and curve's) own. */
+async function algorithmOf(pem: string): Promise<string> {
+  const { createPrivateKey } = await import("node:crypto");
+  let key;
+  try {
+    key = createPrivateKey(pem);
+  } catch {
+    throw new Error("oauth.private_key is not a PEM private key");
+  }
+  const type = key.asymmetricKeyType;
+  if (type === "rsa") return "RS256";
+  if (type === "rsa-pss") return "PS256";
+  const curve = key.asymmetricKeyDetails?.namedCurve;
+  const ec: Record<string, string> = {
+    prime256v1: "ES256",
+    secp384r1: "ES384",
+    secp521r1: "ES512",
+  };
+  if (type === "ec" && curve && ec[curve]) return ec[curve];
+  throw new Error(
+    `oauth.private_key is a ${type} key${curve ? ` (${curve})` : ""}: ` +
+      "magi signs with RSA or EC P-256, P-384 or P-521 keys",
+  );
 }
 
 /** Thrown (as the connection's error) when a server needs `magi mcp login NAME`. */
@@ -66,6 +118,9 @@ export class StoredOAuth implements OAuthClientProvider {
   readonly #open: ((url: URL) => void | Promise<void>) | undefined;
   readonly #client: PreRegistered | undefined;
   readonly #state: (() => string) | undefined;
+  readonly #resource: string | undefined;
+  /** `private_key_jwt`: signs the token request's client assertion (config `oauth.private_key`). */
+  readonly addClientAuthentication?: AddClientAuthentication;
 
   /**
    * @param opts.open sends the person to the authorization URL (`magi mcp login`)
@@ -74,7 +129,10 @@ export class StoredOAuth implements OAuthClientProvider {
    *   checked by its redirect listener)
    * @param opts.client a client registered beforehand (config `oauth`): used as it is, never
    *   registered dynamically; with a secret it authenticates (the SDK picks
-   *   `client_secret_basic` or `client_secret_post` from the server's metadata)
+   *   `client_secret_basic` or `client_secret_post` from the server's metadata; with a
+   *   private key, `private_key_jwt`)
+   * @param opts.resource the MCP server's URL: the resource an ID-JAG is asked for when the
+   *   server's metadata names none
    */
   constructor(
     private readonly server: string,
@@ -84,8 +142,36 @@ export class StoredOAuth implements OAuthClientProvider {
       redirect?: string;
       state?: () => string;
       client?: PreRegistered;
+      resource?: string;
     } = {},
   ) {
+    this.#resource = opts.resource;
+    const key = opts.client?.private_key;
+    const id = opts.client?.client_id;
+    if (key && id) {
+      const wanted = opts.client?.signing_algorithm;
+      this.addClientAuthentication = async (headers, params, url, metadata) => {
+        const { createPrivateKeyJwtAuth } = await import(
+          "@modelcontextprotocol/sdk/client/auth-extensions.js"
+        );
+        const alg = wanted ?? await algorithmOf(key);
+        try {
+          await createPrivateKeyJwtAuth({ issuer: id, subject: id, privateKey: key, alg })(
+            headers,
+            params,
+            url,
+            metadata,
+          );
+        } catch (error) {
+          // jose's message names the format or algorithm, never the key.
+          throw new Error(
+            `Cannot sign the client assertion (${alg}) with oauth.private_key: ${
+              (error as Error).message
+            }`,
+          );
+        }
+      };
+    }
     this.#state = opts.state;
     this.#redirect = opts.redirect;
     this.#open = opts.open;
@@ -183,13 +269,78 @@ export class StoredOAuth implements OAuthClientProvider {
   }
 
   get #machine(): boolean {
-    return this.#client?.grant === "client_credentials";
+    return this.#client?.grant === "client_credentials" || this.#client?.grant === "id_jag";
   }
 
-  /** The token request of the client credentials grant; the SDK's default otherwise. */
-  prepareTokenRequest(scope?: string): URLSearchParams | undefined {
-    if (!this.#machine) return undefined;
-    return new URLSearchParams({ grant_type: "client_credentials", ...(scope ? { scope } : {}) });
+  /**
+   * The token request of the client credentials grant, or of the JWT bearer grant with an
+   * ID-JAG (`grant: "id_jag"`, fetched first from the identity provider); the SDK's default
+   * (authorization code) otherwise.
+   */
+  prepareTokenRequest(scope?: string): URLSearchParams | Promise<URLSearchParams> | undefined {
+    const grant = this.#client?.grant;
+    const scoped: Record<string, string> = scope ? { scope } : {};
+    if (grant === "client_credentials") {
+      return new URLSearchParams({ grant_type: "client_credentials", ...scoped });
+    }
+    if (grant !== "id_jag") return undefined;
+    return this.#identityAssertion(scope).then((assertion) =>
+      new URLSearchParams({ grant_type: URN.jwtBearer, assertion, ...scoped })
+    );
+  }
+
+  /**
+   * Exchanges the person's ID token at the identity provider (RFC 8693) for an ID-JAG whose
+   * audience is the authorization server the SDK found and whose resource is this MCP server.
+   * @throws Error naming the identity provider's answer when it refuses
+   */
+  async #identityAssertion(scope: string | undefined): Promise<string> {
+    const c = this.#client!;
+    const found = this.#read().discovery;
+    const audience = found?.authorizationServerMetadata?.issuer ?? found?.authorizationServerUrl;
+    const resource = found?.resourceMetadata?.resource ?? this.#resource;
+    if (!c.idp_token_endpoint || !c.idp_id_token || !audience || !resource) {
+      throw new Error(
+        "the ID-JAG grant needs oauth.idp_token_endpoint, oauth.idp_id_token and " +
+          "the authorization server's metadata",
+      );
+    }
+    const body = new URLSearchParams({
+      grant_type: URN.tokenExchange,
+      subject_token: c.idp_id_token,
+      subject_token_type: URN.idToken,
+      requested_token_type: URN.idJag,
+      audience,
+      resource,
+      ...(c.idp_client_id ? { client_id: c.idp_client_id } : {}),
+      ...(scope ? { scope } : {}),
+    });
+    const where = new URL(c.idp_token_endpoint).host;
+    let answer: Record<string, unknown> = {};
+    let status = 0;
+    try {
+      const response = await fetch(c.idp_token_endpoint, {
+        method: "POST",
+        headers: {
+          "content-type": "application/x-www-form-urlencoded",
+          accept: "application/json",
+        },
+        body,
+      });
+      status = response.status;
+      answer = await response.json().catch(() => ({}));
+    } catch (e) {
+      throw new Error(`Cannot reach the identity provider at ${where}: ${(e as Error).message}`);
+    }
+    const token = answer.access_token;
+    if (status !== 200 || typeof token !== "string" || answer.issued_token_type !== URN.idJag) {
+      const why = [answer.error, answer.error_description].filter((x) => typeof x === "string");
+      throw new Error(
+        `the identity provider at ${where} gave no ID-JAG (HTTP ${status}` +
+          `${why.length ? `: ${why.join(": ")}` : ""})`,
+      );
+    }
+    return token;
   }
 
   get clientMetadata(): OAuthClientMetadata {
@@ -197,8 +348,10 @@ export class StoredOAuth implements OAuthClientProvider {
       return {
         client_name: "magi",
         redirect_uris: [],
-        grant_types: ["client_credentials"],
-        token_endpoint_auth_method: "client_secret_basic",
+        grant_types: [this.#client?.grant === "id_jag" ? URN.jwtBearer : "client_credentials"],
+        token_endpoint_auth_method: this.#client?.private_key
+          ? "private_key_jwt"
+          : "client_secret_basic",
       };
     }
     return {

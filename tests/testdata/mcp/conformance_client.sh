@@ -11,8 +11,12 @@ export XDG_CONFIG_HOME="$dir/config" XDG_CACHE_HOME="$dir/cache" XDG_STATE_HOME=
 oauth=
 case "${MCP_CONFORMANCE_CONTEXT:-}" in
 *client_id*)
+  # A private key (auth/client-credentials-jwt) makes a machine client signing its own JWTs;
+  # an enterprise ID token (auth/cross-app-access-complete-flow), one with the ID-JAG grant.
   oauth=$("${DENO:-deno}" eval 'const c = JSON.parse(Deno.env.get("MCP_CONFORMANCE_CONTEXT") ?? "{}");
-if (c.client_id) console.log(JSON.stringify({ client_id: c.client_id, ...(c.client_secret ? { client_secret: c.client_secret } : {}) }));')
+if (c.client_id) console.log(JSON.stringify({ client_id: c.client_id, ...(c.client_secret ? { client_secret: c.client_secret } : {}),
+  ...(c.private_key_pem ? { private_key: c.private_key_pem, signing_algorithm: c.signing_algorithm, grant: "client_credentials" } : {}),
+  ...(c.idp_id_token ? { grant: "id_jag", idp_token_endpoint: c.idp_token_endpoint, idp_client_id: c.idp_client_id, idp_id_token: c.idp_id_token } : {}) }));')
   ;;
 esac
 # A machine client (auth/client-credentials-basic): its id and secret with the client
@@ -52,7 +56,7 @@ case "$MCP_CONFORMANCE_SCENARIO" in
 # Step-up: the call needs more scope than the listing; its refusal names the login to run.
 auth/scope-step-up)
   login && { magi call conf__test-tool || { login && magi call conf__test-tool; }; } ;;
-auth/client-credentials-basic) magi tools ;;
+auth/client-credentials-* | auth/cross-app-access-*) magi tools ;;
 auth/*) login && magi tools ;;
 tools_call) magi call conf__add_numbers '{"a": 2, "b": 3}' ;;
 sse-retry) magi call conf__test_reconnection ;;

@@ -4,14 +4,23 @@
  * an environment variable echoed back, its own pid, and content split by audience.
  * With FIXTURE_API_KEY set, the description of `pid` quotes it (as a careless server might).
  * With FIXTURE_PID_FILE set, it writes its pid there when it starts; with FIXTURE_STAY set, it
- * keeps running after its stdin ends (as a careless server would).
+ * keeps running after its stdin ends (as a careless server would). With FIXTURE_RESOURCES set,
+ * it serves the resource `fixture://watched`, takes subscriptions (in this process only: a
+ * new process watches nothing), and its tool `touch` sends an update for each URI watched.
  */
 // @ts-types="@modelcontextprotocol/sdk/server/index"
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 // @ts-types="@modelcontextprotocol/sdk/server/stdio"
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 // @ts-types="@modelcontextprotocol/sdk/types"
-import { CallToolRequestSchema, ListToolsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
+import {
+  CallToolRequestSchema,
+  ListResourcesRequestSchema,
+  ListToolsRequestSchema,
+  ReadResourceRequestSchema,
+  SubscribeRequestSchema,
+  UnsubscribeRequestSchema,
+} from "@modelcontextprotocol/sdk/types.js";
 
 const pidFile = Deno.env.get("FIXTURE_PID_FILE");
 if (pidFile) Deno.writeTextFileSync(pidFile, `${Deno.pid}\n`, { append: true });
@@ -38,10 +47,35 @@ const tools = [
   { name: "grow", description: "Adds the tool extra and announces it", inputSchema: noArgs },
 ];
 
+const resources = Boolean(Deno.env.get("FIXTURE_RESOURCES"));
+if (resources) {
+  tools.push({ name: "touch", description: "Updates every watched resource", inputSchema: noArgs });
+}
 const server = new Server({ name: "fixture", version: "1.0.0" }, {
-  capabilities: { tools: { listChanged: true } },
+  capabilities: {
+    tools: { listChanged: true },
+    ...(resources ? { resources: { subscribe: true } } : {}),
+  },
 });
 server.setRequestHandler(ListToolsRequestSchema, () => ({ tools }));
+const watched = new Set<string>();
+if (resources) {
+  const uri = "fixture://watched";
+  server.setRequestHandler(ListResourcesRequestSchema, () => ({
+    resources: [{ uri, name: "watched" }],
+  }));
+  server.setRequestHandler(ReadResourceRequestSchema, () => ({
+    contents: [{ uri, text: `pid ${Deno.pid}` }],
+  }));
+  server.setRequestHandler(SubscribeRequestSchema, (request) => {
+    watched.add(request.params.uri);
+    return {};
+  });
+  server.setRequestHandler(UnsubscribeRequestSchema, (request) => {
+    watched.delete(request.params.uri);
+    return {};
+  });
+}
 server.setRequestHandler(CallToolRequestSchema, async (request) => {
   const text = (t: string) => ({ content: [{ type: "text" as const, text: t }] });
   switch (request.params.name) {
@@ -78,6 +112,9 @@ server.setRequestHandler(CallToolRequestSchema, async (request) => {
       return text("grown");
     case "extra":
       return text("extra here");
+    case "touch":
+      for (const uri of watched) await server.sendResourceUpdated({ uri });
+      return text(`touched ${watched.size}`);
   }
   return { content: [{ type: "text", text: "unknown tool" }], isError: true };
 });
