@@ -20,12 +20,20 @@ function gate(): { until: Promise<void>; open: () => void } {
   return { until, open };
 }
 
+/** `magi COMMAND --config CONFIG --tools-dir TOOLS` started in a tmux pane in `dir`. */
+async function inPane(
+  command: "chat" | "run",
+  dir: string,
+  config: string,
+  tools: string,
+  args: string[] = [],
+) {
+  const pane = magiInPane([command, ...args, "--config", config, "--tools-dir", tools], dir);
+  return await Pane.start(pane.command, { cwd: dir, env: pane.env });
+}
+
 async function chat(dir: string, config: string, tools: string) {
-  const { command, env } = magiInPane(
-    ["chat", "--config", config, "--tools-dir", tools],
-    dir,
-  );
-  const pane = await Pane.start(command, { cwd: dir, env });
+  const pane = await inPane("chat", dir, config, tools);
   await pane.waitFor(/^> $/m);
   return pane;
 }
@@ -222,11 +230,7 @@ tmuxTest(
       { ...reply("openai", "The answer."), pause: { after: 0, until: slow.until } },
     ]);
     const config = await agentConfig(dir.path, "openai", server.url);
-    const { command, env } = magiInPane(
-      ["run", "answer", "--config", config, "--tools-dir", tools],
-      dir.path,
-    );
-    await using pane = await Pane.start(command, { cwd: dir.path, env });
+    await using pane = await inPane("run", dir.path, config, tools, ["answer"]);
     await pane.waitFor(/retrying in \d+ s \(429\)/);
     // The retry is under way (its answer held back): the line no longer counts down to it.
     await pane.waitFor(/thinking · \d+s · Ctrl-C to stop/, 10_000);
