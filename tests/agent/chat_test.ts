@@ -3,7 +3,14 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { magi, StreamText, tempDir } from "../helpers.ts";
 import { oaChunk, reply, scriptedServer, toolResultsIn } from "./fake_provider.ts";
-import { agentConfig, makeTools, onlySession, PROVIDER_ENV, spawnChat } from "./setup.ts";
+import {
+  agentConfig,
+  interruptThenGoOn,
+  makeTools,
+  onlySession,
+  PROVIDER_ENV,
+  spawnChat,
+} from "./setup.ts";
 
 Deno.test("magi chat: two requests at the prompt, /exit, then --resume keeps the conversation", async () => {
   await using dir = await tempDir();
@@ -82,14 +89,8 @@ Deno.test("magi chat: Ctrl-C ends the running tool's process group, not the sess
   // here by the marker in their command lines.
   const napping = pidsWith(marker);
   assert.ok(napping.length > 0, "the tool's processes were not found");
-  child.kill("SIGINT");
   // The session goes on: the next request is answered.
-  await stdin.write(new TextEncoder().encode("wake up\n/exit\n"));
-  await stdin.close();
-  const out = await child.output();
-  const stdout = new TextDecoder().decode(out.stdout);
-  assert.equal(out.code, 0, new TextDecoder().decode(out.stderr));
-  assert.match(stdout, /\(interrupted\)/);
+  const stdout = await interruptThenGoOn(child, stdin);
   assert.match(stdout, /Fine, awake\./);
   // Ended (a zombie is: inside the sandbox its parent bwrap may go first).
   for (const pid of napping) {

@@ -4,6 +4,7 @@
  *
  * @module
  */
+import assert from "node:assert/strict";
 import { join } from "node:path";
 import { makeTool, REPO, writeConfig } from "../helpers.ts";
 
@@ -163,4 +164,25 @@ export function spawnChat(dir: string, args: string[]): Deno.ChildProcess {
     stdout: "piped",
     stderr: "piped",
   }).spawn();
+}
+
+/**
+ * Presses Ctrl-C in a {@link spawnChat} child (SIGINT), types one more request ("wake up")
+ * and `/exit`, and waits for the chat to end; asserts that it exited 0 and marked the turn
+ * `(interrupted)`.
+ *
+ * @returns what the chat wrote on stdout
+ */
+export async function interruptThenGoOn(
+  child: Deno.ChildProcess,
+  stdin: WritableStreamDefaultWriter<Uint8Array>,
+): Promise<string> {
+  child.kill("SIGINT");
+  await stdin.write(new TextEncoder().encode("wake up\n/exit\n"));
+  await stdin.close();
+  const out = await child.output();
+  const stdout = new TextDecoder().decode(out.stdout);
+  assert.equal(out.code, 0, new TextDecoder().decode(out.stderr));
+  assert.match(stdout, /\(interrupted\)/);
+  return stdout;
 }

@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { tempDir } from "../helpers.ts";
 import { alive, pidsWith } from "../process/helpers.ts";
 import { type Received, reply, scriptedServer, toolResultsIn } from "../agent/fake_provider.ts";
-import { agentConfig, makeTools, spawnChat } from "../agent/setup.ts";
+import { agentConfig, interruptThenGoOn, makeTools, spawnChat } from "../agent/setup.ts";
 
 function isChild(r: Received): boolean {
   const messages = (r.json.messages ?? []) as Record<string, unknown>[];
@@ -40,13 +40,7 @@ Deno.test("magi chat: Ctrl-C ends both running sub-agents and their tools' proce
   }
   const napping = markers.flatMap((m) => pidsWith(m));
   assert.ok(napping.length >= 2, "the sub-agents' tools did not both start");
-  child.kill("SIGINT");
-  await stdin.write(new TextEncoder().encode("wake up\n/exit\n"));
-  await stdin.close();
-  const out = await child.output();
-  const stdout = new TextDecoder().decode(out.stdout);
-  assert.equal(out.code, 0, new TextDecoder().decode(out.stderr));
-  assert.match(stdout, /\(interrupted\)/);
+  const stdout = await interruptThenGoOn(child, stdin);
   assert.match(stdout, /Fine, awake\./);
   for (const pid of napping) assert.equal(alive(pid), false, "a sub-agent's tool still runs");
   const parentLast = server.requests.filter((r) => !isChild(r)).at(-1)!;
