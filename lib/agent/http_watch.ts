@@ -3,7 +3,8 @@
  * 408, 409, 429, 5xx and failed connections silently; they send the attempt number in the
  * `x-stainless-retry-count` header. A `fetch` wrapped here sees each response (or failure)
  * and tells its listener, before the SDK waits, that it will retry and roughly when
- * (`retry-after-ms`, `retry-after`, else the SDKs' backoff of 0.5 s doubling up to 8 s).
+ * (`retry-after-ms`, `retry-after`, else the SDKs' backoff of 0.5 s doubling up to 8 s), then
+ * tells `sent` when the retry goes out: the wait is over, however long it was guessed to be.
  * It also remembers the last URL tried, so a provider that cannot be reached can be named.
  *
  * @module
@@ -25,6 +26,8 @@ export interface HttpRetry {
 export class HttpWatch {
   /** Told before each SDK retry; set by whoever draws the screen. */
   listener: ((retry: HttpRetry) => void) | undefined;
+  /** Told when a retry is sent (`attempt` from 2): what the listener was told is over. */
+  sent: ((attempt: number) => void) | undefined;
   /** The last URL a request was sent to (without query). */
   lastUrl: string | undefined;
   readonly #maxRetries: number;
@@ -42,6 +45,7 @@ export class HttpWatch {
     const headers = new Headers(init?.headers ?? (input instanceof Request ? input.headers : {}));
     const done = Number(headers.get("x-stainless-retry-count") ?? "0") || 0;
     const more = done < this.#maxRetries;
+    if (done > 0) this.#sentRetry(done + 1);
     let response: Response;
     try {
       response = await this.#inner(input, init);
@@ -54,6 +58,12 @@ export class HttpWatch {
     }
     return response;
   };
+
+  #sentRetry(attempt: number): void {
+    try {
+      this.sent?.(attempt);
+    } catch { /* the screen's trouble is not the request's */ }
+  }
 
   #tell(status: number | undefined, delayMs: number, done: number): void {
     try {

@@ -8,8 +8,8 @@
  * @module
  */
 import { projectFolders } from "../core/project_folders.ts";
+import { magiDir } from "../core/xdg.ts";
 import { dirname, isAbsolute, join, relative } from "node:path";
-import { userMagiDir } from "../core/user_dir.ts";
 import { containedPath } from "../sources/skills/contained.ts";
 import type { Runtime } from "../runtime/runtime.ts";
 
@@ -77,7 +77,7 @@ function holdsHome(root: string, home: string | undefined): boolean {
 export function contextFiles(cwd: string, env: Record<string, string>): string[] {
   const chain = projectFolders(cwd).reverse();
   const files: string[] = [];
-  const home = userMagiDir(env);
+  const home = magiDir(env, "config");
   if (home && isFile(join(home, "AGENTS.md"))) files.push(join(home, "AGENTS.md"));
   // A checkout's file that is a link out of the checkout (to a key, say) is passed over. The
   // git root is no fence when it holds HOME (a dotfiles repository, `git init ~`): a

@@ -133,7 +133,7 @@ export async function chatCommand(args: string[]): Promise<number> {
     });
   let view = makeView(undefined);
   let rendered = false;
-  agent.http.listener = (retry) => view.httpRetry(retry);
+  view.follow(agent.http);
   const tally = new Tally();
   const verb = values.resume ? "resumed" : "new";
   out(
@@ -224,7 +224,7 @@ export async function chatCommand(args: string[]): Promise<number> {
         );
         provider = chosen.provider;
         agent.http = chosen.http;
-        agent.http.listener = (retry) => view.httpRetry(retry);
+        view.follow(agent.http);
         out(`model: ${provider.name}/${provider.model} from the next request on\n`);
       } catch (error) {
         if (!(error instanceof ProviderConfigError)) throw error;
@@ -377,7 +377,7 @@ export async function chatCommand(args: string[]): Promise<number> {
         const render = await rendering;
         if (render) {
           view = makeView(render);
-          agent.http.listener = (retry) => view.httpRetry(retry);
+          view.follow(agent.http);
         }
       }
       closeUnfinished(session);

@@ -143,7 +143,7 @@ export async function runCommand(args: string[]): Promise<number> {
       }
       : {}),
   });
-  agent.http.listener = (retry) => view.httpRetry(retry);
+  view.follow(agent.http);
   const { session } = agent;
   // A resumed session killed mid-turn: its calls' results must come before the new text.
   const held = task.trim() === "" ? undefined : await userPromptHook(rt, task);

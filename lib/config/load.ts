@@ -23,6 +23,7 @@ import {
   type Values,
 } from "./keys.ts";
 import { deepFreeze } from "./freeze.ts";
+import { legacySandboxNote } from "./sandbox_settings.ts";
 import { userConfigFile } from "../core/xdg.ts";
 import { ConfigError } from "../core/errors.ts";
 
@@ -178,6 +179,8 @@ export function loadConfig(sources: ConfigSources): Config {
     });
     origins.tools_dir = `--tools-dir, then ${origins.tools_dir}`;
   }
+  const legacy = legacySandboxNote(values, origins.policy);
+  if (legacy) notes.push(legacy);
   return deepFreeze({ values: values as Settings, origins, files, explicit, notes });
 }
 

@@ -95,6 +95,24 @@ export function sandboxSettings(config: unknown, cliMode?: string): SandboxSetti
   };
 }
 
+/**
+ * The note for an old `"policy": {"sandbox": false}`, which every command reads as no setting
+ * at all (the default `workspace-write` for a model's and an MCP client's calls); undefined
+ * when the key is not `false` or `sandbox.mode` is set beside it.
+ *
+ * @param values the merged config values (`policy`, dotted `sandbox.mode`)
+ * @param where the file that set `policy` (`Config.origins.policy`)
+ */
+export function legacySandboxNote(
+  values: Record<string, unknown>,
+  where: string | undefined,
+): string | undefined {
+  const legacy = (values.policy as { sandbox?: unknown } | undefined)?.sandbox;
+  if (legacy !== false || values["sandbox.mode"] !== undefined) return undefined;
+  return `config ${where ?? "policy"}: "policy.sandbox": false does not turn the sandbox off ` +
+    `(a model's and an MCP client's commands run sandboxed); "sandbox": {"mode": "off"} does`;
+}
+
 const STRENGTH: Record<SandboxMode, number> = { "off": 0, "workspace-write": 1, "read-only": 2 };
 
 /**

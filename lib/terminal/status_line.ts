@@ -104,6 +104,13 @@ export class StatusLine {
     this.draw();
   }
 
+  /** The retry went out: its wait leaves the line. */
+  retried(): void {
+    if (this.#retry === undefined) return;
+    this.#retry = undefined;
+    this.draw();
+  }
+
   /** Hides the line so something else can be written where it was; it comes back. */
   hide(): void {
     if (this.#drawn) this.#out.own(ERASE);

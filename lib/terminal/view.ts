@@ -22,7 +22,7 @@ import { type Counts, describeCounts, Tally } from "./cost.ts";
 import { MarkdownBlocks, type Render } from "./markdown.ts";
 import { StatusLine } from "./status_line.ts";
 import { terminalSafe } from "../core/terminal_safe.ts";
-import { describeRetry, type HttpRetry } from "../agent/http_watch.ts";
+import { describeRetry, type HttpRetry, type HttpWatch } from "../agent/http_watch.ts";
 import type { AgentView } from "../agent/loop.ts";
 import type { ToolCallRequest, Usage } from "../agent/provider.ts";
 
@@ -177,6 +177,17 @@ export class TerminalView implements AgentView {
       const why = retry.status === undefined ? "connection failed" : String(retry.status);
       this.#status.retrying(retry.delayMs, why);
     } else this.note(`magi: ${describeRetry(retry)}`);
+  }
+
+  /** A retry announced by {@link httpRetry} was sent: the status line stops counting down. */
+  httpRetried(): void {
+    this.#status?.retried();
+  }
+
+  /** Shows the SDK's retries of `http`'s requests here (status line, note or event). */
+  follow(http: HttpWatch): void {
+    http.listener = (retry) => this.httpRetry(retry);
+    http.sent = () => this.httpRetried();
   }
 
   /** Whether events are printed as JSON lines. */

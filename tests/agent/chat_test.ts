@@ -1,11 +1,16 @@
 import { alive, pidsWith } from "../process/helpers.ts";
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { magi, REPO, StreamText, tempDir } from "../helpers.ts";
+import { magi, StreamText, tempDir } from "../helpers.ts";
 import { oaChunk, reply, scriptedServer, toolResultsIn } from "./fake_provider.ts";
-import { agentConfig, makeTools, onlySession } from "./setup.ts";
-
-const ENV = { FAKE_PROVIDER_KEY: "fake-provider-key-0001" };
+import {
+  agentConfig,
+  interruptThenGoOn,
+  makeTools,
+  onlySession,
+  PROVIDER_ENV,
+  spawnChat,
+} from "./setup.ts";
 
 Deno.test("magi chat: two requests at the prompt, /exit, then --resume keeps the conversation", async () => {
   await using dir = await tempDir();
@@ -20,7 +25,7 @@ Deno.test("magi chat: two requests at the prompt, /exit, then --resume keeps the
   const home = join(dir.path, "home");
   const first = await magi(["chat", "--config", config, "--tools-dir", tools], {
     cwd: dir.path,
-    env: ENV,
+    env: PROVIDER_ENV,
     home,
     stdin: "say hello\n\nare you there?\n/exit\nnever sent\n",
   });
@@ -33,7 +38,7 @@ Deno.test("magi chat: two requests at the prompt, /exit, then --resume keeps the
 
   const second = await magi(["chat", "--resume", id, "--config", config, "--tools-dir", tools], {
     cwd: dir.path,
-    env: ENV,
+    env: PROVIDER_ENV,
     home,
     stdin: "what did you say?\n",
   });
@@ -71,22 +76,7 @@ Deno.test("magi chat: Ctrl-C ends the running tool's process group, not the sess
     reply("openai", "Fine, awake."),
   ]);
   const config = await agentConfig(dir.path, "openai", server.url);
-  const home = join(dir.path, "home");
-  const child = new Deno.Command("deno", {
-    args: ["run", "-A", "--quiet", "--config", join(REPO, "deno.json"), join(REPO, "main.ts")]
-      .concat(["chat", "--config", config, "--tools-dir", tools]),
-    cwd: dir.path,
-    env: {
-      ...ENV,
-      NO_COLOR: "1",
-      XDG_CONFIG_HOME: join(home, "config"),
-      XDG_CACHE_HOME: join(home, "cache"),
-      XDG_STATE_HOME: join(home, "state"),
-    },
-    stdin: "piped",
-    stdout: "piped",
-    stderr: "piped",
-  }).spawn();
+  const child = spawnChat(dir.path, ["--config", config, "--tools-dir", tools]);
   const stdin = child.stdin.getWriter();
   await stdin.write(new TextEncoder().encode("take a nap\n"));
   let napPid = 0;
@@ -99,14 +89,8 @@ Deno.test("magi chat: Ctrl-C ends the running tool's process group, not the sess
   // here by the marker in their command lines.
   const napping = pidsWith(marker);
   assert.ok(napping.length > 0, "the tool's processes were not found");
-  child.kill("SIGINT");
   // The session goes on: the next request is answered.
-  await stdin.write(new TextEncoder().encode("wake up\n/exit\n"));
-  await stdin.close();
-  const out = await child.output();
-  const stdout = new TextDecoder().decode(out.stdout);
-  assert.equal(out.code, 0, new TextDecoder().decode(out.stderr));
-  assert.match(stdout, /\(interrupted\)/);
+  const stdout = await interruptThenGoOn(child, stdin);
   assert.match(stdout, /Fine, awake\./);
   // Ended (a zombie is: inside the sandbox its parent bwrap may go first).
   for (const pid of napping) {
@@ -128,7 +112,7 @@ Deno.test("magi chat asks a tool's question at the prompt", async () => {
   const config = await agentConfig(dir.path, "openai", server.url);
   const run = await magi(["chat", "--config", config, "--tools-dir", tools], {
     cwd: dir.path,
-    env: ENV,
+    env: PROVIDER_ENV,
     stdin: "delete a\nno\n/exit\n",
   });
   assert.equal(run.code, 0, run.stderr);
@@ -149,7 +133,7 @@ Deno.test("magi chat asks whether a call the policy asks about may run", async (
   const config = await agentConfig(dir.path, "openai", server.url);
   const run = await magi(["chat", "--config", config, "--tools-dir", tools], {
     cwd: dir.path,
-    env: ENV,
+    env: PROVIDER_ENV,
     stdin: "write two files\ny\nn\n/exit\n",
   });
   assert.equal(run.code, 0, run.stderr);
@@ -173,22 +157,7 @@ Deno.test("magi chat: Ctrl-C cancels a model response that is still streaming", 
     reply("openai", "Short answer."),
   ]);
   const config = await agentConfig(dir.path, "openai", server.url);
-  const home = join(dir.path, "home");
-  const child = new Deno.Command("deno", {
-    args: ["run", "-A", "--quiet", "--config", join(REPO, "deno.json"), join(REPO, "main.ts")]
-      .concat(["chat", "--config", config]),
-    cwd: dir.path,
-    env: {
-      ...ENV,
-      NO_COLOR: "1",
-      XDG_CONFIG_HOME: join(home, "config"),
-      XDG_CACHE_HOME: join(home, "cache"),
-      XDG_STATE_HOME: join(home, "state"),
-    },
-    stdin: "piped",
-    stdout: "piped",
-    stderr: "piped",
-  }).spawn();
+  const child = spawnChat(dir.path, ["--config", config]);
   const stdin = child.stdin.getWriter();
   const output = new StreamText(child.stdout);
   const errors = new StreamText(child.stderr);
@@ -227,7 +196,7 @@ Deno.test("magi chat: always for a run line offers its prefix rule, for the sess
   await Deno.writeTextFile(own, "{\n  // my own settings\n}\n");
   const run = await magi(["chat", "--config", config, "--tools-dir", tools], {
     cwd: dir.path,
-    env: { ...ENV, XDG_CONFIG_HOME: xdg },
+    env: { ...PROVIDER_ENV, XDG_CONFIG_HOME: xdg },
     // always; yes to `touch *` for the session; yes to saving it. The second call asks nothing.
     stdin: "make two files\na\ny\ny\n/exit\n",
   });

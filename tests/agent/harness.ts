@@ -13,6 +13,7 @@ import { Registry } from "../../lib/registry/registry.ts";
 import type { Tool } from "../../lib/core/types.ts";
 import { tempDir, testRuntime } from "../helpers.ts";
 import { type Received, type Reply, scriptedServer } from "./fake_provider.ts";
+import { makeTools } from "./setup.ts";
 
 /** What a run left behind; `await using` removes it. */
 export interface LoopRun extends AsyncDisposable {
@@ -51,7 +52,12 @@ export async function runLoop(opts: {
   task: string;
   provider?: Record<string, unknown>;
   config?: Record<string, unknown>;
+  /** The registry's tools instead of the runtime's own. */
   tools?: Tool[];
+  /** Tools added to the runtime's own. */
+  extraTools?: Tool[];
+  /** A tools folder with the fixture tools every agent test gets (`setup.ts`). */
+  fixtureTools?: boolean;
   maxTurns?: number;
   /** Keep the session in memory-backed storage (`/dev/shm`) where there is one: a long session's fsyncs cost seconds on disk. */
   fastSessions?: boolean;
@@ -67,6 +73,7 @@ export async function runLoop(opts: {
   const server = scriptedServer(opts.kind, opts.replies);
   const t = await testRuntime({
     cwd: dir.path,
+    ...(opts.fixtureTools ? { toolsDirs: [await makeTools(dir.path)] } : {}),
     env: { FAKE_PROVIDER_KEY: "fake-provider-key-0001" },
     config: {
       providers: {
@@ -86,6 +93,9 @@ export async function runLoop(opts: {
     },
   });
   if (opts.tools) t.rt.registry = new Registry(opts.tools, () => {});
+  if (opts.extraTools) {
+    t.rt.registry = new Registry([...t.rt.registry.list(), ...opts.extraTools], () => {});
+  }
   const agent = startAgent(t.rt, {});
   agent.session.append({ type: "user", text: opts.task });
   const events: Record<string, unknown>[] = [];

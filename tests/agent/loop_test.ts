@@ -1,97 +1,36 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { runAgent } from "../../lib/agent/loop.ts";
-import { startAgent } from "../../lib/agent/start.ts";
-import { TerminalView } from "../../lib/terminal/view.ts";
-import { Registry } from "../../lib/registry/registry.ts";
 import type { Tool } from "../../lib/core/types.ts";
-import { tempDir, testRuntime } from "../helpers.ts";
-import {
-  anthropicReply,
-  oaChunk,
-  type Reply,
-  reply,
-  scriptedServer,
-  toolResultsIn,
-} from "./fake_provider.ts";
-import { makeTools } from "./setup.ts";
+import { anthropicReply, oaChunk, type Reply, reply, toolResultsIn } from "./fake_provider.ts";
+import { type LoopRun, runLoop } from "./harness.ts";
 
 type Kind = "openai" | "anthropic";
 
-/** Runs one task in-process against a scripted server; returns the JSON events shown. */
+/**
+ * Runs one task in-process against a scripted server, with the fixture tools and
+ * `extraTools`; returns the JSON events shown. A provider error is thrown.
+ */
 async function runTask(
   kind: Kind,
   replies: Reply[],
   task: string,
   extraConfig: Record<string, unknown> = {},
   extraTools: Tool[] = [],
-) {
-  const dir = await tempDir();
-  const tools = await makeTools(dir.path);
-  const server = scriptedServer(kind, replies);
-  const t = await testRuntime({
-    cwd: dir.path,
-    toolsDirs: [tools],
-    env: { FAKE_PROVIDER_KEY: "fake-provider-key-0001" },
-    config: {
-      providers: {
-        fake: {
-          kind,
-          base_url: server.url,
-          model: "test-model",
-          api_key_env: "FAKE_PROVIDER_KEY",
-          max_retries: 2,
-        },
-      },
-      provider: "fake",
-      sessions_dir: join(dir.path, "sessions"),
-      shipped_tools: false,
-      ...extraConfig,
-    },
+): Promise<LoopRun> {
+  const run = await runLoop({
+    kind,
+    replies,
+    task,
+    provider: { max_retries: 2 },
+    config: extraConfig,
+    fixtureTools: true,
+    extraTools,
   });
-  if (extraTools.length > 0) {
-    t.rt.registry = new Registry([...t.rt.registry.list(), ...extraTools], () => {});
+  if (run.error) {
+    await run[Symbol.asyncDispose]();
+    throw run.error;
   }
-  const agent = startAgent(t.rt, {});
-  agent.session.append({ type: "user", text: task });
-  const events: Record<string, unknown>[] = [];
-  const view = new TerminalView({
-    json: true,
-    out: (line) => events.push(JSON.parse(line)),
-    info: () => {},
-    fancy: false,
-  });
-  let reason: string;
-  try {
-    reason = await runAgent({
-      rt: t.rt,
-      provider: agent.provider,
-      session: agent.session,
-      system: agent.system,
-      maxTurns: 10,
-      maxRetries: agent.maxRetries,
-      view,
-    });
-  } catch (error) {
-    await server[Symbol.asyncDispose]();
-    await t[Symbol.asyncDispose]();
-    await dir[Symbol.asyncDispose]();
-    throw error;
-  } finally {
-    agent.session.close();
-    view.close();
-  }
-  return {
-    reason,
-    events,
-    requests: server.requests,
-    session: agent.session,
-    async [Symbol.asyncDispose]() {
-      await server[Symbol.asyncDispose]();
-      await t[Symbol.asyncDispose]();
-      await dir[Symbol.asyncDispose]();
-    },
-  };
+  return run;
 }
 
 for (const kind of ["openai", "anthropic"] as const) {

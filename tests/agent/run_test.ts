@@ -216,16 +216,38 @@ async function napThenKill(
   return home;
 }
 
+/**
+ * A session of `magi run "take a nap"` killed mid-turn ({@link napThenKill}); the scripted
+ * server says "Napping first." with the `nap` call, then answers the resumed request with
+ * `then`. Disposing closes the server.
+ */
+async function killedMidNap(dir: string, then: string) {
+  const tools = await makeTools(dir);
+  const marker = join(dir, "napping");
+  const server = scriptedServer("openai", [
+    reply("openai", "Napping first.", [{ id: "call_nap", name: "nap", args: { args: [marker] } }]),
+    reply("openai", then),
+  ]);
+  try {
+    const config = await agentConfig(dir, "openai", server.url);
+    const home = await napThenKill(dir, tools, marker, config);
+    return {
+      tools,
+      config,
+      home,
+      server,
+      [Symbol.asyncDispose]: () => server[Symbol.asyncDispose](),
+    };
+  } catch (error) {
+    await server[Symbol.asyncDispose]();
+    throw error;
+  }
+}
+
 Deno.test("magi run --resume continues a session killed with SIGKILL mid-turn", async () => {
   await using dir = await tempDir();
-  const tools = await makeTools(dir.path);
-  const marker = join(dir.path, "napping");
-  await using server = scriptedServer("openai", [
-    reply("openai", "Napping first.", [{ id: "call_nap", name: "nap", args: { args: [marker] } }]),
-    reply("openai", "Resumed and finished."),
-  ]);
-  const config = await agentConfig(dir.path, "openai", server.url);
-  const home = await napThenKill(dir.path, tools, marker, config);
+  await using killed = await killedMidNap(dir.path, "Resumed and finished.");
+  const { tools, config, home, server } = killed;
 
   const session = onlySession(dir.path);
   const transcript = join(session, "transcript.jsonl");
@@ -256,29 +278,13 @@ Deno.test("magi run --resume continues a session killed with SIGKILL mid-turn", 
 
 Deno.test("magi run --resume ID TEXT after SIGKILL sends the unfinished call's result before the new text", async () => {
   await using dir = await tempDir();
-  const tools = await makeTools(dir.path);
-  const marker = join(dir.path, "napping");
-  await using server = scriptedServer("openai", [
-    reply("openai", "Napping first.", [{ id: "call_nap", name: "nap", args: { args: [marker] } }]),
-    reply("openai", "Going on."),
-  ]);
-  const config = await agentConfig(dir.path, "openai", server.url);
-  const home = await napThenKill(dir.path, tools, marker, config);
+  await using killed = await killedMidNap(dir.path, "Going on.");
+  const { tools, config, home, server } = killed;
   const id = onlySession(dir.path).split("/").pop()!;
-  const run = await magi([
-    "run",
-    "--resume",
-    id,
-    "and then?",
-    "--config",
-    config,
-    "--tools-dir",
-    tools,
-  ], {
-    cwd: dir.path,
-    env: ENV,
-    home,
-  });
+  const run = await magi(
+    ["run", "--resume", id, "and then?", "--config", config, "--tools-dir", tools],
+    { cwd: dir.path, env: ENV, home },
+  );
   assert.equal(run.code, 0, run.stderr);
   const messages = server.requests[1].json.messages as Record<string, unknown>[];
   assert.deepEqual(messages.slice(1).map((m) => m.role), ["user", "assistant", "tool", "user"]);

@@ -4,8 +4,9 @@
  *
  * @module
  */
+import assert from "node:assert/strict";
 import { join } from "node:path";
-import { makeTool, writeConfig } from "../helpers.ts";
+import { makeTool, REPO, writeConfig } from "../helpers.ts";
 
 /** A generic tools_dir tool: a shell script with a `--help` header. */
 export function script(summary: string, usage: string, body: string): string {
@@ -136,4 +137,52 @@ export function onlySession(dir: string): string {
   const entries = [...Deno.readDirSync(join(dir, "sessions"))].filter((e) => e.isDirectory);
   if (entries.length !== 1) throw new Error(`expected one session, found ${entries.length}`);
   return join(dir, "sessions", entries[0].name);
+}
+
+/** The scripted providers' key, as the agent tests' configs name it (`FAKE_PROVIDER_KEY`). */
+export const PROVIDER_ENV = { FAKE_PROVIDER_KEY: "fake-provider-key-0001" };
+
+/**
+ * `magi chat ARGS` started from `dir` as a child the test types into and signals (Ctrl-C is
+ * `child.kill("SIGINT")`): stdin, stdout and stderr piped, no colour, the provider's key set,
+ * config, cache and state in `dir/home`.
+ */
+export function spawnChat(dir: string, args: string[]): Deno.ChildProcess {
+  const home = join(dir, "home");
+  return new Deno.Command("deno", {
+    args: ["run", "-A", "--quiet", "--config", join(REPO, "deno.json"), join(REPO, "main.ts")]
+      .concat(["chat", ...args]),
+    cwd: dir,
+    env: {
+      ...PROVIDER_ENV,
+      NO_COLOR: "1",
+      XDG_CONFIG_HOME: join(home, "config"),
+      XDG_CACHE_HOME: join(home, "cache"),
+      XDG_STATE_HOME: join(home, "state"),
+    },
+    stdin: "piped",
+    stdout: "piped",
+    stderr: "piped",
+  }).spawn();
+}
+
+/**
+ * Presses Ctrl-C in a {@link spawnChat} child (SIGINT), types one more request ("wake up")
+ * and `/exit`, and waits for the chat to end; asserts that it exited 0 and marked the turn
+ * `(interrupted)`.
+ *
+ * @returns what the chat wrote on stdout
+ */
+export async function interruptThenGoOn(
+  child: Deno.ChildProcess,
+  stdin: WritableStreamDefaultWriter<Uint8Array>,
+): Promise<string> {
+  child.kill("SIGINT");
+  await stdin.write(new TextEncoder().encode("wake up\n/exit\n"));
+  await stdin.close();
+  const out = await child.output();
+  const stdout = new TextDecoder().decode(out.stdout);
+  assert.equal(out.code, 0, new TextDecoder().decode(out.stderr));
+  assert.match(stdout, /\(interrupted\)/);
+  return stdout;
 }

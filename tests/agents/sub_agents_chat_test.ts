@@ -1,11 +1,9 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { REPO, tempDir } from "../helpers.ts";
+import { tempDir } from "../helpers.ts";
 import { alive, pidsWith } from "../process/helpers.ts";
 import { type Received, reply, scriptedServer, toolResultsIn } from "../agent/fake_provider.ts";
-import { agentConfig, makeTools } from "../agent/setup.ts";
-
-const ENV = { FAKE_PROVIDER_KEY: "fake-provider-key-0001" };
+import { agentConfig, interruptThenGoOn, makeTools, spawnChat } from "../agent/setup.ts";
 
 function isChild(r: Received): boolean {
   const messages = (r.json.messages ?? []) as Record<string, unknown>[];
@@ -32,22 +30,7 @@ Deno.test("magi chat: Ctrl-C ends both running sub-agents and their tools' proce
       : reply("openai", "Fine, awake.");
   });
   const config = await agentConfig(dir.path, "openai", server.url);
-  const home = join(dir.path, "home");
-  const child = new Deno.Command("deno", {
-    args: ["run", "-A", "--quiet", "--config", join(REPO, "deno.json"), join(REPO, "main.ts")]
-      .concat(["chat", "--config", config, "--tools-dir", tools]),
-    cwd: dir.path,
-    env: {
-      ...ENV,
-      NO_COLOR: "1",
-      XDG_CONFIG_HOME: join(home, "config"),
-      XDG_CACHE_HOME: join(home, "cache"),
-      XDG_STATE_HOME: join(home, "state"),
-    },
-    stdin: "piped",
-    stdout: "piped",
-    stderr: "piped",
-  }).spawn();
+  const child = spawnChat(dir.path, ["--config", config, "--tools-dir", tools]);
   const stdin = child.stdin.getWriter();
   await stdin.write(new TextEncoder().encode("take two naps\n"));
   for (let i = 0; i < 400; i++) {
@@ -57,13 +40,7 @@ Deno.test("magi chat: Ctrl-C ends both running sub-agents and their tools' proce
   }
   const napping = markers.flatMap((m) => pidsWith(m));
   assert.ok(napping.length >= 2, "the sub-agents' tools did not both start");
-  child.kill("SIGINT");
-  await stdin.write(new TextEncoder().encode("wake up\n/exit\n"));
-  await stdin.close();
-  const out = await child.output();
-  const stdout = new TextDecoder().decode(out.stdout);
-  assert.equal(out.code, 0, new TextDecoder().decode(out.stderr));
-  assert.match(stdout, /\(interrupted\)/);
+  const stdout = await interruptThenGoOn(child, stdin);
   assert.match(stdout, /Fine, awake\./);
   for (const pid of napping) assert.equal(alive(pid), false, "a sub-agent's tool still runs");
   const parentLast = server.requests.filter((r) => !isChild(r)).at(-1)!;

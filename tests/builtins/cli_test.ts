@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { magi, makeTool, tempDir } from "../helpers.ts";
-import { builtinRuntime, call } from "./helpers.ts";
+import { magi, tempDir } from "../helpers.ts";
+import { builtinRuntime, call, helloTool } from "./helpers.ts";
 
 const FIVE = ["read", "write", "edit", "grep", "run"];
 
@@ -71,12 +71,7 @@ Deno.test("the five declarations stay small (context economy)", async () => {
 
 Deno.test("a run line reaches a tools_dir tool and the write builtin by name through PATH", async () => {
   await using dir = await tempDir();
-  const tools = join(dir.path, "tools");
-  await makeTool(
-    tools,
-    "hello-tool",
-    '#!/bin/sh\n# hello-tool — greets.\n# hello-tool <name>\necho "hello $1"\n',
-  );
+  const tools = await helloTool(dir.path);
   // This machine has /usr/bin/write (util-linux), which magi must not shadow; so the
   // session gets a PATH without it, made of the few programs the line needs.
   const bin = join(dir.path, "bin");

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { makeTool, tempDir } from "../helpers.ts";
-import { builtinRuntime, call } from "./helpers.ts";
+import { tempDir } from "../helpers.ts";
+import { builtinRuntime, call, helloTool } from "./helpers.ts";
 import { pidsWith } from "../process/helpers.ts";
 
 Deno.test("run: cd changes the session's working directory for later calls", async () => {
@@ -90,12 +90,7 @@ Deno.test("run: output that is not UTF-8 is shown safely", async () => {
 
 Deno.test("run: the environment has the tool links first on PATH and the MAGI_ context", async () => {
   await using dir = await tempDir();
-  const tools = join(dir.path, "tools");
-  await makeTool(
-    tools,
-    "hello-tool",
-    '#!/bin/sh\n# hello-tool — greets.\n# hello-tool <name>\necho "hello $1"\n',
-  );
+  const tools = await helloTool(dir.path);
   await using t = await builtinRuntime(dir.path, {}, { toolsDirs: [tools] });
   const r = await call(t.rt, "run", { command: 'hello-tool world; echo "$MAGI_CWD"' });
   assert.equal(r.is_error, false, r.said);

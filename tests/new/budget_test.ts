@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { makeTool } from "../../lib/cli/new.ts";
+import { newTool } from "./made.ts";
 import {
   boundedSchema,
   DECLARATION_BUDGET,
@@ -125,15 +125,12 @@ Deno.test("magi new tar: a small declaration; args reach tar before the files; t
   await Deno.writeTextFile(join(work, "d", "keep.txt"), "k");
   await Deno.writeTextFile(join(work, "d", "drop.log"), "d");
   const toolsDir = join(dir.path, "tools");
-  const made = await makeTool({
+  const made = await newTool({
     name: "tar",
     words: ["tar"],
     toolsDir,
     cwd: work,
     env: { ...Deno.env.toObject(), XDG_CACHE_HOME: join(dir.path, "cache") },
-    generic: false,
-    force: false,
-    dryRun: false,
   });
   assert.ok(
     made.report.some((l) =>

@@ -53,30 +53,16 @@ Deno.test("magi new, then magi call, magi check and magi tools --json see the to
 Deno.test("magi new --dry-run prints the files and writes nothing; --generic skips the schema", async () => {
   await using dir = await tempDir();
   const tools = join(dir.path, "tools");
-  const dry = await magi([
-    "new",
-    "git-log",
-    "--from",
-    "git log",
-    "--tools-dir",
-    tools,
-    "--dry-run",
-  ]);
+  const gitLog = (flag: string) =>
+    magi(["new", "git-log", "--from", "git log", "--tools-dir", tools, flag]);
+  const dry = await gitLog("--dry-run");
   assert.equal(dry.code, 0, dry.stderr);
   assert.match(dry.stdout, /dry run: nothing written/);
   assert.match(dry.stdout, /--- .*git-log\/schema\.json \(schema\)\n\{/);
   assert.match(dry.stdout, /exec '\S*git' 'log' "\$@"/);
   assert.throws(() => Deno.statSync(tools));
 
-  const generic = await magi([
-    "new",
-    "git-log",
-    "--from",
-    "git log",
-    "--tools-dir",
-    tools,
-    "--generic",
-  ]);
+  const generic = await gitLog("--generic");
   assert.equal(generic.code, 0, generic.stderr);
   assert.match(generic.stdout, /generic tool \(parameters args and stdin\): --generic was given/);
   assert.throws(() => Deno.statSync(join(tools, "git-log", "schema.json")));

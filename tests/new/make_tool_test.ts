@@ -1,10 +1,11 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { makeTool, type NewResult } from "../../lib/cli/new.ts";
+import type { NewResult } from "../../lib/cli/new.ts";
 import { runTool, type ToolResult } from "../../lib/runtime/run_tool.ts";
 import { pooled, tempDir, TESTDATA, testRuntime } from "../helpers.ts";
 import { findProgram } from "../../lib/scaffold/capture.ts";
 import { recordedNames, writeStandIns } from "./recorded.ts";
+import { madeInTemp, newTool } from "./made.ts";
 import { RECORDED } from "./recorded_set.ts";
 
 const PROGRAMS = join(TESTDATA, "new", "programs");
@@ -29,47 +30,16 @@ async function made(
   setup?: (work: string) => Promise<void>,
   recorded: string[] = [],
 ) {
-  const dir = await tempDir("magi-new-");
-  const work = join(dir.path, "work");
-  await Deno.mkdir(work);
-  await setup?.(work);
-  const bin = await writeStandIns(join(dir.path, "bin"), recorded);
-  const env = {
-    ...Deno.env.toObject(),
-    PATH: `${bin}:${Deno.env.get("PATH") ?? "/usr/bin:/bin"}`,
-    XDG_CACHE_HOME: join(dir.path, "cache"),
-  };
-  const toolsDir = join(dir.path, "tools");
-  const result = await makeTool({
-    name,
-    words,
-    toolsDir,
-    cwd: work,
-    env,
-    generic: false,
-    force: false,
-    dryRun: false,
-  });
-  const t = await testRuntime({
-    toolsDirs: [toolsDir],
-    // The person's own rule: a model's call of the new tool may write (workspace-write).
-    config: {
-      shipped_tools: false,
-      policy: { rules: [{ tool: "*", source: "tools_dir", decision: "allow" }] },
-    },
-    cwd: work,
-  });
+  const m = await madeInTemp(name, words, { prefix: "magi-new-", standIns: recorded, setup });
+  const t = m.runtime;
   const ours = t.warnings.filter((w) => w.includes(`"${name}"`));
   assert.deepEqual(ours, [], "discovery complained about the new tool");
   return {
-    result,
-    work,
+    result: m.result,
+    work: m.work,
     call: (args: Record<string, unknown>) => runTool(t.rt, { name, args }),
     declaration: () => t.rt.registry.declarations().find((d) => d.name === name)!,
-    [Symbol.asyncDispose]: async () => {
-      await t[Symbol.asyncDispose]();
-      await dir[Symbol.asyncDispose]();
-    },
+    [Symbol.asyncDispose]: () => m[Symbol.asyncDispose](),
   } satisfies Made;
 }
 
@@ -301,16 +271,7 @@ async function makeAll(
   const typed = new Map<string, Set<string>>();
   // Each tool is made, and its selftest run, apart from the others: four at a time.
   await pooled(entries, 4, async ({ name, words }) => {
-    const result = await makeTool({
-      name,
-      words,
-      toolsDir,
-      cwd: dir,
-      env,
-      generic: false,
-      force: false,
-      dryRun: false,
-    });
+    const result = await newTool({ name, words, toolsDir, cwd: dir, env });
     assert.ok(result.generated, `${name}: a typed tool`);
     const left = new Set(result.generated.left);
     const kept = (result.capture.best?.model.options ?? []).filter((o) => !left.has(o));

@@ -4,10 +4,9 @@
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { makeTool, type NewResult } from "../../lib/cli/new.ts";
+import type { NewResult } from "../../lib/cli/new.ts";
 import { runTool, type ToolResult } from "../../lib/runtime/run_tool.ts";
-import { tempDir, testRuntime } from "../helpers.ts";
-import { writeStandIns } from "./recorded.ts";
+import { madeInTemp } from "./made.ts";
 import { RECORDED } from "./recorded_set.ts";
 
 interface Made extends AsyncDisposable {
@@ -21,34 +20,12 @@ interface Made extends AsyncDisposable {
 
 /** A tool made from a recorded program; calls reach the real program where it is installed. */
 async function recorded(name: string): Promise<Made> {
-  const dir = await tempDir("magi-new-whole-");
-  const work = join(dir.path, "work");
-  await Deno.mkdir(work);
-  const bin = await writeStandIns(join(dir.path, "bin"), [name], { passThrough: true });
-  const env = {
-    ...Deno.env.toObject(),
-    PATH: `${bin}:${Deno.env.get("PATH")}`,
-    XDG_CACHE_HOME: join(dir.path, "cache"),
-  };
-  const toolsDir = join(dir.path, "tools");
-  const result = await makeTool({
-    name,
-    words: RECORDED[name].from.split(" "),
-    toolsDir,
-    cwd: work,
-    env,
-    generic: false,
-    force: false,
-    dryRun: false,
+  const m = await madeInTemp(name, RECORDED[name].from.split(" "), {
+    prefix: "magi-new-whole-",
+    standIns: [name],
+    passThrough: true,
   });
-  const t = await testRuntime({
-    toolsDirs: [toolsDir],
-    config: {
-      shipped_tools: false,
-      policy: { rules: [{ tool: "*", source: "tools_dir", decision: "allow" }] },
-    },
-    cwd: work,
-  });
+  const { result, work, toolsDir, runtime: t } = m;
   const schema = JSON.parse(Deno.readTextFileSync(join(toolsDir, name, "schema.json")));
   return {
     result,
@@ -63,10 +40,7 @@ async function recorded(name: string): Promise<Made> {
       }).output();
       return { code: out.code, out: new TextDecoder().decode(out.stdout) };
     },
-    [Symbol.asyncDispose]: async () => {
-      await t[Symbol.asyncDispose]();
-      await dir[Symbol.asyncDispose]();
-    },
+    [Symbol.asyncDispose]: () => m[Symbol.asyncDispose](),
   };
 }
 

@@ -128,20 +128,16 @@ async function capture(dir: TempDir): Promise<Captured> {
       ...extra,
     }, KEY_ENV);
 
-  {
+  /** `magi run go FLAGS…` through the agent script, the tool's question answered. */
+  const runGo = async (name: string, flags: string[]) => {
     await using server = scriptedServer("openai", agentScript());
     const config = await withConfig(server.url);
-    const r = await run("run", [
-      "run",
-      "go",
-      "--config",
-      config,
-      "--tools-dir",
-      tools,
-      "--answer",
-      `yes ${TOKEN}`,
-    ]);
+    const args = ["--config", config, "--tools-dir", tools, "--answer", `yes ${TOKEN}`];
+    const r = await run(name, ["run", "go", ...flags, ...args]);
     assert.equal(r.code, 0, r.stderr);
+  };
+  {
+    await runGo("run", []);
     const session = onlySession(dir.path);
     out["session.transcript"] = Deno.readTextFileSync(join(session, "transcript.jsonl"));
     out["session.context"] = Deno.readTextFileSync(join(session, "context.md"));
@@ -149,22 +145,7 @@ async function capture(dir: TempDir): Promise<Captured> {
     assert.ok(out["spill"].includes("token="), "the run spilled");
     await Deno.remove(join(dir.path, "sessions"), { recursive: true });
   }
-  {
-    await using server = scriptedServer("openai", agentScript());
-    const config = await withConfig(server.url);
-    const r = await run("json", [
-      "run",
-      "go",
-      "--json",
-      "--config",
-      config,
-      "--tools-dir",
-      tools,
-      "--answer",
-      `yes ${TOKEN}`,
-    ]);
-    assert.equal(r.code, 0, r.stderr);
-  }
+  await runGo("json", ["--json"]);
   {
     await using server = scriptedServer("openai", [
       reply("openai", "", [{

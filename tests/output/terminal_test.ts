@@ -3,7 +3,8 @@ import { join } from "node:path";
 import { Masker } from "../../lib/pipeline/mask.ts";
 import { Output } from "../../lib/pipeline/out.ts";
 import { terminalSafe } from "../../lib/core/terminal_safe.ts";
-import { magiArgs, makeTool, StreamText, tempDir } from "../helpers.ts";
+import { makeTool, tempDir } from "../helpers.ts";
+import { hasScript, onTerminal } from "../terminal/pty.ts";
 import { reply, scriptedServer } from "../agent/fake_provider.ts";
 import { agentConfig, script } from "../agent/setup.ts";
 
@@ -55,51 +56,24 @@ Deno.test("Output.stream(): a secret split across pieces is masked; held back on
   assert.equal(screen, "no secrets: ", "nothing is held back without secrets");
 });
 
-/** util-linux `script` gives magi a terminal. */
-const hasScript = new Deno.Command("sh", { args: ["-c", "command -v script"] }).outputSync()
-  .success;
-
-/** Runs `magi run` on a terminal (util-linux `script`) and returns the screen's bytes. */
 /** The file the fixture tool waits for: the test makes it once the tool is shown running. */
 const SHOWN = "tool-shown";
 
-async function onTerminal(dir: string, args: string[], noColor: boolean): Promise<string> {
-  const magi = ["deno", ...magiArgs(args)].map((a) => `'${a}'`).join(" ");
-  const env: Record<string, string> = {
-    FAKE_PROVIDER_KEY: "fake-provider-key-0001",
-    XDG_CACHE_HOME: join(dir, "cache"),
-    XDG_STATE_HOME: join(dir, "state"),
-    XDG_CONFIG_HOME: join(dir, "config"),
-    TERM: "xterm",
-    PATH: Deno.env.get("PATH") ?? "/usr/bin:/bin",
-    HOME: Deno.env.get("HOME") ?? dir,
-  };
-  const denoDir = Deno.env.get("DENO_DIR");
-  if (denoDir) env.DENO_DIR = denoDir;
-  if (noColor) env.NO_COLOR = "1";
+/** Runs `magi run` on a terminal (util-linux `script`) and returns the screen's bytes. */
+async function runHostile(dir: string, args: string[], noColor: boolean): Promise<string> {
   await Deno.remove(join(dir, SHOWN)).catch(() => {});
-  const child = new Deno.Command("script", {
-    args: ["-qec", magi, "/dev/null"],
-    cwd: dir,
-    env,
-    clearEnv: true,
-    stdin: "null",
-    stdout: "piped",
-    stderr: "piped",
-  }).spawn();
-  const screen = new StreamText(child.stdout);
-  const errors = new StreamText(child.stderr);
   // The tool runs until it is shown running: a progress line on a terminal, else its call.
-  const running = args.includes("--json")
-    ? /"tool_call"/
-    : noColor
-    ? /→ hostile/
-    : /running hostile · \ds/;
   // Not caught: a wait for a line magi no longer prints would hold the tool for its 20 s.
-  await screen.until(running).finally(() => Deno.writeTextFile(join(dir, SHOWN), ""));
-  const [status, text, stderr] = await Promise.all([child.status, screen.done, errors.done]);
-  assert.equal(status.code, 0, text + stderr);
-  return text;
+  return await onTerminal(args, {
+    cwd: dir,
+    noColor,
+    shown: args.includes("--json")
+      ? /"tool_call"/
+      : noColor
+      ? /→ hostile/
+      : /running hostile · \ds/,
+    whenShown: () => Deno.writeTextFile(join(dir, SHOWN), ""),
+  });
 }
 
 Deno.test({
@@ -135,7 +109,7 @@ printf '${printf}'`,
     for (const noColor of [false, true]) {
       await using server = scripted();
       const config = await agentConfig(dir.path, "openai", server.url);
-      const screen = await onTerminal(
+      const screen = await runHostile(
         dir.path,
         ["run", "go", "--config", config, "--tools-dir", tools],
         noColor,
@@ -155,7 +129,7 @@ printf '${printf}'`,
     }
     await using server = scripted();
     const config = await agentConfig(dir.path, "openai", server.url);
-    const screen = await onTerminal(
+    const screen = await runHostile(
       dir.path,
       ["run", "go", "--json", "--config", config, "--tools-dir", tools],
       true,

@@ -1,7 +1,8 @@
 /**
  * `magi chat` on a real terminal (tmux), against a scripted provider on loopback: what the
  * person sees — the status line, then the answer rendered as markdown; a prompt never
- * drawn over while a slow tool runs; /help; Ctrl-C mid-stream recorded.
+ * drawn over while a slow tool runs; /help; Ctrl-C mid-stream recorded; and `magi run`'s
+ * status line while the SDK retries.
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
@@ -19,12 +20,20 @@ function gate(): { until: Promise<void>; open: () => void } {
   return { until, open };
 }
 
+/** `magi COMMAND --config CONFIG --tools-dir TOOLS` started in a tmux pane in `dir`. */
+async function inPane(
+  command: "chat" | "run",
+  dir: string,
+  config: string,
+  tools: string,
+  args: string[] = [],
+) {
+  const pane = magiInPane([command, ...args, "--config", config, "--tools-dir", tools], dir);
+  return await Pane.start(pane.command, { cwd: dir, env: pane.env });
+}
+
 async function chat(dir: string, config: string, tools: string) {
-  const { command, env } = magiInPane(
-    ["chat", "--config", config, "--tools-dir", tools],
-    dir,
-  );
-  const pane = await Pane.start(command, { cwd: dir, env });
+  const pane = await inPane("chat", dir, config, tools);
   await pane.waitFor(/^> $/m);
   return pane;
 }
@@ -200,5 +209,35 @@ tmuxTest(
     assert.match(await Deno.readTextFile(more[1]), /line 30\n$/);
     await pane.keys("/last", "Enter");
     await pane.waitFor(/^line 30$/m);
+  },
+);
+
+tmuxTest(
+  "magi run on a terminal: the status line's retry wait goes once the retry is sent",
+  async () => {
+    await using dir = await tempDir();
+    const tools = await makeTools(dir.path);
+    const slow = gate();
+    // magi's guess of the wait is only a guess: here it reads 30 s (`retry-after`, since it
+    // takes "100ms" for no number) while the SDK waits 0.1 s (it reads the leading 100).
+    const busy = {
+      status: 429,
+      headers: { "retry-after-ms": "100ms", "retry-after": "30" },
+      json: { error: { message: "slow down" } },
+    };
+    await using server = scriptedServer("openai", [
+      busy,
+      { ...reply("openai", "The answer."), pause: { after: 0, until: slow.until } },
+    ]);
+    const config = await agentConfig(dir.path, "openai", server.url);
+    await using pane = await inPane("run", dir.path, config, tools, ["answer"]);
+    await pane.waitFor(/retrying in \d+ s \(429\)/);
+    // The retry is under way (its answer held back): the line no longer counts down to it.
+    await pane.waitFor(/thinking · \d+s · Ctrl-C to stop/, 10_000);
+    assert.equal(server.requests.length, 2);
+    slow.open();
+    const screen = await pane.waitFor(/Pane is dead/);
+    assert.match(screen, /The answer\.\n/);
+    assert.doesNotMatch(screen, /retrying/);
   },
 );

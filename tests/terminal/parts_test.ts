@@ -112,7 +112,7 @@ Deno.test("status line: spinner, label, seconds, tokens, a retry's wait; pauses 
   assert.equal(fitWidth("日本語のテキスト", 7), "日本語…");
 });
 
-Deno.test("HTTP watch: the SDK's retries are told with their wait; the last URL is kept", async () => {
+Deno.test("HTTP watch: the SDK's retries are told with their wait, and when sent; the last URL is kept", async () => {
   const told: string[] = [];
   const watch = new HttpWatch(
     2,
@@ -120,12 +120,14 @@ Deno.test("HTTP watch: the SDK's retries are told with their wait; the last URL 
       Promise.resolve(new Response("{}", { status: 429, headers: { "retry-after": "2" } })),
   );
   watch.listener = (r) => told.push(describeRetry(r));
+  watch.sent = (attempt) => told.push(`sent ${attempt}`);
   await watch.fetch("http://127.0.0.1:9/v1/chat/completions?x=1", {
     headers: { "x-stainless-retry-count": "0" },
   });
   await watch.fetch("http://127.0.0.1:9/v1/chat/completions", {
     headers: { "x-stainless-retry-count": "2" },
   });
-  assert.deepEqual(told, ["retrying in 2 s (429) 2/3"]);
+  // The last attempt: sent (the wait told before it is over), with no retry after it.
+  assert.deepEqual(told, ["retrying in 2 s (429) 2/3", "sent 3"]);
   assert.equal(watch.lastUrl, "http://127.0.0.1:9/v1/chat/completions");
 });
