@@ -48,3 +48,25 @@ Deno.test("a server's config env value comes back masked, whatever its name", as
     await closeMcpServers();
   }
 });
+
+Deno.test("a header value HTTP cannot carry costs only its server, with one line naming the header", async () => {
+  await using tr = await testRuntime({
+    config: {
+      shipped_tools: false,
+      mcp_servers: {
+        web: { url: "http://127.0.0.1:9/mcp", headers: { Authorization: "Bearer tok…en-4242" } },
+      },
+    },
+  });
+  try {
+    const lines = tr.warnings.filter((w) => w.includes('"web"'));
+    assert.equal(lines.length, 1, tr.warnings.join("\n"));
+    assert.match(
+      lines[0],
+      /MCP server "web" left out: header "Authorization": its value must be plain ASCII text on one line/,
+    );
+    assert.ok(!lines[0].includes("4242"));
+  } finally {
+    await closeMcpServers();
+  }
+});

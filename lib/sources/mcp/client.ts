@@ -210,6 +210,7 @@ class Connection {
       ResourceUpdatedNotificationSchema,
       McpError,
     } = await loadSdk();
+    checkHeaders(this.spec.headers);
     const transport: Transport = this.spec.url
       ? new StreamableHTTPClientTransport(new URL(this.spec.url), {
         requestInit: { headers: this.spec.headers ?? {} },
@@ -455,6 +456,20 @@ export async function closeMcpServers(): Promise<void> {
   const all = [...pool.values()];
   pool.clear();
   await Promise.all(all.map((c) => c.close()));
+}
+
+/**
+ * Refuses a header HTTP cannot carry — a value with a character past ASCII (a `…` pasted from
+ * a page) or a line break — naming the header, never its value (it may be a token).
+ *
+ * @throws Error `header "Authorization": its value must be plain ASCII text on one line`
+ */
+function checkHeaders(headers: Readonly<Record<string, string>> | undefined): void {
+  for (const [name, value] of Object.entries(headers ?? {})) {
+    if (!/^[\t\x20-\x7e]*$/.test(value)) {
+      throw new Error(`header "${name}": its value must be plain ASCII text on one line`);
+    }
+  }
 }
 
 /**
