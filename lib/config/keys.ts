@@ -396,15 +396,20 @@ export const KEYS = {
   "sandbox.network": key<boolean | readonly string[]>({
     doc: {
       default: "`false`",
-      meaning: '`true`, or a list of domains (`"*.npmjs.org"`) reached by proxy',
+      meaning: '`true`, or a list of domains (`"*.npmjs.org"`, ports 80 and 443; ' +
+        '`"host:8080"`) reached by proxy',
     },
     schema: {
       anyOf: [{ type: "boolean" }, {
         type: "array",
-        items: { type: "string", pattern: "^(\\*\\.)?[A-Za-z0-9]([A-Za-z0-9.-]*[A-Za-z0-9])?$" },
+        items: {
+          type: "string",
+          pattern: "^(\\*\\.)?[A-Za-z0-9]([A-Za-z0-9.-]*[A-Za-z0-9])?(:[1-9][0-9]{0,4})?$",
+        },
       }],
     },
-    expected: 'true, false (the default) or a list of allowed domains ("*.npmjs.org")',
+    expected: 'true, false (the default) or a list of allowed domains ("*.npmjs.org"; ' +
+      'ports 80 and 443 unless one is named: "localhost:8080")',
     tighten: tightenNetwork,
   }),
   "sandbox.deny_read": key<readonly string[]>({
