@@ -86,6 +86,20 @@ function textKey(
   });
 }
 
+/**
+ * The `tighten` of a bound (a size, a count, a time limit): a project's config may lower it,
+ * never raise it, so a cloned repository cannot flood the context, the terminal or the clock.
+ *
+ * @param before the value from the person's files so far (the default when none set it)
+ * @param project the project's value
+ * @returns the smaller of the two numbers (`before` when either is not a number)
+ */
+export function lowerOnly(before: unknown, project: unknown): unknown {
+  return typeof before === "number" && typeof project === "number"
+    ? Math.min(before, project)
+    : before;
+}
+
 /** A true-or-false key with its default. */
 function flagKey(value: boolean, meaning: string): Defaulted<boolean> {
   return plainKey<boolean>({
@@ -123,6 +137,7 @@ function bytesKey(b: BytesBounds): Defaulted<number> {
       ? `a whole number of bytes, at least ${said(b.min, b.minIs)}`
       : `a whole number of bytes from ${said(b.min, b.minIs)} to ${said(b.max, b.maxIs)}`,
     default: b.default,
+    tighten: lowerOnly,
   });
 }
 
@@ -147,7 +162,8 @@ const hookList = {
  * (providers, a prompt file naming any file), widen what tools may touch (roots), choose where
  * magi writes, or run a model's asks without asking (`approval` "never"). A cloned repository
  * must not do any of that by itself. `secrets.ignore` would unmask the person's secrets: no
- * project may set it, trusted or not (it is ignored with one stderr line).
+ * project may set it, trusted or not (it is ignored with one stderr line). Every bound (`limits.*`,
+ * `timeout_seconds`, `display.lines`, `agents.*`) a project may only lower ({@link lowerOnly}).
  */
 export const KEYS = {
   trusted_projects: key<readonly string[]>({
@@ -189,12 +205,14 @@ export const KEYS = {
     schema: { type: "number", exclusiveMinimum: 0 },
     expected: "a number of seconds greater than 0",
     default: 120,
+    tighten: lowerOnly,
   }),
   "display.lines": plainKey<number>({
     meaning: "lines of a tool call's output shown on the terminal; the rest is kept",
     schema: { type: "integer", minimum: 1, maximum: 100000 },
     expected: "a whole number of lines from 1 to 100000 (each tool call's shown on the terminal)",
     default: 20,
+    tighten: lowerOnly,
   }),
   prices: key<Readonly<Record<string, Readonly<Prices>>>>({
     doc: {
@@ -378,15 +396,20 @@ export const KEYS = {
   "sandbox.network": key<boolean | readonly string[]>({
     doc: {
       default: "`false`",
-      meaning: '`true`, or a list of domains (`"*.npmjs.org"`) reached by proxy',
+      meaning: '`true`, or a list of domains (`"*.npmjs.org"`, ports 80 and 443; ' +
+        '`"host:8080"`) reached by proxy',
     },
     schema: {
       anyOf: [{ type: "boolean" }, {
         type: "array",
-        items: { type: "string", pattern: "^(\\*\\.)?[A-Za-z0-9]([A-Za-z0-9.-]*[A-Za-z0-9])?$" },
+        items: {
+          type: "string",
+          pattern: "^(\\*\\.)?[A-Za-z0-9]([A-Za-z0-9.-]*[A-Za-z0-9])?(:[1-9][0-9]{0,4})?$",
+        },
       }],
     },
-    expected: 'true, false (the default) or a list of allowed domains ("*.npmjs.org")',
+    expected: 'true, false (the default) or a list of allowed domains ("*.npmjs.org"; ' +
+      'ports 80 and 443 unless one is named: "localhost:8080")',
     tighten: tightenNetwork,
   }),
   "sandbox.deny_read": key<readonly string[]>({
@@ -458,10 +481,7 @@ export const KEYS = {
     default: 2,
     // Deeper sub-agents multiply what a task spends of the person's provider: a project may
     // only lower it.
-    tighten: (before, project) =>
-      typeof before === "number" && typeof project === "number"
-        ? Math.min(before, project)
-        : before,
+    tighten: lowerOnly,
   }),
   "agents.summary_bytes": bytesKey({
     default: 4096,

@@ -22,8 +22,12 @@ export interface SandboxSettings {
 
 export const SANDBOX_MODES: readonly SandboxMode[] = ["read-only", "workspace-write", "off"];
 
-/** A domain name, or a glob of its first labels ("*.npmjs.org"). */
-export const DOMAIN = /^(\*\.)?([a-z0-9]([a-z0-9-]*[a-z0-9])?\.)*[a-z0-9]([a-z0-9-]*[a-z0-9])?$/i;
+/**
+ * A domain name, or a glob of its first labels ("*.npmjs.org"), with an optional port
+ * ("localhost:8080"; without one, ports 80 and 443).
+ */
+export const DOMAIN =
+  /^(\*\.)?([a-z0-9]([a-z0-9-]*[a-z0-9])?\.)*[a-z0-9]([a-z0-9-]*[a-z0-9])?(:[1-9][0-9]{0,4})?$/i;
 
 /** A `sandbox.deny_read` entry: absolute or under the home folder. */
 export const DENY_READ = /^(\/|~\/)/;
@@ -75,7 +79,7 @@ export function sandboxSettings(config: unknown, cliMode?: string): SandboxSetti
     if (!Array.isArray(network) || network.some((d) => typeof d !== "string" || !DOMAIN.test(d))) {
       throw new ConfigError(
         `config key "sandbox.network": expected true, false or a list of domain names ` +
-          `("example.com", "*.npmjs.org"), got ${JSON.stringify(network)}`,
+          `("example.com", "*.npmjs.org", "localhost:8080"), got ${JSON.stringify(network)}`,
       );
     }
   }

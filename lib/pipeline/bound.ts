@@ -1,7 +1,8 @@
 /**
  * Bounding output (SPEC S2.2): past a limit the middle is dropped and head and tail are kept;
- * lines of the dropped middle that look like failures are kept with their line numbers; a
- * note names how much was dropped and the spill file holding the whole output. Works on byte
+ * lines of the dropped middle that look like failures are kept with their line numbers (the
+ * strongest first: `FAIL`, `error:`, a traceback before a word in passing; "0 errors" is no
+ * failure) and the text around the word found (a long line is cut around it); a note names how much was dropped and the spill file holding the whole output. Works on byte
  * strings (see `bytes.ts`) as a stream, so memory stays bounded by the limits, and serves
  * several limits (said's and shown's) from one pass over the bytes.
  *
@@ -17,15 +18,43 @@ const FAILURE =
 const NOTE_RESERVE = 320;
 /** At most this many bytes of one failure-looking line are kept. */
 const FAILURE_LINE_BYTES = 200;
-/** At most this many failure-looking lines are remembered (the first ones). */
+/**
+ * At most this many failure-looking lines are remembered: the first ones, a strong one
+ * taking the place of the earliest weak one once they are this many.
+ */
 const MAX_FAILURES = 256;
-/** At most this much of an unfinished line is kept for the failure search. */
+/** At most this much of an unfinished line's start, and of its latest end, is kept for the search. */
 const PARTIAL_BYTES = 300;
+/** What stands for the unkept middle of a long unfinished line: "…" as UTF-8 bytes. */
+const GAP = utf8ByteString("…");
+/** Bytes of a long failure line kept before the word found. */
+const BEFORE_MATCH = 60;
+
+/** A count of none before the word ("0 errors", "no failures") or after it ("failed: 0"). */
+const NONE_BEFORE = /(?:^|[^\w.])(?:0|no|zero|without)\s+(?:\w+\s+)?$/i;
+const NONE_AFTER = /^\s*[:=]?\s*0(?![\w.])/;
+/** Words that are a failure wherever they stand. */
+const STRONG_WORD = /^(?:traceback|panic(?:ked)?|fatal|segmentation fault)$/i;
 
 interface FailureLine {
   /** 1-based line number in the whole output. */
   line: number;
   text: string;
+  /** 2: a failure by its form (`FAIL`, `error:`, `Traceback`); 1: the word in passing. */
+  score: number;
+}
+
+/**
+ * How strongly the match `word` at `at` in `text` (its line from `start`) says "failure": 0
+ * for a count of none ("0 errors", "failed: 0"), 2 for an upper-case word, a word followed by
+ * `:` or a word such as `Traceback`, else 1.
+ */
+function failureScore(text: string, start: number, at: number, word: string): number {
+  const before = text.slice(Math.max(start, at - 40), at);
+  const after = text.slice(at + word.length, at + word.length + 20);
+  if (NONE_BEFORE.test(before) || NONE_AFTER.test(after)) return 0;
+  if (STRONG_WORD.test(word) || after.startsWith(":")) return 2;
+  return word.length >= 4 && word === word.toUpperCase() ? 2 : 1;
 }
 
 /** The outcome of bounding one stream to one limit. */
@@ -77,7 +106,17 @@ export class Bounder {
   #tailBytes = 0;
   /** The end of the previous chunk after its last newline (at most 300 bytes). */
   #partial = "";
+  /** The latest 300 bytes of the unfinished line. */
+  #partialEnd = "";
+  /** The unfinished line's length so far (bytes). */
+  #partialLength = 0;
+  /** Past `#partial`: the text around the first failure word of the unfinished line. */
+  #partialHit: Piece | undefined;
+  /** Bytes the hit's text still wants after the word (it ended with its piece). */
+  #hitWants = 0;
   #failures: FailureLine[] = [];
+  /** Indexes of `#failures` whose score is 1, earliest first (what a strong line replaces). */
+  #weak: number[] = [];
   #failuresMissed = false;
 
   /** @param limits the most bytes each kept text may have (each at least twice {@link NOTE_RESERVE}) */
@@ -131,36 +170,86 @@ export class Bounder {
   /**
    * Counts a chunk's newlines and remembers failure-looking lines with their line numbers.
    * Only whole lines are searched: the unfinished last line waits for the next chunk (its
-   * first 300 bytes), so a word split across chunks is still found.
+   * first 300 bytes and its latest 300), so a word split across chunks is still found.
    */
   #scan(chunk: string): void {
     const lastNewline = chunk.lastIndexOf("\n");
     if (lastNewline === -1) {
-      if (this.#partial.length < PARTIAL_BYTES) {
-        this.#partial += chunk.slice(0, PARTIAL_BYTES - this.#partial.length);
-      }
+      this.#keepPartial(chunk);
       return;
     }
-    const text = this.#partial + chunk.slice(0, lastNewline + 1);
-    this.#partial = chunk.slice(lastNewline + 1, lastNewline + 1 + PARTIAL_BYTES);
+    // A line longer than both pieces kept: "…" stands for its middle (no word runs across it).
+    const unfinished = joinPieces([
+      { at: 0, text: this.#partial },
+      ...(this.#partialHit ? [this.#partialHit] : []),
+      { at: this.#partialLength - this.#partialEnd.length, text: this.#partialEnd },
+    ]);
+    const text = unfinished + chunk.slice(0, lastNewline + 1);
+    this.#partial = "";
+    this.#partialEnd = "";
+    this.#partialLength = 0;
+    this.#partialHit = undefined;
+    this.#hitWants = 0;
+    this.#keepPartial(chunk.slice(lastNewline + 1));
     let line = this.#newlines;
     let counted = 0;
-    if (!this.#failuresMissed) {
+    if (!this.#failuresMissed || this.#weak.length > 0) {
       FAILURE.lastIndex = 0;
       for (let m = FAILURE.exec(text); m !== null; m = FAILURE.exec(text)) {
+        const start = text.lastIndexOf("\n", m.index) + 1;
+        const score = failureScore(text, start, m.index, m[0]);
+        // A count of none: look further along the same line.
+        if (score === 0) continue;
         line += countNewlines(text, counted, m.index);
         counted = m.index;
-        if (this.#failures.length >= MAX_FAILURES) {
-          this.#failuresMissed = true;
-          break;
-        }
-        const start = text.lastIndexOf("\n", m.index) + 1;
         const end = text.indexOf("\n", m.index);
-        this.#failures.push({ line: line + 1, text: trimLine(text.slice(start, end)) });
         FAILURE.lastIndex = end + 1;
+        const found = {
+          line: line + 1,
+          text: trimLine(text.slice(start, end), m.index - start),
+          score,
+        };
+        if (this.#failures.length < MAX_FAILURES) {
+          if (score === 1) this.#weak.push(this.#failures.length);
+          this.#failures.push(found);
+          continue;
+        }
+        this.#failuresMissed = true;
+        if (score === 2 && this.#weak.length > 0) this.#failures[this.#weak.shift()!] = found;
+        if (this.#weak.length === 0) break;
       }
     }
     this.#newlines = line + countNewlines(text, counted, text.length);
+  }
+
+  /**
+   * Keeps the start, the latest end and the text around the first failure word of an
+   * unfinished line (see {@link #scan}).
+   */
+  #keepPartial(piece: string): void {
+    if (piece === "") return;
+    let at = this.#partialLength;
+    this.#partialLength += piece.length;
+    const room = PARTIAL_BYTES - this.#partial.length;
+    if (room > 0) {
+      this.#partial += piece.slice(0, room);
+      piece = piece.slice(room);
+      at += room;
+    }
+    if (piece === "") return;
+    if (this.#partialHit && this.#hitWants > 0) {
+      this.#partialHit.text += piece.slice(0, this.#hitWants);
+      this.#hitWants -= Math.min(piece.length, this.#hitWants);
+    } else if (!this.#partialHit) {
+      // With the end of the last piece, so a word split between two is found.
+      const before = this.#partialEnd.slice(-40);
+      const hit = hitWindow(before + piece);
+      if (hit) {
+        this.#partialHit = { at: at - before.length + hit.at, text: hit.text };
+        this.#hitWants = hit.wants;
+      }
+    }
+    this.#partialEnd = (this.#partialEnd + piece).slice(-PARTIAL_BYTES);
   }
 
   /**
@@ -172,7 +261,7 @@ export class Bounder {
    *   it was: the note then says the file holds only part of the output
    */
   finish(spillPath: string | null, spillCut?: string): Bounded[] {
-    if (this.#partial !== "") {
+    if (this.#partial !== "" || this.#partialEnd !== "") {
       this.#scan("\n");
       this.#newlines--;
     }
@@ -207,26 +296,79 @@ export class Bounder {
     );
     const inMiddle = this.#failures.filter((f) => f.line > headLines && f.line < tailFirstLine);
     if (inMiddle.length > 0) {
-      let lines = "";
-      let kept = 0;
-      for (const f of inMiddle) {
+      // The strongest lines first, earliest first among equals; shown in line order.
+      const ranked = [...inMiddle].sort((a, b) => b.score - a.score || a.line - b.line);
+      const chosen: FailureLine[] = [];
+      let size = 0;
+      for (const f of ranked) {
         const entry = `  line ${f.line}: ${f.text}\n`;
-        if (lines.length + entry.length > view.failures) break;
-        lines += entry;
-        kept++;
+        if (size + entry.length > view.failures) continue;
+        size += entry.length;
+        chosen.push(f);
       }
+      const lines = chosen.sort((a, b) => a.line - b.line)
+        .map((f) => `  line ${f.line}: ${f.text}\n`).join("");
       note += "[magi: failure-looking lines from the dropped part]\n" + lines;
-      if (kept < inMiddle.length || this.#failuresMissed) note += utf8ByteString("  … and more\n");
+      if (chosen.length < inMiddle.length || this.#failuresMissed) {
+        note += utf8ByteString("  … and more\n");
+      }
     }
     const text = head + (head.endsWith("\n") || head === "" ? "" : "\n") + note + tail;
     return { text, cut: true, totalBytes: total, droppedBytes, droppedLines };
   }
 }
 
-function trimLine(raw: string): string {
+/** Text at an offset (bytes) of one line. */
+interface Piece {
+  at: number;
+  text: string;
+}
+
+/**
+ * The text around the first failure word of `text` (not a count of none), at its offset, and
+ * how many bytes past `text`'s end it would still take.
+ */
+function hitWindow(text: string): (Piece & { wants: number }) | undefined {
+  const search = new RegExp(FAILURE.source, "gi");
+  for (let m = search.exec(text); m !== null; m = search.exec(text)) {
+    if (failureScore(text, 0, m.index, m[0]) === 0) continue;
+    const at = Math.max(0, m.index - BEFORE_MATCH);
+    const end = m.index + FAILURE_LINE_BYTES;
+    return { at, text: text.slice(at, end), wants: Math.max(0, end - text.length) };
+  }
+  return undefined;
+}
+
+/**
+ * Pieces of one line joined in order, each byte once; {@link GAP} stands where bytes between
+ * two pieces were not kept (no word runs across it).
+ */
+function joinPieces(pieces: Piece[]): string {
+  let out = "";
+  let end = 0;
+  for (const p of [...pieces].sort((a, b) => a.at - b.at)) {
+    if (p.text === "" || p.at + p.text.length <= end) continue;
+    if (p.at > end) out += GAP;
+    out += p.text.slice(Math.max(0, end - p.at));
+    end = p.at + p.text.length;
+  }
+  return out;
+}
+
+/**
+ * A failure line as kept: whole up to {@link FAILURE_LINE_BYTES}, else that much around the
+ * word found at `at` (from {@link BEFORE_MATCH} bytes before it), with `…` where it was cut.
+ */
+function trimLine(raw: string, at = 0): string {
   const text = raw.replace(/\r$/, "");
   if (text.length <= FAILURE_LINE_BYTES) return text;
-  return text.slice(0, utf8Boundary(text, FAILURE_LINE_BYTES)) + utf8ByteString("…");
+  let from = Math.max(0, Math.min(at - BEFORE_MATCH, text.length - FAILURE_LINE_BYTES));
+  // Not inside a UTF-8 sequence: step past continuation bytes.
+  while (from > 0 && from < text.length && (text.charCodeAt(from) & 0xc0) === 0x80) from++;
+  const rest = text.slice(from);
+  const cut = rest.length > FAILURE_LINE_BYTES;
+  const kept = cut ? rest.slice(0, utf8Boundary(rest, FAILURE_LINE_BYTES)) : rest;
+  return (from > 0 ? utf8ByteString("…") : "") + kept + (cut ? utf8ByteString("…") : "");
 }
 
 /** Where the kept head ends: after a newline in its second half, else a UTF-8 boundary. */

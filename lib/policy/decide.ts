@@ -254,23 +254,66 @@ const PATH_LIKE = /^(\/|~\/|~$|\.\.(\/|$))|\/\.\.(\/|$)/;
 /**
  * The paths a word of an installed tool's call may name: the word itself, what follows its
  * first `=` (`--directory=/x`, `if=/x`), what follows a single-dash option's letters
- * (`-C/x`, `-xzf/x.tar`), the path of a `file:` URL (`file:///x`, also after `=`, as curl,
- * git or pandoc read it), and what follows a leading `@` when that file exists (`@/x`, as
- * curl reads a file; `@/components/x`, a JavaScript import alias, names none).
+ * (`-C/x`, `-xzf/x.tar`), each item of a list in any of those (split at `,` `;` and at `:`
+ * not starting a URL's `://`: `--files=a,/x`, `PATH`-like `a:/x`, `x=a:/y`, each item's own
+ * `=` too), the path of a `file:` URL (`file:///x`, also after `=`, as curl, git or pandoc
+ * read it), what follows a leading `@` when that file exists (`@/x`, as curl reads a file;
+ * `@/components/x`, a JavaScript import alias, names none), and the strings of a word that is
+ * a JSON object or list (`{"path": "/x"}`). A URL (`http://host/a`) names no local path.
  */
-function pathsInWord(word: string, look: Lookups): string[] {
+function pathsInWord(word: string, look: Lookups, depth = 0): string[] {
   const out = [word];
   const eq = word.indexOf("=");
   if (eq >= 0) out.push(word.slice(eq + 1));
   const attached = /^-[A-Za-z0-9]+([^A-Za-z0-9].*)$/s.exec(word);
   if (attached) out.push(attached[1]);
   for (const w of [...out]) {
+    for (const item of listItems(w)) {
+      if (out.includes(item)) continue;
+      out.push(item);
+      const at = item.indexOf("=");
+      if (at >= 0) out.push(item.slice(at + 1));
+    }
+  }
+  for (const w of [...out]) {
     const url = /^file:(?:\/\/[^/]*)?(\/.*)$/is.exec(w);
     if (url) out.push(fileUrlPath(url[1]));
     // `-d@/x`, `--data=@/x` too.
     if (w.startsWith("@") && exists(look, w.slice(1))) out.push(w.slice(1));
   }
-  return out.filter((w) => PATH_LIKE.test(w));
+  const found = out.filter((w) => PATH_LIKE.test(w));
+  if (depth < 4 && /^\s*[[{]/.test(word)) {
+    for (const s of jsonStrings(word)) found.push(...pathsInWord(s, look, depth + 1));
+  }
+  return found;
+}
+
+/**
+ * The items of a list written in one word: split at `,` and `;`, then at each `:` that does
+ * not start a URL's `://` (`a:/x` gives `/x`; `http://h:80/p` gives `http://h` and `80/p`).
+ * A word with no separator gives nothing.
+ */
+function listItems(word: string): string[] {
+  if (!/[,;:]/.test(word)) return [];
+  return word.split(/[,;]/).flatMap((piece) => piece.split(/:(?!\/\/)/));
+}
+
+/** The strings inside a JSON object or list, at any depth (none when it is not JSON). */
+function jsonStrings(text: string): string[] {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return [];
+  }
+  const out: string[] = [];
+  const visit = (v: unknown) => {
+    if (typeof v === "string") out.push(v);
+    else if (Array.isArray(v)) v.forEach(visit);
+    else if (typeof v === "object" && v !== null) Object.values(v).forEach(visit);
+  };
+  visit(value);
+  return out;
 }
 
 /** A `file:` URL's path, `%XX` decoded (undecodable: as written). */

@@ -183,3 +183,63 @@ Deno.test("magi run: a profile that names a tool the parent lacks is refused wit
   // No child session was started.
   assert.equal([...Deno.readDirSync(join(dir.path, "sessions"))].length, 1);
 });
+
+Deno.test("magi run: a flood of mail adds at most limits.said_bytes to one turn; the rest waits, counted", async () => {
+  await using dir = await tempDir();
+  const tools = await makeTools(dir.path);
+  // 300 messages of 16,000 bytes each, in the documented format, written from the shell.
+  const FLOOD = `d="$MAGI_MAIL_DIR/$MAGI_PARENT"; big=$(head -c 16000 /dev/zero | tr '\\0' x)
+i=0; while [ $i -lt 300 ]; do i=$((i+1)); n="$(printf %06d $i)-flood"
+printf '{"v":1,"from":"%s","to":"%s","text":"%s %s"}' "$MAGI_SESSION" "$MAGI_PARENT" "mail-$i" "$big" > "$d/.$n.tmp"
+mv "$d/.$n.tmp" "$d/$n.json"; done; echo flooded`;
+  await makeTool(tools, "flood", script("flood — mail the parent a lot", "flood", FLOOD));
+  const work = join(dir.path, "work");
+  await Deno.mkdir(join(work, ".git"), { recursive: true });
+  const server = scriptedServer("openai", (_i, r) => {
+    const results = messagesOf(r).filter((m) => m.role === "tool").length;
+    if (systemOf(r).includes("You are a sub-agent of session")) {
+      return results === 0
+        ? reply("openai", "", [{ id: "f", name: "flood", args: {} }])
+        : reply("openai", "Flooded.");
+    }
+    if (results === 0) {
+      return reply("openai", "", [{ id: "a", name: "agent", args: { task: "flood" } }]);
+    }
+    if (results === 1) {
+      return reply("openai", "", [{ id: "t", name: "touch-file", args: { args: ["x"] } }]);
+    }
+    return reply("openai", "Done.");
+  });
+  await using _server = server;
+  const config = await agentConfig(dir.path, "openai", server.url, { agents: { max_depth: 1 } });
+  const run = await magi(["run", "go", "--config", config, "--tools-dir", tools], {
+    cwd: work,
+    env: ENV,
+  });
+  assert.equal(run.code, 0, run.stderr);
+  assert.match(run.stdout, /Done\./);
+  const parentRequests = server.requests.filter((r) =>
+    !systemOf(r).includes("You are a sub-agent of session")
+  );
+  assert.equal(parentRequests.length, 3);
+  // The first request is the baseline; each later one adds at most one turn's bound of mail.
+  const base = parentRequests[0].body.length;
+  for (const r of parentRequests.slice(1)) {
+    assert.ok(r.body.length < base + 2 * 16384 + 8192, `request of ${r.body.length} bytes`);
+  }
+  const mailIn = (r: Received) =>
+    messagesOf(r).filter((m) => m.role === "user" && String(m.content).startsWith("[mail from"))
+      .map((m) => String(m.content));
+  const first = mailIn(parentRequests[1]);
+  assert.equal(first.length, 1, "one 16,000-byte message fits the 16 KiB bound");
+  assert.match(first[0], /mail-1 x/);
+  assert.match(
+    first[0],
+    /\[magi: 299 more messages wait in the mailbox ".*": this turn's mail is bound to 16384 bytes; they are delivered at the next turns\]$/,
+  );
+  // The next turn takes the next one.
+  const second = mailIn(parentRequests[2]);
+  assert.equal(second.length, 2);
+  assert.match(second[1], /mail-2 x/);
+  assert.match(second[1], /298 more messages wait/);
+});

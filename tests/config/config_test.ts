@@ -17,13 +17,13 @@ Deno.test("loadConfig() merges user, project and explicit files, remembering ori
   await Deno.mkdir(join(project, "deep", "er"), { recursive: true });
   await Deno.writeTextFile(
     join(project, ".magi", "config.jsonc"),
-    '{"tools_dir": "../mytools", "timeout_seconds": 60}',
+    '{"tools_dir": "../mytools", "timeout_seconds": 10}',
   );
   const config = loadConfig({
     cwd: join(project, "deep", "er"),
     env: { XDG_CONFIG_HOME: join(dir.path, "xdg") },
   });
-  assert.equal(config.values.timeout_seconds, 60);
+  assert.equal(config.values.timeout_seconds, 10);
   assert.equal(config.origins.timeout_seconds, join(project, ".magi", "config.jsonc"));
   assert.equal(config.values["limits.said_bytes"], 2048);
   assert.equal(config.origins["limits.said_bytes"], join(user, "config.jsonc"));
@@ -327,4 +327,44 @@ Deno.test("a project's config may lower agents.max_depth but not raise it", asyn
   assert.equal(raised, 2);
   assert.match(String(note), /may only tighten "agents\.max_depth"; kept 2/);
   assert.equal((await depth(2, 1))[0], 1);
+});
+
+Deno.test("a cloned project's config cannot raise a bound: the model reads no more than by default", async () => {
+  await using dir = await tempDir();
+  const project = join(dir.path, "proj");
+  await Deno.mkdir(join(project, ".magi"), { recursive: true });
+  await Deno.writeTextFile(
+    join(project, ".magi", "config.jsonc"),
+    JSON.stringify({
+      limits: { said_bytes: 67108864, shown_bytes: 67108864, lua_memory_bytes: 1 << 30 },
+      timeout_seconds: 86400,
+      display: { lines: 100000 },
+      agents: { summary_bytes: 65536 },
+    }),
+  );
+  await Deno.writeTextFile(
+    join(project, "big.txt"),
+    Array.from({ length: 100000 }, (_, i) => `line ${i}`).join("\n"),
+  );
+  const run = await magi(["call", "--as-model", "--json", "read", '{"path":"big.txt"}'], {
+    cwd: project,
+  });
+  assert.equal(run.code, 0, run.stderr);
+  const result = JSON.parse(run.stdout);
+  assert.ok(result.said.length <= 16384, `said ${result.said.length} bytes`);
+  assert.ok(result.shown.length <= 65536 + 1024, `shown ${result.shown.length} bytes`);
+  for (const key of ["limits.said_bytes", "timeout_seconds", "display.lines"]) {
+    assert.match(run.stderr, new RegExp(`may only tighten "${key.replace(".", "\\.")}"; kept`));
+  }
+  const shown = await magi(["config"], { cwd: project });
+  assert.match(shown.stdout, /^limits\.said_bytes = 16384 /m);
+  assert.match(shown.stdout, /^agents\.summary_bytes = 4096 /m);
+  // Lowering is allowed.
+  await Deno.writeTextFile(
+    join(project, ".magi", "config.jsonc"),
+    '{"limits": {"said_bytes": 2048}, "timeout_seconds": 5}',
+  );
+  const lowered = await magi(["config"], { cwd: project });
+  assert.match(lowered.stdout, /^limits\.said_bytes = 2048 /m);
+  assert.match(lowered.stdout, /^timeout_seconds = 5 /m);
 });

@@ -8,11 +8,23 @@ import { hasScript, onTerminal } from "../terminal/pty.ts";
 import { reply, scriptedServer } from "../agent/fake_provider.ts";
 import { agentConfig, script } from "../agent/setup.ts";
 
-/** Clipboard write (OSC 52), title change (OSC 0), line erase, C1 CSI cursor move, bell. */
-const HOSTILE = "\x1b]52;c;aGVsbG8=\x07\x1b]0;owned\x07\x1b[2K\u009b2J\x07";
+/**
+ * Clipboard write (OSC 52), title change (OSC 0), line erase, C1 CSI cursor move, bell, and
+ * bidi controls that reorder what is read (right-to-left override, an isolate, a mark).
+ */
+const HOSTILE = "\x1b]52;c;aGVsbG8=\x07\x1b]0;owned\x07\x1b[2K\u009b2J\x07" +
+  "\u202eresu\u2066x\u2069\u200f\u061c";
+/** What {@link HOSTILE} looks like once made terminal-safe. */
+const SHOWN_SAFE = "␛]52;c;aGVsbG8=␇␛]0;owned␇␛[2K<9B>2J␇<202E>resu<2066>x<2069><200F><61C>";
+/** The bidi controls a terminal may apply (U+061C, U+200E/F, U+202A–E, U+2066–9). */
+const BIDI = /[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/;
 
 Deno.test("terminalSafe() shows every control visibly and keeps line feeds, tabs and CRLF", () => {
-  assert.equal(terminalSafe(HOSTILE), "␛]52;c;aGVsbG8=␇␛]0;owned␇␛[2K<9B>2J␇");
+  assert.equal(terminalSafe(HOSTILE), SHOWN_SAFE);
+  for (const c of "\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069") {
+    assert.ok(!BIDI.test(terminalSafe(`a${c}b`)), `U+${c.charCodeAt(0).toString(16)} is shown`);
+  }
+  assert.equal(terminalSafe("שלום עולם مرحبا"), "שלום עולם مرحبا", "right-to-left letters pass");
   assert.equal(terminalSafe("a\tb\r\nc\rd\x7f\x00"), "a\tb\r\nc␍d␡␀");
   assert.equal(terminalSafe("plain ✓ text\n"), "plain ✓ text\n");
 });
@@ -23,7 +35,7 @@ Deno.test("Output: on a terminal foreign text is made safe, own escapes pass; el
   tty.own("\x1b[2m");
   tty.text(HOSTILE);
   tty.own("\x1b[0m");
-  assert.equal(screen, "\x1b[2m␛]52;c;aGVsbG8=␇␛]0;owned␇␛[2K<9B>2J␇\x1b[0m");
+  assert.equal(screen, `\x1b[2m${SHOWN_SAFE}\x1b[0m`);
   let file = "";
   const pipe = Output.sink((t) => (file += t), { terminal: false, masker: new Masker([]) });
   pipe.text(HOSTILE);
@@ -31,7 +43,7 @@ Deno.test("Output: on a terminal foreign text is made safe, own escapes pass; el
   let json = "";
   Output.sink((t) => (json += t), { terminal: true, masker: new Masker([]) }).json({ t: HOSTILE });
   // deno-lint-ignore no-control-regex -- control characters are what is looked for
-  assert.ok(!/[\x00-\x1f\x7f-\x9f]/.test(json.trimEnd()), json);
+  assert.ok(!/[\x00-\x1f\x7f-\x9f]/.test(json.trimEnd()) && !BIDI.test(json), json);
   assert.equal(JSON.parse(json).t, HOSTILE);
 });
 
@@ -116,6 +128,8 @@ printf '${printf}'`,
       );
       assert.ok(!screen.includes("\x1b]"), "no OSC (clipboard, title) reaches the screen");
       assert.ok(!screen.includes("\u009b") && !screen.includes("\x07"), "no C1 CSI, no bell");
+      assert.ok(!BIDI.test(screen), "no bidi control reaches the screen");
+      assert.ok(screen.includes("<202E>resu<2066>x<2069>"), "the tool's bidi controls are shown");
       assert.ok(screen.includes("␛]52;c;aGVsbG8=␇"), "the tool's sequence is shown");
       assert.match(screen, /Look: ␛\]52;c;aGVsbG8=␇␛\]0;owned␇␛\[2K<9B>2J␇/);
       if (noColor) assert.ok(!screen.includes("\x1b"), "NO_COLOR: not one escape");
@@ -135,6 +149,7 @@ printf '${printf}'`,
       true,
     );
     assert.ok(!screen.includes("\x1b") && !screen.includes("\u009b"), "JSON escapes them");
+    assert.ok(!BIDI.test(screen), "JSON escapes the bidi controls too");
     const events = screen.split(/\r?\n/).filter((l) => l.startsWith("{")).map((l) => JSON.parse(l));
     const result = events.find((e) => e.type === "tool_result");
     assert.equal(result.shown, HOSTILE, "--json keeps the bytes");

@@ -122,3 +122,36 @@ Deno.test("a note naming a non-ASCII spill path stays readable", () => {
   const [r] = b.finish("/tmp/stäte_日本/spill.out");
   assert.ok(decodeByteString(r.text).includes("the whole output is in /tmp/stäte_日本/spill.out]"));
 });
+
+Deno.test("counts of none are no failure; a strong failure line outranks the word in passing", () => {
+  // "0 errors" summaries before and after the one real failure.
+  const zero = Array.from({ length: 2000 }, (_, i) => `test_${i} ... ok (0 errors, 0 warnings)`);
+  const r = bound([...zero, "FAIL: test_real_failure - AssertionError", ...zero].join("\n"), 16384);
+  assert.match(r.text, / {2}line 2001: FAIL: test_real_failure - AssertionError\n/);
+  assert.ok(!/line \d+: test_\d+ \.\.\. ok \(0 errors/.test(r.text), r.text);
+  for (const none of ["failed: 0", "no errors found", "errors=0", "0 tests failed"]) {
+    const lines = Array.from({ length: 3000 }, (_, i) => `step ${i}`);
+    lines[1500] = none;
+    assert.ok(!bound(lines.join("\n"), 8192).text.includes("failure-looking"), none);
+  }
+  // More weak mentions than are remembered, then the real failures: those are kept.
+  const weak = Array.from({ length: 3000 }, (_, i) => `checking error handling case ${i} ... ok`);
+  const lines = [...weak, "error: linking failed", ...weak, "Traceback (most recent call last):"];
+  lines.push(...weak);
+  const w = bound(lines.join("\n"), 16384);
+  assert.match(w.text, / {2}line 3001: error: linking failed\n/);
+  assert.match(w.text, / {2}line 6002: Traceback \(most recent call last\):\n/);
+  assert.match(w.text, / {2}… and more\n/);
+});
+
+Deno.test("a long failure line keeps the text around the word, even across chunks", () => {
+  const lines = Array.from({ length: 2000 }, (_, i) => `line ${i} ok`);
+  lines.push("x".repeat(5000) + " error: the real one", ...lines);
+  for (const chunk of [997, 64 * 1024]) {
+    const r = bound(lines.join("\n"), 8192, chunk);
+    assert.match(r.text, / {2}line 2001: …x+ error: the real one\n/, `chunks of ${chunk}`);
+  }
+  const middle = "a".repeat(3000) + " fatal: in the middle " + "b".repeat(3000);
+  const m = bound([...lines.slice(0, 2000), middle, ...lines.slice(0, 2000)].join("\n"), 8192);
+  assert.match(m.text, / {2}line 2001: …a+ fatal: in the middle b+…\n/);
+});

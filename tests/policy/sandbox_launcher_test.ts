@@ -347,7 +347,7 @@ Deno.test({
     const port = server.addr.port;
     for (const mode of MODES) {
       const r = await inside(
-        launcher(w, mode, { network: ["localhost", "*.example.invalid"] }),
+        launcher(w, mode, { network: [`localhost:${port}`, "*.example.invalid"] }),
         `curl -s http://localhost:${port}/plain; curl -s -p http://localhost:${port}/tunnel; ` +
           `curl -s http://127.0.0.1:${port}/by-address; ` +
           `curl -s --noproxy '*' http://localhost:${port}/direct || echo direct-refused`,

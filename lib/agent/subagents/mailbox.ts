@@ -167,13 +167,78 @@ function senderName(from: string): string {
  * is no mail; a bad file costs one line (once). Nothing in the mailbox is moved or changed.
  */
 export function takeMail(mailDir: string, id: string, warn: Warn): Mail[] {
-  // magi's own mail (hostMailDir) and tools' mail (the shared folder), each taken once.
-  const own = takeFrom(hostMailDir(mailDir), "host/", mailDir, id, warn);
-  const tools = takeFrom(mailDir, "", mailDir, id, warn);
-  return [...own, ...tools].sort((a, b) => a.at < b.at ? -1 : a.at > b.at ? 1 : 0);
+  return take(mailDir, id, warn, Infinity).mail;
 }
 
-function takeFrom(box: string, tag: string, mailDir: string, id: string, warn: Warn): Mail[] {
+/** What one turn took of the mail, and what waits for a later one. */
+export interface MailTaken {
+  mail: Mail[];
+  /** Messages left unread, by the folder they wait in. */
+  left: Map<string, number>;
+}
+
+/**
+ * Takes as much of `id`'s unread mail as `maxBytes` holds (in bytes of {@link mailText} with
+ * each text cut to at most `maxBytes`), magi's own mail (the `mail` builtin) first, then
+ * tools'; the first message is always taken. The rest stays unread in the mailbox for a
+ * later turn. Never throws (see {@link takeMail}).
+ */
+function take(mailDir: string, id: string, warn: Warn, maxBytes: number): MailTaken {
+  const budget: Budget = { max: maxBytes, used: 0, taken: 0, left: new Map() };
+  // magi's own mail (hostMailDir) and tools' mail (the shared folder), each taken once.
+  const own = takeFrom(hostMailDir(mailDir), "host/", mailDir, id, warn, budget);
+  const tools = takeFrom(mailDir, "", mailDir, id, warn, budget);
+  const mail = [...own, ...tools].sort((a, b) => a.at < b.at ? -1 : a.at > b.at ? 1 : 0);
+  return { mail, left: budget.left };
+}
+
+/** The bytes one turn's mail may still take, shared by the boxes it is taken from. */
+interface Budget {
+  max: number;
+  used: number;
+  /** Messages taken so far. */
+  taken: number;
+  /** The bound was reached: nothing more is taken this turn. */
+  full?: boolean;
+  left: Map<string, number>;
+}
+
+/**
+ * The unread mail of one turn as the model reads it ({@link mailText}), at most about
+ * `maxBytes` in all (a tool result's bound, `limits.said_bytes`): a flood of messages cannot
+ * fill the context in one turn. When some wait for a later turn, the last message says how
+ * many and in which folder.
+ *
+ * @param maxBytes bytes of text one turn's mail may add (each message's text is cut to it too)
+ */
+export function deliverMail(
+  mailDir: string,
+  id: string,
+  warn: Warn,
+  maxBytes: number,
+): { from: string; text: string }[] {
+  const { mail, left } = take(mailDir, id, warn, maxBytes);
+  const out = mail.map((m) => ({ from: m.from, text: mailText(m, maxBytes) }));
+  const waiting = [...left.values()].reduce((a, b) => a + b, 0);
+  if (waiting > 0 && out.length > 0) {
+    const where = [...left.keys()].map((d) => `"${d}"`).join(" and ");
+    out[out.length - 1].text +=
+      `\n[magi: ${waiting} more message${
+        waiting === 1 ? "" : "s"
+      } wait in the mailbox ${where}: this turn's mail is bound to ${maxBytes} bytes; ` +
+      "they are delivered at the next turns]";
+  }
+  return out;
+}
+
+function takeFrom(
+  box: string,
+  tag: string,
+  mailDir: string,
+  id: string,
+  warn: Warn,
+  budget: Budget,
+): Mail[] {
   let dir: string;
   let names: string[];
   let log: string;
@@ -193,9 +258,14 @@ function takeFrom(box: string, tag: string, mailDir: string, id: string, warn: W
     return [];
   }
   if (names.length === 0) return [];
+  if (budget.full) {
+    budget.left.set(dir, names.length);
+    return [];
+  }
   const out: Mail[] = [];
   using record = openPrivateAppend(log);
-  for (const name of names) {
+  const done = (name: string) => record.writeSync(new TextEncoder().encode(tag + name + "\n"));
+  for (const [i, name] of names.entries()) {
     let mail: unknown;
     try {
       const text = readOwnFile(dir, name);
@@ -203,20 +273,35 @@ function takeFrom(box: string, tag: string, mailDir: string, id: string, warn: W
     } catch {
       mail = undefined;
     }
-    record.writeSync(new TextEncoder().encode(tag + name + "\n"));
     if (!isMail(mail)) {
+      done(name);
       warn(`mail ${join(dir, name)}: not a message ({"from", "text"} as JSON, a file of its own)`);
       continue;
     }
-    out.push({
+    const message: Mail = {
       v: 1,
       from: senderName(mail.from),
       to: id,
       at: typeof mail.at === "string" ? mail.at : "",
       text: mail.text,
-    });
+    };
+    const size = Number.isFinite(budget.max) ? utf8Length(mailText(message, budget.max)) : 0;
+    if (budget.taken > 0 && budget.used + size > budget.max) {
+      // Left unread (not recorded): a later turn takes it.
+      budget.left.set(dir, names.length - i);
+      budget.full = true;
+      break;
+    }
+    done(name);
+    budget.used += size;
+    budget.taken++;
+    out.push(message);
   }
   return out;
+}
+
+function utf8Length(text: string): number {
+  return new TextEncoder().encode(text).length;
 }
 
 function readText(path: string): string {
@@ -227,12 +312,16 @@ function readText(path: string): string {
   }
 }
 
-/** A message as the recipient's model reads it. */
-export function mailText(mail: Mail): string {
+/**
+ * A message as the recipient's model reads it: its text cut to {@link MAIL_TEXT_BYTES} (or
+ * `maxBytes`, when smaller) with a note.
+ */
+export function mailText(mail: Mail, maxBytes = MAIL_TEXT_BYTES): string {
   const bytes = new TextEncoder().encode(mail.text);
+  const max = Math.max(1, Math.min(MAIL_TEXT_BYTES, maxBytes));
   let text = mail.text;
-  if (bytes.length > MAIL_TEXT_BYTES) {
-    let end = MAIL_TEXT_BYTES;
+  if (bytes.length > max) {
+    let end = max;
     while (end > 0 && (bytes[end] & 0xc0) === 0x80) end--;
     text = new TextDecoder().decode(bytes.subarray(0, end)) +
       `\n[magi: the message was cut at ${end} of ${bytes.length} bytes]`;

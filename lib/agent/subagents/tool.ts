@@ -11,7 +11,7 @@ import type { Declaration, Outcome, Tool } from "../../core/types.ts";
 import type { Runtime } from "../../runtime/runtime.ts";
 import { Registry } from "../../registry/registry.ts";
 import { type AgentHost, MAGI_AGENT_TOOLS, maxDepth } from "./host.ts";
-import { hostMailDir, mailText, openInbox, sendMail, takeMail } from "./mailbox.ts";
+import { deliverMail, hostMailDir, openInbox, sendMail } from "./mailbox.ts";
 import { findProfile, listProfiles, type Profile } from "./profiles.ts";
 import { runChild } from "./run_child.ts";
 
@@ -156,9 +156,7 @@ export function installAgentTools(rt: Runtime, host: AgentHost, allowed?: Set<st
   const kept = rt.registry.list().filter((t) => !MAGI_AGENT_TOOLS.has(t.origin.where));
   rt.registry = new Registry([...kept, ...extra], rt.warn);
   openInbox(host.mailDir, host.session.id);
+  // One turn's mail is bound as one tool result is: a flood waits for later turns.
   rt.inbox = () =>
-    takeMail(host.mailDir, host.session.id, rt.warn).map((m) => ({
-      from: m.from,
-      text: mailText(m),
-    }));
+    deliverMail(host.mailDir, host.session.id, rt.warn, rt.config.values["limits.said_bytes"]);
 }
