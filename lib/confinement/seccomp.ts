@@ -7,9 +7,8 @@
  *
  * The filter is a classic BPF program (`struct sock_filter[]`, Linux `seccomp(2)`,
  * `SECCOMP_SET_MODE_FILTER`) that bwrap loads from a file descriptor (`--seccomp FD`). It is
- * written once per process to a private file ({@link seccompFile}) and handed to bwrap by
- * `/bin/sh` opening it as descriptor 9 ({@link withSeccomp}): Deno cannot pass a descriptor
- * past stdio to a child.
+ * written once per process to a private file ({@link seccompFile}) and handed to bwrap on
+ * descriptor 9 ({@link withSeccomp}, through `lib/exec/fd_launch.ts`).
  *
  * Every architecture whose calls reach a Linux kernel magi runs on is matched by its audit
  * number, with its own system call numbers: x86-64 (and x32, refused whole), i386 (a 32-bit
@@ -19,6 +18,7 @@
  * @module
  */
 import { join } from "node:path";
+import { withDescriptor } from "../exec/fd_launch.ts";
 
 /** `BPF_LD | BPF_W | BPF_ABS`: load the 32-bit word at offset `k` of `struct seccomp_data`. */
 const LOAD = 0x20;
@@ -104,9 +104,9 @@ export function withSeccomp(
   command: { program: string; args: string[] },
   file: string,
 ): { program: string; args: string[] } {
-  const quoted = "'" + file.replaceAll("'", "'\\''") + "'";
-  return {
-    program: "/bin/sh",
-    args: ["-c", `exec "$0" "$@" 9<${quoted}`, command.program, "--seccomp", "9", ...command.args],
-  };
+  return withDescriptor(
+    { program: command.program, args: ["--seccomp", "9", ...command.args] },
+    9,
+    file,
+  );
 }

@@ -5,6 +5,7 @@
  *
  * @module
  */
+import { launchedProgram } from "./fd_launch.ts";
 import { newTag, sweepLater, sweepNow, TAG_VARIABLE } from "./sweep.ts";
 import { findProgram, isExecutableFile } from "../core/program.ts";
 
@@ -307,7 +308,8 @@ export async function spawnProcess(opts: SpawnOptions): Promise<SpawnOutcome> {
   outcome.code = status.signal ? null : status.code;
   outcome.signal = status.signal ?? null;
   // bwrap passes on a command killed by a signal as exit status 128 + its number.
-  const name = opts.program.slice(opts.program.lastIndexOf("/") + 1);
+  const program = launchedProgram(opts.program, opts.args);
+  const name = program.slice(program.lastIndexOf("/") + 1);
   const sig = name === "bwrap" && outcome.code !== null ? SIGNAL_NAMES[outcome.code - 128] : "";
   if (sig) {
     outcome.code = null;
