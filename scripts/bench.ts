@@ -461,7 +461,7 @@ async function main(): Promise<void> {
     figures.push({
       order: 13 + i,
       what: `\`${c.what}\` over stdio \`magi mcp\` (sandbox off)`,
-      floor: "a bare MCP SDK server under Deno doing the same",
+      floor: c.against,
       ratios: c.ratios,
       target: "≤ 1.5×",
     });
