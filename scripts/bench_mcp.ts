@@ -53,6 +53,8 @@ async function perCall(
 /** One case's milliseconds per call, one value per run, for magi, the floor and Claude Code. */
 export interface McpCase {
   what: string;
+  /** What the floor does. */
+  against: string;
   magi: number[];
   floor: number[];
   claude: number[];
@@ -108,15 +110,28 @@ export async function mcpServeCases(
       claude = undefined;
     }
   }
+  // The floor's tool is magi's, but for `run` against `bash -c` (the program magi starts; the
+  // `sh -c` floor starts a lighter shell).
   const cases = [
     {
       what: "read", // of a small file
       magi: ["read", { path: file }],
+      floor: "read",
+      against: "a bare MCP SDK server under Deno doing the same",
       claude: ["Read", { file_path: file }],
     },
     {
       what: "run 'echo hi'",
       magi: ["run", { command: "echo hi" }],
+      floor: "run",
+      against: "a bare MCP SDK server under Deno doing the same with `sh -c`",
+      claude: ["Bash", { command: "echo hi" }],
+    },
+    {
+      what: "run 'echo hi'",
+      magi: ["run", { command: "echo hi" }],
+      floor: "bash",
+      against: "the same with `bash -c` (the program magi's `run` starts)",
       claude: ["Bash", { command: "echo hi" }],
     },
   ] as const;
@@ -125,11 +140,11 @@ export async function mcpServeCases(
     for (const c of cases) {
       const [name, args] = c.magi;
       await perCall(magi, name, args, opts.calls);
-      await perCall(floor, name, args, opts.calls);
-      const row: McpCase = { what: c.what, magi: [], floor: [], claude: [] };
+      await perCall(floor, c.floor, args, opts.calls);
+      const row: McpCase = { what: c.what, against: c.against, magi: [], floor: [], claude: [] };
       for (let i = 0; i < opts.runs; i++) {
         row.magi.push(await perCall(magi, name, args, opts.calls));
-        row.floor.push(await perCall(floor, name, args, opts.calls));
+        row.floor.push(await perCall(floor, c.floor, args, opts.calls));
         if (claude) row.claude.push(await perCall(claude, c.claude[0], c.claude[1], opts.calls));
       }
       out.push(row);
@@ -146,9 +161,13 @@ export async function mcpServeCases(
 export async function mcpServeRatios(
   home: string,
   opts: { runs: number; calls: number; sandbox?: boolean },
-): Promise<{ what: string; ratios: number[] }[]> {
+): Promise<{ what: string; against: string; ratios: number[] }[]> {
   const cases = await mcpServeCases(home, opts);
-  return cases.map((c) => ({ what: c.what, ratios: c.magi.map((m, i) => m / c.floor[i]) }));
+  return cases.map((c) => ({
+    what: c.what,
+    against: c.against,
+    ratios: c.magi.map((m, i) => m / c.floor[i]),
+  }));
 }
 
 if (import.meta.main) {
@@ -177,7 +196,7 @@ if (import.meta.main) {
       ? `${median(c.claude).toFixed(2)} ms | ${(ms / median(c.claude)).toFixed(2)}×`
       : "not measured | –";
     console.log(
-      `| ${c.what} | ${ms.toFixed(2)} ms (${(1000 / ms).toFixed(0)}/s) | ${
+      `| ${c.what} (floor: ${c.against}) | ${ms.toFixed(2)} ms (${(1000 / ms).toFixed(0)}/s) | ${
         floorMs.toFixed(2)
       } ms | ${(ms / floorMs).toFixed(2)}× | ${cc} |`,
     );

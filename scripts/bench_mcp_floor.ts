@@ -1,7 +1,7 @@
 /**
  * The floor for `scripts/bench_mcp.ts`: a bare MCP SDK server under Deno with `read` (reads
- * a file, nothing else) and `run` (`sh -c` the command, nothing else) — no pipeline, no
- * registry, no masking.
+ * a file, nothing else), `run` (`sh -c` the command, nothing else) and `bash` (`bash -c`, the
+ * program magi's `run` starts) — no pipeline, no registry, no masking.
  *
  * @module
  */
@@ -25,6 +25,11 @@ server.setRequestHandler(ListToolsRequestSchema, () => ({
       description: "Runs a command line",
       inputSchema: { type: "object", properties: { command: { type: "string" } } },
     },
+    {
+      name: "bash",
+      description: "Runs a command line with bash",
+      inputSchema: { type: "object", properties: { command: { type: "string" } } },
+    },
   ],
 }));
 server.setRequestHandler(CallToolRequestSchema, async (request) => {
@@ -33,7 +38,8 @@ server.setRequestHandler(CallToolRequestSchema, async (request) => {
     const text = await Deno.readTextFile(String(args.path));
     return { content: [{ type: "text", text }] };
   }
-  const out = await new Deno.Command("sh", { args: ["-c", String(args.command)] }).output();
+  const shell = request.params.name === "bash" ? "bash" : "sh";
+  const out = await new Deno.Command(shell, { args: ["-c", String(args.command)] }).output();
   return { content: [{ type: "text", text: new TextDecoder().decode(out.stdout) }] };
 });
 await server.connect(new StdioServerTransport());

@@ -36,10 +36,14 @@ export const ORDER = [
   "lib/cli",
 ];
 
+/** A file named from the repository's folder: `sourceUrl("lib/…")` (group 1: the path). */
+export const SOURCE_URL = /sourceUrl\(\s*["'](lib\/[^"']+\.(?:ts|js))["']\s*\)/g;
+
 /**
  * The relative imports of a TypeScript file: static ones (`import … from "./x.ts"`,
  * `export … from`, `import "./x.ts"`) and the modules it loads late or starts as a Worker
- * (`new URL("./x.ts", import.meta.url)`): a module loaded by URL still ties the folders.
+ * (`new URL("./x.ts", import.meta.url)`, or `sourceUrl("lib/x/y.ts")` from the repository's
+ * folder: lib/core/source_root.ts): a module loaded by URL still ties the folders.
  */
 export function importsOf(text: string): string[] {
   const found: string[] = [];
@@ -48,6 +52,7 @@ export function importsOf(text: string): string[] {
   for (const m of text.matchAll(/(?:^|\n)\s*import\s*["'](\.[^"']+)["']/g)) found.push(m[1]);
   const late = /new URL\(\s*["'](\.{1,2}\/[^"']+\.ts)["'],\s*import\.meta\.url\s*\)/g;
   for (const m of text.matchAll(late)) found.push(m[1]);
+  for (const m of text.matchAll(SOURCE_URL)) found.push(m[1]);
   return found;
 }
 
@@ -73,7 +78,9 @@ export function importGraph(root = REPO): Map<string, string[]> {
     for (const path of tsFiles(join(root, "lib"))) {
       const from = relative(root, path);
       const targets = importsOf(Deno.readTextFileSync(path))
-        .map((spec) => relative(root, resolve(dirname(path), spec)))
+        .map((spec) =>
+          spec.startsWith("lib/") ? spec : relative(root, resolve(dirname(path), spec))
+        )
         .filter((t) => t.startsWith("lib/"));
       graph.set(from, [...new Set(targets)]);
     }

@@ -31,6 +31,7 @@ import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { RUN_FLAGS } from "./permissions.ts";
 import { smokeTest } from "./smoke.ts";
+import { SOURCE_URL } from "./check_layering.ts";
 
 const REPO = fileURLToPath(new URL("..", import.meta.url));
 
@@ -62,9 +63,11 @@ export function includes(): string[] {
       const path = `${dir}/${e.name}`;
       if (e.isDirectory) walk(path);
       else if (e.name.endsWith(".ts")) {
-        for (const m of Deno.readTextFileSync(join(REPO, path)).matchAll(late)) {
+        const text = Deno.readTextFileSync(join(REPO, path));
+        for (const m of text.matchAll(late)) {
           loaded.add(relative(REPO, resolve(REPO, dirname(path), m[1])));
         }
+        for (const m of text.matchAll(SOURCE_URL)) loaded.add(m[1]);
       }
     }
   };

@@ -1,9 +1,10 @@
 /**
- * `deno task install`: installs a `magi` command with `deno install -g`, run with magi's
- * permission set (scripts/permissions.ts) and this checkout's deno.json. The command runs
- * this checkout's code with Deno, so it works offline once `deno install` has filled
- * `node_modules`; move or delete the checkout and the command breaks (build a binary with
- * `deno task compile` for that).
+ * `deno task install`: builds magi's bundle (scripts/bundle.ts, `dist/bundle/`) and installs a
+ * `magi` command for it with `deno install -g`, run with magi's permission set
+ * (scripts/permissions.ts) and this checkout's deno.json. The command runs this checkout's
+ * code with Deno, so it works offline once `deno install` has filled `node_modules`; move or
+ * delete the checkout and the command breaks (build a binary with `deno task compile` for
+ * that). A change to the checkout's code reaches the command when it is installed again.
  *
  * Usage: `deno task install [--root DIR]` (default root: Deno's, `~/.deno`; the command is
  * `<root>/bin/magi`). Replaces an earlier install. Exits with `deno install`'s status.
@@ -14,6 +15,7 @@ import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { RUN_FLAGS } from "./permissions.ts";
+import { buildBundle, BUNDLE_DIR, BUNDLE_ENTRY } from "./bundle.ts";
 
 const REPO = fileURLToPath(new URL("..", import.meta.url));
 
@@ -30,12 +32,18 @@ export function installArgs(root?: string): string[] {
     "--config",
     join(REPO, "deno.json"),
     ...RUN_FLAGS,
-    join(REPO, "main.ts"),
+    join(BUNDLE_DIR, BUNDLE_ENTRY),
   ];
 }
 
 if (import.meta.main) {
   const { values } = parseArgs({ args: Deno.args, options: { root: { type: "string" } } });
+  try {
+    await buildBundle();
+  } catch (error) {
+    console.error((error as Error).message);
+    Deno.exit(1);
+  }
   const out = await new Deno.Command(Deno.execPath(), {
     args: installArgs(values.root),
     cwd: REPO,

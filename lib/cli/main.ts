@@ -7,6 +7,7 @@
 import { VERSION } from "../core/version.ts";
 import { EXIT, isUsageError, warn, write } from "./common.ts";
 import { lateImport } from "../core/lazy_require.ts";
+import { sourceUrl } from "../core/source_root.ts";
 import { COMMAND_SPECS, commandHelp } from "./options.ts";
 
 type Command = (args: string[]) => Promise<number>;
@@ -16,7 +17,7 @@ type Command = (args: string[]) => Promise<number>;
  * Deno would read and parse every command's graph (the provider and MCP SDKs) before the
  * first line runs (lib/core/lazy_require.ts).
  */
-const late = <T>(file: string) => lateImport<T>(new URL(file, import.meta.url));
+const late = <T>(file: string) => lateImport<T>(sourceUrl(`lib/cli/${file.slice(2)}`));
 
 /** Every command: name → how to load it. Its help is in options.ts, with its options. */
 const COMMANDS: Record<string, () => Promise<Command>> = {

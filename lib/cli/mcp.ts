@@ -16,6 +16,7 @@ import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import { serveHttp } from "../mcp/http.ts";
 import { lateImport } from "../core/lazy_require.ts";
+import { sourceUrl } from "../core/source_root.ts";
 import { createMcpServer } from "../mcp/server.ts";
 import { guardedInput } from "../mcp/stdio_guard.ts";
 import { loadOrCreateToken, type McpToken, TOKEN_SECRET_NAME } from "../mcp/token.ts";
@@ -37,7 +38,7 @@ export async function mcpCommand(args: string[]): Promise<number> {
     if (positionals.length !== 2) throw new UsageError("usage: magi mcp login NAME");
     // The SDK's client and auth load only for a login.
     const { mcpLogin } = await lateImport<typeof import("./mcp_login.ts")>(
-      new URL("./mcp_login.ts", import.meta.url),
+      sourceUrl("lib/cli/mcp_login.ts"),
     );
     return await mcpLogin(positionals[1], values.config);
   }

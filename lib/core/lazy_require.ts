@@ -14,6 +14,8 @@
  *
  * @module
  */
+import { sourceUrl } from "./source_root.ts";
+
 type Require = (name: string) => unknown;
 let required: Require | undefined;
 
@@ -47,10 +49,33 @@ export function lazyRequire<T>(name: string): () => T {
 
 /**
  * Imports one of this project's modules by URL, known only at run time (see the module doc);
- * the caller states the module's type, as `lateImport<typeof import("./x.ts")>(new URL(…))`.
+ * the caller states the module's type and names it from the repository's folder, as
+ * `lateImport<typeof import("./x.ts")>(sourceUrl(PATH))` with PATH such as "lib/cli/tools.ts"
+ * (lib/core/source_root.ts; a bundled build's entry carries it instead, {@link useBundledModules}).
  *
  * @throws Error when the module cannot be loaded
  */
 export function lateImport<T>(url: URL): Promise<T> {
-  return import(url.href) as Promise<T>;
+  const own = bundled?.get(url.href);
+  return (own ? own() : import(url.href)) as Promise<T>;
+}
+
+/** The late modules a bundled build carries inside itself: URL → its import. */
+let bundled: Map<string, () => Promise<unknown>> | undefined;
+
+/**
+ * Called by a bundled build's entry (lib/cli/bundle_entry.ts) before anything runs: each of
+ * these late modules is then imported from the bundle's own chunks, never from the source
+ * file (a second copy of a module, with its own state: the masker of lib/pipeline/out.ts).
+ *
+ * @param modules a path from the repository's folder (as {@link sourceUrl} takes it) → a
+ *   literal `import()` of that module
+ */
+export function useBundledModules(modules: Record<string, () => Promise<unknown>>): void {
+  bundled = new Map(Object.entries(modules).map(([path, load]) => [sourceUrl(path).href, load]));
+}
+
+/** Whether magi runs as its bundled build (lib/cli/bundle_entry.ts called {@link useBundledModules}). */
+export function runsBundled(): boolean {
+  return bundled !== undefined;
 }

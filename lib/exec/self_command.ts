@@ -8,17 +8,20 @@ import { fileURLToPath } from "node:url";
 import { RUN_FLAGS } from "../../scripts/permissions.ts";
 import { COMPILED } from "./shipped.ts";
 import { shellWord } from "../core/quote.ts";
+import { runsBundled } from "../core/lazy_require.ts";
 
 const REPO = fileURLToPath(new URL("../../", import.meta.url));
 
 /**
  * The words that start magi: the compiled executable alone, or (under `deno run`) Deno with
- * magi's permission set, the repository's config and entry point. Absolute paths only.
+ * magi's permission set, the repository's config and entry point — the bundle's entry when
+ * magi runs as its bundled build (scripts/bundle.ts), else `main.ts`. Absolute paths only.
  */
 export function selfCommand(): string[] {
   const exe = Deno.execPath();
   if (COMPILED) return [exe];
-  return [exe, "run", ...RUN_FLAGS, "--quiet", "--config", `${REPO}deno.json`, `${REPO}main.ts`];
+  const entry = runsBundled() ? fileURLToPath(Deno.mainModule) : `${REPO}main.ts`;
+  return [exe, "run", ...RUN_FLAGS, "--quiet", "--config", `${REPO}deno.json`, entry];
 }
 
 /** The text of a shim script that runs `magi builtin NAME` with the script's arguments. */

@@ -99,11 +99,11 @@ async function visit(
   opts: DiscoverOptions,
 ): Promise<FoundTool | undefined> {
   let info: Deno.FileInfo;
-  try {
-    if (!Deno.statSync(folder).isDirectory) return undefined;
-  } catch {
-    return undefined;
-  }
+  // One listing, which also says the folder is one, instead of a stat of it and a failed stat
+  // per missing file: a thrown NotFound costs tens of microseconds, and most of hundreds of
+  // tools have neither schema.json nor selftest.sh.
+  const present = listing(folder);
+  if (!present) return undefined;
   const bin = join(folder, name);
   try {
     info = Deno.statSync(bin);
@@ -142,15 +142,6 @@ async function visit(
     );
   }
   const tool: FoundTool = { name, bin, folder, lines: help.lines };
-  // One listing instead of a failed stat per missing file: a thrown NotFound costs tens of
-  // microseconds, and most of hundreds of tools have neither file.
-  const present = new Set<string>();
-  try {
-    for (const entry of Deno.readDirSync(folder)) present.add(entry.name);
-  } catch {
-    // Unlistable: look for both files anyway.
-    present.add("schema.json").add("selftest.sh");
-  }
   const typed = present.has("schema.json") ? readSchema(name, folder, opts.warn) : undefined;
   if (typed) tool.typed = typed;
   const selftest = join(folder, "selftest.sh");
@@ -160,6 +151,27 @@ async function visit(
     // No selftest: nothing for `magi check` to run.
   }
   return tool;
+}
+
+/**
+ * The names in a tool's folder, or undefined when it is no folder (missing, a file, a
+ * broken link). A folder that cannot be listed gives both optional files' names, so that
+ * both are looked for anyway.
+ */
+function listing(folder: string): Set<string> | undefined {
+  try {
+    return new Set(Array.from(Deno.readDirSync(folder), (entry) => entry.name));
+  } catch (error) {
+    if (error instanceof Deno.errors.NotFound || error instanceof Deno.errors.NotADirectory) {
+      return undefined;
+    }
+    try {
+      if (!Deno.statSync(folder).isDirectory) return undefined;
+    } catch {
+      return undefined;
+    }
+    return new Set(["schema.json", "selftest.sh"]);
+  }
 }
 
 /** Runs `<bin> --help` under the discovery limits and reads the contract's lines. */

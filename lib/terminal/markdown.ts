@@ -10,6 +10,7 @@
  * @module
  */
 import { lateImport } from "../core/lazy_require.ts";
+import { sourceUrl } from "../core/source_root.ts";
 
 /** Renders one whole markdown block to terminal text. */
 export type Render = (source: string) => string;
@@ -17,7 +18,7 @@ export type Render = (source: string) => string;
 /** Loads the renderer for a terminal `width` columns wide. */
 export async function loadRenderer(width: number): Promise<Render> {
   const mod = await lateImport<typeof import("./markdown_render.ts")>(
-    new URL("./markdown_render.ts", import.meta.url),
+    sourceUrl("lib/terminal/markdown_render.ts"),
   );
   return mod.makeRenderer(width);
 }

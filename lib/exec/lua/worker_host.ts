@@ -15,6 +15,7 @@
 import { dirname } from "node:path";
 import { fileURLToPath } from "node:url";
 import { killGroup, trackGroup } from "../spawn.ts";
+import { sourceUrl } from "../../core/source_root.ts";
 import type { Invocation, Outcome, Tool } from "../../core/types.ts";
 import type { LoadedFile, RunReply } from "./engine.ts";
 import { type ExecDecision, type ExecJob, execLimits, execValues } from "./host_api.ts";
@@ -99,7 +100,7 @@ export class LuaWorkerHost {
     this.#onEnd = opts.onEnd;
     const programs = this.#programs = opts.confine.programs();
     this.#memoryBytes = opts.memoryBytes;
-    this.#worker = new Worker(new URL("./worker_entry.ts", import.meta.url), {
+    this.#worker = new Worker(sourceUrl("lib/exec/lua/worker_entry.ts"), {
       type: "module",
       deno: {
         permissions: {

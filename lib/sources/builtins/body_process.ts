@@ -29,6 +29,7 @@ import { findBwrap, sandboxProblem } from "../../confinement/sandbox.ts";
 import { protectedPaths } from "../../confinement/sandbox_paths.ts";
 import { magiOwnDirs } from "../../policy/protected.ts";
 import { systemTempDir } from "../../core/temp.ts";
+import { sourceUrl } from "../../core/source_root.ts";
 
 /** What a body process may touch: as a body Worker's permissions (`body_worker.ts`). */
 export interface BodyAccess {
@@ -82,7 +83,7 @@ const LIBRARY_DIRS = ["/lib", "/lib64", "/lib32", "/libx32", "/usr/lib", "/usr/l
 /** Deno's cache inside: an empty folder in bwrap's own `/dev` (never on the host). */
 const DENO_DIR_INSIDE = "/dev/.magi-deno";
 
-const SERVER = new URL("./body_server.ts", import.meta.url);
+const SERVER = sourceUrl("lib/sources/builtins/body_server.ts");
 
 let problem: Promise<string | undefined> | undefined;
 let wanted = true;

@@ -15,6 +15,7 @@ import { allowedPrograms, type Policy } from "../../policy/decide.ts";
 import { type BodyJob, thrownResult } from "./body_job.ts";
 import { bodyProcessProblem, runInBodyProcess, writeProtects } from "./body_process.ts";
 import { overCap } from "./_files.ts";
+import { sourceUrl } from "../../core/source_root.ts";
 
 /** The Deno permissions of one body Worker. */
 export interface BodyPermissions {
@@ -75,7 +76,7 @@ function take(permissions: BodyPermissions): Pooled {
     clearTimeout(ready.idleTimer);
     return ready;
   }
-  const worker = new Worker(new URL("./worker_entry.ts", import.meta.url), {
+  const worker = new Worker(sourceUrl("lib/sources/builtins/worker_entry.ts"), {
     type: "module",
     deno: {
       permissions: {

@@ -66,6 +66,7 @@ import { answerForm, type Ask, type FormSchema } from "./elicit.ts";
 import { answerSampling, type SamplingParams } from "./sampling.ts";
 import type { ChildStdioTransport } from "./stdio.ts";
 import { lateImport } from "../../core/lazy_require.ts";
+import { sourceUrl } from "../../core/source_root.ts";
 import { writePrivateFile } from "../../core/private.ts";
 import { type PreRegistered, StoredOAuth } from "./oauth.ts";
 import { Registry } from "../../registry/registry.ts";
@@ -103,7 +104,7 @@ let sdk: Sdk | undefined;
  */
 async function loadSdk(): Promise<Sdk> {
   return sdk ??= await lateImport<typeof import("./sdk.ts")>(
-    new URL("./sdk.ts", import.meta.url),
+    sourceUrl("lib/sources/mcp/sdk.ts"),
   );
 }
 
