@@ -22,7 +22,10 @@ import { basename, delimiter, dirname, isAbsolute, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { domainProxy } from "./sandbox_proxy.ts";
 import { systemTempDir } from "../core/temp.ts";
+import { boundSockets } from "./bound_sockets.ts";
+import { sandboxRestart } from "./sandbox_restart.ts";
 import {
+  checkSocketCount,
   hiddenPaths,
   kindOf,
   listingsOnce,
@@ -37,6 +40,7 @@ import { xdgBase } from "../core/xdg.ts";
 import { ownUid, SOCKETS_PARENT } from "../exec/unix_socket.ts";
 import { type Reads, realNoted, recording } from "./sandbox_reads.ts";
 import type { SandboxConfig } from "../config/sandbox_settings.ts";
+import type { Restart } from "../core/types.ts";
 
 export type { SandboxMode, SandboxSettings } from "../config/sandbox_settings.ts";
 export { sandboxSettings } from "../config/sandbox_settings.ts";
@@ -75,7 +79,14 @@ export interface SandboxScope {
 export type Wrap = (
   program: string,
   args: string[],
-) => { program: string; args: string[]; env?: Record<string, string>; mountPoints?: string[] };
+) => {
+  program: string;
+  args: string[];
+  env?: Record<string, string>;
+  mountPoints?: string[];
+  /** Started again when a socket it covers went away while bwrap set it up. */
+  restart?: Restart;
+};
 
 /**
  * Empty folders the sandbox made as mount points, and how many commands still use each.
@@ -194,9 +205,11 @@ export function bwrapArgs(
   scope: SandboxScope,
   mode: "read-only" | "workspace-write",
   mountPoints: string[] = [],
+  covers: string[] = [],
 ): string[] {
   const made = builtArgs(settings, scope, mode);
   mountPoints.push(...made.missing);
+  covers.push(...made.covers);
   // One an earlier command made, still in use: counted too.
   for (const p of made.covered) if (madeMountPoints.has(p)) mountPoints.push(p);
   return [...made.args];
@@ -209,6 +222,8 @@ interface Built {
   missing: string[];
   /** Existing protected paths (mount points an earlier command may have made). */
   covered: string[];
+  /** The sockets and socket folders covered: bwrap fails when one goes away meanwhile. */
+  covers: string[];
 }
 
 /**
@@ -233,7 +248,9 @@ interface Facts {
   /** Socket folders to empty and sockets to cover, but for the temp folder's. */
   folders: string[];
   sockets: string[];
-  /** The visible folders, scratch folders, own sockets and read-only re-mounts. */
+  /** The visible and scratch folders. */
+  shown: string[];
+  /** The call's own sockets and read-only re-mounts. */
   tail: string[];
   isolation: string[];
   /** The shared temp folder, when its listing is read on every call. */
@@ -243,6 +260,11 @@ interface Facts {
   /** The call's own sockets (real paths) and the folders of sockets covered whole. */
   ownSockets: string[];
   skip: string[];
+  /**
+   * The read-only sandbox's private temp folder and what of the system's comes back in it
+   * (roots, needed folders): a socket elsewhere in the temp folder is out of sight already.
+   */
+  privateTemp?: { temp: string; shown: string[] };
 }
 
 /** Facts gathered, per settings, scope, mode and temp folder, with what they were read from. */
@@ -323,6 +345,12 @@ function gather(
   for (const d of RUN_DIRS) scanned.set(realOr(d), 4);
   if (!scanned.has(realOr(scope.home))) scanned.set(realOr(scope.home), 3);
   const shared = mode === "workspace-write" && !scanned.has(temp) ? temp : undefined;
+  // The read-only sandbox's temp folder is its own; the roots in the system's come back, and
+  // are searched as the shared one is (for sockets bound in another network namespace, which
+  // the kernel's list for this one leaves out).
+  if (mode === "read-only") {
+    for (const r of roots) if (within(r, temp) && !scanned.has(r)) scanned.set(r, 2);
+  }
   // Every session's sockets lie in one folder per user: one empty folder covers them all
   // (the read-only sandbox's own temp folder is empty already), and the scan skips it.
   const skip = socketParents(temp);
@@ -332,13 +360,21 @@ function gather(
     own,
     new Set(skip),
   );
+  // The visible and scratch folders are bound before the sockets are covered (a socket in
+  // them is covered too); the call's own sockets after (one the kernel lists is bound again).
+  const shown: string[] = [];
+  for (const v of scope.visible ?? []) if (kindOf(v) === "dir") shown.push("--ro-bind-try", v, v);
+  for (const w of scope.scratch ?? []) if (kindOf(w) === "dir") shown.push("--bind-try", w, w);
   const tail: string[] = [];
-  for (const v of scope.visible ?? []) if (kindOf(v) === "dir") tail.push("--ro-bind-try", v, v);
-  for (const w of scope.scratch ?? []) if (kindOf(w) === "dir") tail.push("--bind-try", w, w);
   for (const s of scope.sockets ?? []) if (kindOf(s) === "file") tail.push("--bind", s, s);
   // Read-only last: the visible folders and sockets above needed their mount points made.
   for (const p of emptied) tail.push("--remount-ro", p);
+  const reshown = mode === "read-only"
+    ? [...roots, ...(scope.needed ?? []), ...(scope.scratch ?? [])].filter((d) => within(d, temp))
+    : [];
   return {
+    privateTemp: mode === "read-only" ? { temp, shown: reshown } : undefined,
+    shown,
     mode,
     head,
     writable,
@@ -384,6 +420,7 @@ function assemble(f: Facts): Built {
     folders = [...new Set([...folders, ...scan.ways.folders])];
     sockets = [...new Set([...sockets, ...scan.ways.sockets])];
   }
+  sockets = withBoundSockets(f, sockets, folders);
   const args = [...f.head];
   const missing: string[] = [];
   const covered: string[] = [];
@@ -405,17 +442,48 @@ function assemble(f: Facts): Built {
   }
   args.push(...f.hidden);
   for (const dir of f.parents) args.push("--tmpfs", dir);
+  args.push(...f.shown);
   for (const sock of sockets) args.push("--ro-bind", "/dev/null", sock);
   args.push(...f.tail);
   // An empty folder over one that holds only sockets costs far less than a mount per socket.
   // These come last: each bind mount makes bwrap read the whole mount table again, so binds
   // after a hundred such folders would cost a millisecond each. Nothing is inside them (they
   // hold only sockets), and one inside a hidden folder is covered already.
-  for (const dir of folders) {
-    if (!f.emptied.some((e) => within(dir, e))) args.push("--tmpfs", dir);
-  }
+  const emptiedFolders = folders.filter((dir) => !f.emptied.some((e) => within(dir, e)));
+  for (const dir of emptiedFolders) args.push("--tmpfs", dir);
   args.push(...f.isolation);
-  return { args, missing, covered };
+  return { args, missing, covered, covers: [...sockets, ...emptiedFolders] };
+}
+
+/**
+ * `sockets` with every socket the kernel lists as bound in this network namespace
+ * (`bound_sockets.ts`, read at each call: any folder, any depth), each looked at now — gone or
+ * no longer a socket, it is left out (bwrap would fail making its mount point). Left out too:
+ * the call's own, those of bwrap's own `/dev` and `/proc`, those under a folder emptied or
+ * covered whole, and in the read-only sandbox those of the system temp folder that is not shown
+ * (its temp folder is a private one).
+ *
+ * @throws SandboxSetupError when more sockets are to be hidden than one call may hide
+ */
+function withBoundSockets(f: Facts, sockets: string[], folders: readonly string[]): string[] {
+  const own = new Set(f.ownSockets);
+  const whole = ["/dev", "/proc", ...f.emptied, ...f.parents, ...folders, ...f.skip];
+  const out = new Set(sockets);
+  const hiddenTemp = (path: string) =>
+    f.privateTemp !== undefined && within(path, f.privateTemp.temp) &&
+    !f.privateTemp.shown.some((d) => within(path, d));
+  for (const path of boundSockets()) {
+    if (out.has(path) || own.has(path) || hiddenTemp(path)) continue;
+    if (whole.some((d) => within(path, d))) continue;
+    try {
+      if (!Deno.lstatSync(path).isSocket) continue;
+    } catch {
+      continue; // bound, then removed: nothing to reach by that path
+    }
+    out.add(path);
+  }
+  checkSocketCount(out.size + folders.length);
+  return [...out];
 }
 
 /**
@@ -448,8 +516,18 @@ export function sandboxLauncher(
   if (!Array.isArray(settings.network)) {
     return (program, rest) => {
       const made: string[] = [];
-      const args = [...bwrapArgs(settings, scope, mode, made), "--", program, ...rest];
-      return { program: bwrap, args, mountPoints: useMountPoints(made) };
+      const make = () => {
+        const covers: string[] = [];
+        const args = [...bwrapArgs(settings, scope, mode, made, covers), "--", program, ...rest];
+        return { program: bwrap, args, covers };
+      };
+      const first = make();
+      return {
+        program: bwrap,
+        args: first.args,
+        mountPoints: useMountPoints(made),
+        restart: sandboxRestart(first.covers, make),
+      };
     };
   }
   const bridge = bridgeCommand();
@@ -467,16 +545,26 @@ export function sandboxLauncher(
   };
   return (program, rest) => {
     const made: string[] = [];
-    const args = [
-      ...bwrapArgs(closed, withSocket, mode, made),
-      "--",
-      ...bridge,
-      proxy.socket,
-      "--",
-      program,
-      ...rest,
-    ];
-    return { program: bwrap, args, mountPoints: useMountPoints(made) };
+    const make = () => {
+      const covers: string[] = [];
+      const args = [
+        ...bwrapArgs(closed, withSocket, mode, made, covers),
+        "--",
+        ...bridge,
+        proxy.socket,
+        "--",
+        program,
+        ...rest,
+      ];
+      return { program: bwrap, args, covers };
+    };
+    const first = make();
+    return {
+      program: bwrap,
+      args: first.args,
+      mountPoints: useMountPoints(made),
+      restart: sandboxRestart(first.covers, make),
+    };
   };
 }
 

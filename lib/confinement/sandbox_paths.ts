@@ -391,6 +391,20 @@ export function setSocketLimits(limits: { sockets: number; folders: number }): v
   socketLimits = { ...limits };
 }
 
+/**
+ * Throws when one call would have more sockets (or folders of them) to hide than it may.
+ *
+ * @throws SandboxSetupError past the limit
+ */
+export function checkSocketCount(count: number): void {
+  if (count > socketLimits.sockets) {
+    throw new SandboxSetupError(
+      `Cannot start the sandbox: more than ${socketLimits.sockets} unix sockets to hide; ` +
+        `remove the old ones`,
+    );
+  }
+}
+
 /** The sandbox cannot be set up for a call: it refuses to start rather than leave a way out. */
 export class SandboxSetupError extends Error {
   override name = "SandboxSetupError";
