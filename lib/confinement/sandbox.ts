@@ -206,8 +206,9 @@ export function bwrapArgs(
   mode: "read-only" | "workspace-write",
   mountPoints: string[] = [],
   covers: string[] = [],
+  churned: readonly string[] = [],
 ): string[] {
-  const made = builtArgs(settings, scope, mode);
+  const made = builtArgs(settings, scope, mode, churned);
   mountPoints.push(...made.missing);
   covers.push(...made.covers);
   // One an earlier command made, still in use: counted too.
@@ -265,6 +266,8 @@ interface Facts {
    * (roots, needed folders): a socket elsewhere in the temp folder is out of sight already.
    */
   privateTemp?: { temp: string; shown: string[] };
+  /** The folders and sockets the call is given: roots, needed, visible, scratch, own sockets. */
+  given: string[];
 }
 
 /** Facts gathered, per settings, scope, mode and temp folder, with what they were read from. */
@@ -282,6 +285,7 @@ function builtArgs(
   settings: SandboxSettings,
   scope: SandboxScope,
   mode: "read-only" | "workspace-write",
+  churned: readonly string[],
 ): Built {
   const key = JSON.stringify([settings, scope, mode, systemTempDir()]);
   let facts = gathered.get(key);
@@ -296,7 +300,7 @@ function builtArgs(
       if (gathered.size > GATHERED_KEPT) gathered.delete(gathered.keys().next().value!);
     }
   }
-  return assemble(facts.facts);
+  return assemble(facts.facts, churned);
 }
 
 function gather(
@@ -374,6 +378,13 @@ function gather(
     : [];
   return {
     privateTemp: mode === "read-only" ? { temp, shown: reshown } : undefined,
+    given: [
+      ...roots,
+      ...(scope.needed ?? []),
+      ...(scope.visible ?? []),
+      ...(scope.scratch ?? []),
+      ...own,
+    ],
     shown,
     mode,
     head,
@@ -400,7 +411,7 @@ function gather(
  * The arguments from gathered facts and the shared temp folder's listing, read now: its
  * nested repositories (one level down) and its sockets (two levels).
  */
-function assemble(f: Facts): Built {
+function assemble(f: Facts, churned: readonly string[] = []): Built {
   let protects = f.protects;
   let pins = f.pins;
   let folders = f.folders;
@@ -419,6 +430,14 @@ function assemble(f: Facts): Built {
     }
     folders = [...new Set([...folders, ...scan.ways.folders])];
     sockets = [...new Set([...sockets, ...scan.ways.sockets])];
+  }
+  // Folders where sockets came and went while an earlier try was set up: emptied whole.
+  const wholly = churned.filter((d) => mayEmpty(f, d));
+  if (wholly.length > 0) {
+    folders = [
+      ...new Set([...folders.filter((d) => !wholly.some((w) => within(d, w))), ...wholly]),
+    ];
+    sockets = sockets.filter((p) => !wholly.some((w) => within(p, w)));
   }
   sockets = withBoundSockets(f, sockets, folders);
   const args = [...f.head];
@@ -453,6 +472,16 @@ function assemble(f: Facts): Built {
   for (const dir of emptiedFolders) args.push("--tmpfs", dir);
   args.push(...f.isolation);
   return { args, missing, covered, covers: [...sockets, ...emptiedFolders] };
+}
+
+/**
+ * Whether a folder may be shown empty (a tmpfs over it) for a call: it lies in no writable
+ * folder (what the program wrote there would be lost) and holds none of the folders and
+ * sockets the call is given (roots, needed, visible, scratch, its own sockets).
+ */
+function mayEmpty(f: Facts, dir: string): boolean {
+  if (dir === "/" || f.writable.some((w) => within(dir, w))) return false;
+  return !f.given.some((g) => within(g, dir));
 }
 
 /**
@@ -516,9 +545,14 @@ export function sandboxLauncher(
   if (!Array.isArray(settings.network)) {
     return (program, rest) => {
       const made: string[] = [];
-      const make = () => {
+      const make = (churned: readonly string[] = []) => {
         const covers: string[] = [];
-        const args = [...bwrapArgs(settings, scope, mode, made, covers), "--", program, ...rest];
+        const args = [
+          ...bwrapArgs(settings, scope, mode, made, covers, churned),
+          "--",
+          program,
+          ...rest,
+        ];
         return { program: bwrap, args, covers };
       };
       const first = make();
@@ -545,10 +579,10 @@ export function sandboxLauncher(
   };
   return (program, rest) => {
     const made: string[] = [];
-    const make = () => {
+    const make = (churned: readonly string[] = []) => {
       const covers: string[] = [];
       const args = [
-        ...bwrapArgs(closed, withSocket, mode, made, covers),
+        ...bwrapArgs(closed, withSocket, mode, made, covers, churned),
         "--",
         ...bridge,
         proxy.socket,

@@ -5,11 +5,27 @@
  * point to make, which fails on a read-only folder (`bwrap: Can't create file at PATH: Read-only
  * file system`, or `Can't mkdir parents for PATH` when its folder went too), status 1, before
  * the command ran. Then the command is made again (the sockets looked at anew) and started in
- * its place, a few times; never with a socket left uncovered.
+ * its place, a few times; never with a socket left uncovered. Where sockets come and go faster
+ * than bwrap starts, looking again does not help: the nearest folder still there above the one
+ * that went away is shown empty to the next try instead (the launcher decides whether it may
+ * be: never a writable folder, nor one holding a root or the call's own sockets).
  *
  * @module
  */
+import { dirname } from "node:path";
 import type { Restart } from "../core/types.ts";
+
+/** The nearest folder at or above `dir` that is there now. */
+function standing(dir: string): string {
+  for (let d = dir;; d = dirname(d)) {
+    try {
+      if (Deno.lstatSync(d).isDirectory) return d;
+    } catch {
+      // gone too
+    }
+    if (dirname(d) === d) return d;
+  }
+}
 
 /** How many times a command is made again before the call fails. */
 export const RESTARTS = 4;
@@ -26,8 +42,13 @@ const PREFIX = "bwrap: Can't ";
  */
 export function sandboxRestart(
   covers: readonly string[],
-  rebuild: () => { program: string; args: string[]; covers: readonly string[] },
+  rebuild: (churned: readonly string[]) => {
+    program: string;
+    args: string[];
+    covers: readonly string[];
+  },
   left = RESTARTS,
+  churned: readonly string[] = [],
 ): Restart {
   return {
     prefix: PREFIX,
@@ -40,16 +61,17 @@ export function sandboxRestart(
             `the call did not run — try again`,
         };
       }
+      const more = [...new Set([...churned, standing(dirname(gone))])];
       let next;
       try {
-        next = rebuild();
+        next = rebuild(more);
       } catch (error) {
         return { fail: (error as Error).message };
       }
       return {
         program: next.program,
         args: next.args,
-        restart: sandboxRestart(next.covers, rebuild, left - 1),
+        restart: sandboxRestart(next.covers, rebuild, left - 1, more),
       };
     },
   };
