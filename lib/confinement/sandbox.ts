@@ -27,6 +27,7 @@ import { sandboxRestart } from "./sandbox_restart.ts";
 import {
   checkSocketCount,
   hiddenPaths,
+  holdsOnlySockets,
   kindOf,
   listingsOnce,
   pinsFor,
@@ -439,7 +440,7 @@ function assemble(f: Facts, churned: readonly string[] = []): Built {
     ];
     sockets = sockets.filter((p) => !wholly.some((w) => within(p, w)));
   }
-  sockets = withBoundSockets(f, sockets, folders);
+  ({ sockets, folders } = withBoundSockets(f, sockets, folders));
   const args = [...f.head];
   const missing: string[] = [];
   const covered: string[] = [];
@@ -494,13 +495,18 @@ function mayEmpty(f: Facts, dir: string): boolean {
  *
  * @throws SandboxSetupError when more sockets are to be hidden than one call may hide
  */
-function withBoundSockets(f: Facts, sockets: string[], folders: readonly string[]): string[] {
+function withBoundSockets(
+  f: Facts,
+  sockets: string[],
+  folders: string[],
+): { sockets: string[]; folders: string[] } {
   const own = new Set(f.ownSockets);
   const whole = ["/dev", "/proc", ...f.emptied, ...f.parents, ...folders, ...f.skip];
   const out = new Set(sockets);
   const hiddenTemp = (path: string) =>
     f.privateTemp !== undefined && within(path, f.privateTemp.temp) &&
     !f.privateTemp.shown.some((d) => within(path, d));
+  const emptied = new Set<string>();
   for (const path of boundSockets()) {
     if (out.has(path) || own.has(path) || hiddenTemp(path)) continue;
     if (whole.some((d) => within(path, d))) continue;
@@ -509,10 +515,17 @@ function withBoundSockets(f: Facts, sockets: string[], folders: readonly string[
     } catch {
       continue; // bound, then removed: nothing to reach by that path
     }
-    out.add(path);
+    // A folder of nothing but sockets (an agent's, a server's), read-only here: one empty
+    // folder over it costs bwrap less than a mount per socket.
+    const dir = dirname(path);
+    if (emptied.has(dir)) continue;
+    if (mayEmpty(f, dir) && holdsOnlySockets(dir)) emptied.add(dir);
+    else out.add(path);
   }
-  checkSocketCount(out.size + folders.length);
-  return [...out];
+  const more = [...emptied].filter((d) => !out.has(d));
+  const all = [...out].filter((p) => !emptied.has(dirname(p)));
+  checkSocketCount(all.length + folders.length + more.length);
+  return { sockets: all, folders: [...folders, ...more] };
 }
 
 /**

@@ -392,6 +392,14 @@ export function setSocketLimits(limits: { sockets: number; folders: number }): v
 }
 
 /**
+ * Whether a folder holds unix sockets and nothing else, as last read (one `stat` while it is
+ * unchanged): one empty folder over it covers them all.
+ */
+export function holdsOnlySockets(dir: string): boolean {
+  return listing(dir)?.onlySockets === true;
+}
+
+/**
  * Throws when one call would have more sockets (or folders of them) to hide than it may.
  *
  * @throws SandboxSetupError past the limit
