@@ -4,7 +4,9 @@
  * any folder. A folder walk finds only the sockets of the folders it looks in, down to its
  * depth; this list has them all, so the sandbox covers each whatever folder it lies in. (A
  * socket bound in another network namespace is not listed: the folder walk still looks for
- * those in /run, HOME and the temp folder.)
+ * those in /run, HOME and the temp folder. A socket bound by a relative path is listed by that
+ * path, relative to a folder the list does not name: it is left out.) Bound is not listening,
+ * and a path listed may have been removed since: the caller looks at each.
  *
  * @module
  */

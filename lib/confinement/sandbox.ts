@@ -12,8 +12,9 @@
  * - every mode: credential stores, `sandbox.deny_read` and magi's own files hidden (an empty
  *   folder or an empty file in their place); its own PID namespace (it cannot see or signal
  *   another process), IPC and UTS namespaces, a new session (no TIOCSTI into the terminal),
- *   no capabilities even when magi runs as root, no unix socket but the call's own (see
- *   `socketsIn`), no network unless `sandbox.network` (a list of domains goes through
+ *   no capabilities even when magi runs as root, no unix socket but the call's own (the
+ *   kernel's list and `socketsIn`; see `sandbox_restart.ts`), no network unless
+ *   `sandbox.network` (a list of domains goes through
  *   `sandbox_proxy.ts`); it dies with magi.
  *
  * @module
