@@ -477,6 +477,20 @@ function assemble(f: Facts, churned: readonly string[] = []): Built {
 }
 
 /**
+ * Whether a folder is small enough to list on every call for {@link holdsOnlySockets}: no
+ * sub-folders (a link count of 2) and one block of entries at most. A crowded `/tmp` changes all
+ * the time, and reading it again would cost more than the mount it might save.
+ */
+function small(dir: string): boolean {
+  try {
+    const st = Deno.statSync(dir);
+    return st.nlink === 2 && st.size <= 4096;
+  } catch {
+    return false;
+  }
+}
+
+/**
  * Whether a folder may be shown empty (a tmpfs over it) for a call: it lies in no writable
  * folder (what the program wrote there would be lost) and holds none of the folders and
  * sockets the call is given (roots, needed, visible, scratch, its own sockets).
@@ -520,7 +534,7 @@ function withBoundSockets(
     // folder over it costs bwrap less than a mount per socket.
     const dir = dirname(path);
     if (emptied.has(dir)) continue;
-    if (mayEmpty(f, dir) && holdsOnlySockets(dir)) emptied.add(dir);
+    if (mayEmpty(f, dir) && small(dir) && holdsOnlySockets(dir)) emptied.add(dir);
     else out.add(path);
   }
   const more = [...emptied].filter((d) => !out.has(d));
