@@ -12,10 +12,10 @@
  * - every mode: credential stores, `sandbox.deny_read` and magi's own files hidden (an empty
  *   folder or an empty file in their place); its own PID namespace (it cannot see or signal
  *   another process), IPC and UTS namespaces, a new session (no TIOCSTI into the terminal),
- *   no capabilities even when magi runs as root, no unix socket but the call's own (see
- *   `socketsIn`), no network unless `sandbox.network` (a list of domains goes through
- *   `sandbox_proxy.ts`), no kernel keyring (a seccomp filter: `seccomp.ts`); it dies with
- *   magi.
+ *   no capabilities even when magi runs as root, no unix socket but the call's own (the
+ *   kernel's list and `socketsIn`; see `sandbox_restart.ts`), no network unless
+ *   `sandbox.network` (a list of domains goes through `sandbox_proxy.ts`), no kernel keyring
+ *   (a seccomp filter: `seccomp.ts`); it dies with magi.
  *
  * @module
  */
@@ -24,8 +24,12 @@ import { fileURLToPath } from "node:url";
 import { domainProxy } from "./sandbox_proxy.ts";
 import { seccompFile, withSeccomp } from "./seccomp.ts";
 import { systemTempDir } from "../core/temp.ts";
+import { boundSockets } from "./bound_sockets.ts";
+import { sandboxRestart } from "./sandbox_restart.ts";
 import {
+  checkSocketCount,
   hiddenPaths,
+  holdsOnlySockets,
   kindOf,
   listingsOnce,
   pinsFor,
@@ -39,6 +43,7 @@ import { xdgBase } from "../core/xdg.ts";
 import { ownUid, SOCKETS_PARENT } from "../exec/unix_socket.ts";
 import { type Reads, realNoted, recording } from "./sandbox_reads.ts";
 import type { SandboxConfig } from "../config/sandbox_settings.ts";
+import type { Restart } from "../core/types.ts";
 
 export type { SandboxMode, SandboxSettings } from "../config/sandbox_settings.ts";
 export { sandboxSettings } from "../config/sandbox_settings.ts";
@@ -77,7 +82,14 @@ export interface SandboxScope {
 export type Wrap = (
   program: string,
   args: string[],
-) => { program: string; args: string[]; env?: Record<string, string>; mountPoints?: string[] };
+) => {
+  program: string;
+  args: string[];
+  env?: Record<string, string>;
+  mountPoints?: string[];
+  /** Started again when a socket it covers went away while bwrap set it up. */
+  restart?: Restart;
+};
 
 /**
  * Empty folders the sandbox made as mount points, and how many commands still use each.
@@ -196,9 +208,12 @@ export function bwrapArgs(
   scope: SandboxScope,
   mode: "read-only" | "workspace-write",
   mountPoints: string[] = [],
+  covers: string[] = [],
+  churned: readonly string[] = [],
 ): string[] {
-  const made = builtArgs(settings, scope, mode);
+  const made = builtArgs(settings, scope, mode, churned);
   mountPoints.push(...made.missing);
+  covers.push(...made.covers);
   // One an earlier command made, still in use: counted too.
   for (const p of made.covered) if (madeMountPoints.has(p)) mountPoints.push(p);
   return [...made.args];
@@ -211,6 +226,8 @@ interface Built {
   missing: string[];
   /** Existing protected paths (mount points an earlier command may have made). */
   covered: string[];
+  /** The sockets and socket folders covered: bwrap fails when one goes away meanwhile. */
+  covers: string[];
 }
 
 /**
@@ -235,7 +252,9 @@ interface Facts {
   /** Socket folders to empty and sockets to cover, but for the temp folder's. */
   folders: string[];
   sockets: string[];
-  /** The visible folders, scratch folders, own sockets and read-only re-mounts. */
+  /** The visible and scratch folders. */
+  shown: string[];
+  /** The call's own sockets and read-only re-mounts. */
   tail: string[];
   isolation: string[];
   /** The shared temp folder, when its listing is read on every call. */
@@ -245,6 +264,13 @@ interface Facts {
   /** The call's own sockets (real paths) and the folders of sockets covered whole. */
   ownSockets: string[];
   skip: string[];
+  /**
+   * The read-only sandbox's private temp folder and what of the system's comes back in it
+   * (roots, needed folders): a socket elsewhere in the temp folder is out of sight already.
+   */
+  privateTemp?: { temp: string; shown: string[] };
+  /** The folders and sockets the call is given: roots, needed, visible, scratch, own sockets. */
+  given: string[];
 }
 
 /** Facts gathered, per settings, scope, mode and temp folder, with what they were read from. */
@@ -262,6 +288,7 @@ function builtArgs(
   settings: SandboxSettings,
   scope: SandboxScope,
   mode: "read-only" | "workspace-write",
+  churned: readonly string[],
 ): Built {
   const key = JSON.stringify([settings, scope, mode, systemTempDir()]);
   let facts = gathered.get(key);
@@ -276,7 +303,7 @@ function builtArgs(
       if (gathered.size > GATHERED_KEPT) gathered.delete(gathered.keys().next().value!);
     }
   }
-  return assemble(facts.facts);
+  return assemble(facts.facts, churned);
 }
 
 function gather(
@@ -325,6 +352,12 @@ function gather(
   for (const d of RUN_DIRS) scanned.set(realOr(d), 4);
   if (!scanned.has(realOr(scope.home))) scanned.set(realOr(scope.home), 3);
   const shared = mode === "workspace-write" && !scanned.has(temp) ? temp : undefined;
+  // The read-only sandbox's temp folder is its own; the roots in the system's come back, and
+  // are searched as the shared one is (for sockets bound in another network namespace, which
+  // the kernel's list for this one leaves out).
+  if (mode === "read-only") {
+    for (const r of roots) if (within(r, temp) && !scanned.has(r)) scanned.set(r, 2);
+  }
   // Every session's sockets lie in one folder per user: one empty folder covers them all
   // (the read-only sandbox's own temp folder is empty already), and the scan skips it.
   const skip = socketParents(temp);
@@ -334,13 +367,28 @@ function gather(
     own,
     new Set(skip),
   );
+  // The visible and scratch folders are bound before the sockets are covered (a socket in
+  // them is covered too); the call's own sockets after (one the kernel lists is bound again).
+  const shown: string[] = [];
+  for (const v of scope.visible ?? []) if (kindOf(v) === "dir") shown.push("--ro-bind-try", v, v);
+  for (const w of scope.scratch ?? []) if (kindOf(w) === "dir") shown.push("--bind-try", w, w);
   const tail: string[] = [];
-  for (const v of scope.visible ?? []) if (kindOf(v) === "dir") tail.push("--ro-bind-try", v, v);
-  for (const w of scope.scratch ?? []) if (kindOf(w) === "dir") tail.push("--bind-try", w, w);
   for (const s of scope.sockets ?? []) if (kindOf(s) === "file") tail.push("--bind", s, s);
   // Read-only last: the visible folders and sockets above needed their mount points made.
   for (const p of emptied) tail.push("--remount-ro", p);
+  const reshown = mode === "read-only"
+    ? [...roots, ...(scope.needed ?? []), ...(scope.scratch ?? [])].filter((d) => within(d, temp))
+    : [];
   return {
+    privateTemp: mode === "read-only" ? { temp, shown: reshown } : undefined,
+    given: [
+      ...roots,
+      ...(scope.needed ?? []),
+      ...(scope.visible ?? []),
+      ...(scope.scratch ?? []),
+      ...own,
+    ],
+    shown,
     mode,
     head,
     writable,
@@ -366,7 +414,7 @@ function gather(
  * The arguments from gathered facts and the shared temp folder's listing, read now: its
  * nested repositories (one level down) and its sockets (two levels).
  */
-function assemble(f: Facts): Built {
+function assemble(f: Facts, churned: readonly string[] = []): Built {
   let protects = f.protects;
   let pins = f.pins;
   let folders = f.folders;
@@ -386,6 +434,15 @@ function assemble(f: Facts): Built {
     folders = [...new Set([...folders, ...scan.ways.folders])];
     sockets = [...new Set([...sockets, ...scan.ways.sockets])];
   }
+  // Folders where sockets came and went while an earlier try was set up: emptied whole.
+  const wholly = churned.filter((d) => mayEmpty(f, d));
+  if (wholly.length > 0) {
+    folders = [
+      ...new Set([...folders.filter((d) => !wholly.some((w) => within(d, w))), ...wholly]),
+    ];
+    sockets = sockets.filter((p) => !wholly.some((w) => within(p, w)));
+  }
+  ({ sockets, folders } = withBoundSockets(f, sockets, folders));
   const args = [...f.head];
   const missing: string[] = [];
   const covered: string[] = [];
@@ -407,17 +464,84 @@ function assemble(f: Facts): Built {
   }
   args.push(...f.hidden);
   for (const dir of f.parents) args.push("--tmpfs", dir);
+  args.push(...f.shown);
   for (const sock of sockets) args.push("--ro-bind", "/dev/null", sock);
   args.push(...f.tail);
   // An empty folder over one that holds only sockets costs far less than a mount per socket.
   // These come last: each bind mount makes bwrap read the whole mount table again, so binds
   // after a hundred such folders would cost a millisecond each. Nothing is inside them (they
   // hold only sockets), and one inside a hidden folder is covered already.
-  for (const dir of folders) {
-    if (!f.emptied.some((e) => within(dir, e))) args.push("--tmpfs", dir);
-  }
+  const emptiedFolders = folders.filter((dir) => !f.emptied.some((e) => within(dir, e)));
+  for (const dir of emptiedFolders) args.push("--tmpfs", dir);
   args.push(...f.isolation);
-  return { args, missing, covered };
+  return { args, missing, covered, covers: [...sockets, ...emptiedFolders] };
+}
+
+/**
+ * Whether a folder is small enough to list on every call for {@link holdsOnlySockets}: no
+ * sub-folders (a link count of 2) and one block of entries at most. A crowded `/tmp` changes all
+ * the time, and reading it again would cost more than the mount it might save.
+ */
+function small(dir: string): boolean {
+  try {
+    const st = Deno.statSync(dir);
+    return st.nlink === 2 && st.size <= 4096;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Whether a folder may be shown empty (a tmpfs over it) for a call: it lies in no writable
+ * folder (what the program wrote there would be lost) and holds none of the folders and
+ * sockets the call is given (roots, needed, visible, scratch, its own sockets).
+ */
+function mayEmpty(f: Facts, dir: string): boolean {
+  if (dir === "/" || f.writable.some((w) => within(dir, w))) return false;
+  return !f.given.some((g) => within(g, dir));
+}
+
+/**
+ * `sockets` with every socket the kernel lists as bound in this network namespace
+ * (`bound_sockets.ts`, read at each call: any folder, any depth), each looked at now — gone or
+ * no longer a socket, it is left out (bwrap would fail making its mount point). Left out too:
+ * the call's own, those of bwrap's own `/dev` and `/proc`, those under a folder emptied or
+ * covered whole, and in the read-only sandbox those of the system temp folder that is not shown
+ * (its temp folder is a private one).
+ *
+ * @throws SandboxSetupError when more sockets are to be hidden than one call may hide
+ */
+function withBoundSockets(
+  f: Facts,
+  sockets: string[],
+  folders: string[],
+): { sockets: string[]; folders: string[] } {
+  const own = new Set(f.ownSockets);
+  const whole = ["/dev", "/proc", ...f.emptied, ...f.parents, ...folders, ...f.skip];
+  const out = new Set(sockets);
+  const hiddenTemp = (path: string) =>
+    f.privateTemp !== undefined && within(path, f.privateTemp.temp) &&
+    !f.privateTemp.shown.some((d) => within(path, d));
+  const emptied = new Set<string>();
+  for (const path of boundSockets()) {
+    if (out.has(path) || own.has(path) || hiddenTemp(path)) continue;
+    if (whole.some((d) => within(path, d))) continue;
+    try {
+      if (!Deno.lstatSync(path).isSocket) continue;
+    } catch {
+      continue; // bound, then removed: nothing to reach by that path
+    }
+    // A folder of nothing but sockets (an agent's, a server's), read-only here: one empty
+    // folder over it costs bwrap less than a mount per socket.
+    const dir = dirname(path);
+    if (emptied.has(dir)) continue;
+    if (mayEmpty(f, dir) && small(dir) && holdsOnlySockets(dir)) emptied.add(dir);
+    else out.add(path);
+  }
+  const more = [...emptied].filter((d) => !out.has(d));
+  const all = [...out].filter((p) => !emptied.has(dirname(p)));
+  checkSocketCount(all.length + folders.length + more.length);
+  return { sockets: all, folders: [...folders, ...more] };
 }
 
 /**
@@ -452,10 +576,22 @@ export function sandboxLauncher(
   if (!Array.isArray(settings.network)) {
     return (program, rest) => {
       const made: string[] = [];
-      const args = [...bwrapArgs(settings, scope, mode, made), "--", program, ...rest];
+      const make = (churned: readonly string[] = []) => {
+        const covers: string[] = [];
+        const args = [
+          ...bwrapArgs(settings, scope, mode, made, covers, churned),
+          "--",
+          program,
+          ...rest,
+        ];
+        return { ...withSeccomp({ program: bwrap, args }, filter), covers };
+      };
+      const first = make();
       return {
-        ...withSeccomp({ program: bwrap, args }, filter),
+        program: first.program,
+        args: first.args,
         mountPoints: useMountPoints(made),
+        restart: sandboxRestart(first.covers, make),
       };
     };
   }
@@ -474,16 +610,26 @@ export function sandboxLauncher(
   };
   return (program, rest) => {
     const made: string[] = [];
-    const args = [
-      ...bwrapArgs(closed, withSocket, mode, made),
-      "--",
-      ...bridge,
-      proxy.socket,
-      "--",
-      program,
-      ...rest,
-    ];
-    return { ...withSeccomp({ program: bwrap, args }, filter), mountPoints: useMountPoints(made) };
+    const make = (churned: readonly string[] = []) => {
+      const covers: string[] = [];
+      const args = [
+        ...bwrapArgs(closed, withSocket, mode, made, covers, churned),
+        "--",
+        ...bridge,
+        proxy.socket,
+        "--",
+        program,
+        ...rest,
+      ];
+      return { ...withSeccomp({ program: bwrap, args }, filter), covers };
+    };
+    const first = make();
+    return {
+      program: first.program,
+      args: first.args,
+      mountPoints: useMountPoints(made),
+      restart: sandboxRestart(first.covers, make),
+    };
   };
 }
 

@@ -391,6 +391,28 @@ export function setSocketLimits(limits: { sockets: number; folders: number }): v
   socketLimits = { ...limits };
 }
 
+/**
+ * Whether a folder holds unix sockets and nothing else, as last read (one `stat` while it is
+ * unchanged): one empty folder over it covers them all.
+ */
+export function holdsOnlySockets(dir: string): boolean {
+  return listing(dir)?.onlySockets === true;
+}
+
+/**
+ * Throws when one call would have more sockets (or folders of them) to hide than it may.
+ *
+ * @throws SandboxSetupError past the limit
+ */
+export function checkSocketCount(count: number): void {
+  if (count > socketLimits.sockets) {
+    throw new SandboxSetupError(
+      `Cannot start the sandbox: more than ${socketLimits.sockets} unix sockets to hide; ` +
+        `remove the old ones`,
+    );
+  }
+}
+
 /** The sandbox cannot be set up for a call: it refuses to start rather than leave a way out. */
 export class SandboxSetupError extends Error {
   override name = "SandboxSetupError";

@@ -118,7 +118,22 @@ export interface Invocation {
   sandbox?: (
     program: string,
     args: string[],
-  ) => { program: string; args: string[]; env?: Record<string, string> };
+  ) => { program: string; args: string[]; env?: Record<string, string>; restart?: Restart };
+}
+
+/**
+ * How a command whose start failed may be started again (the sandbox: a socket it covers went
+ * away while bwrap set it up; see `lib/confinement/sandbox_restart.ts`). Given to the one
+ * process starter (`spawnProcess`), which holds back stderr while it begins with `prefix` and
+ * nothing came on stdout; when the program then ends with status 1, `again` gets that stderr
+ * and answers the command to start instead (same stdin, same callbacks), `{ fail }` (the call
+ * did not run: that line is its error), or undefined (the outcome stands, stderr delivered).
+ */
+export interface Restart {
+  prefix: string;
+  again(
+    stderr: string,
+  ): { program: string; args: string[]; restart?: Restart } | { fail: string } | undefined;
 }
 
 /** How a call ended, as the transport saw it. */

@@ -8,6 +8,7 @@
 import { launchedProgram } from "./fd_launch.ts";
 import { newTag, sweepLater, sweepNow, TAG_VARIABLE } from "./sweep.ts";
 import { findProgram, isExecutableFile } from "../core/program.ts";
+import type { Restart } from "../core/types.ts";
 
 /** What to run and how. */
 export interface SpawnOptions {
@@ -34,6 +35,8 @@ export interface SpawnOptions {
   maxStdoutBytes?: number;
   /** Milliseconds between TERM and KILL (default 2000). */
   graceMs?: number;
+  /** How a failed start is tried again (the sandbox's: see {@link Restart}). */
+  restart?: Restart;
 }
 
 /** How the process ended. */
@@ -232,6 +235,26 @@ function appendTail(tail: Uint8Array, chunk: Uint8Array): Uint8Array {
  * behaviour: a program that cannot start is reported in `startError`.
  */
 export async function spawnProcess(opts: SpawnOptions): Promise<SpawnOutcome> {
+  let run = opts;
+  while (true) {
+    const { outcome, held, flush } = await spawnOnce(run);
+    const restart = run.restart;
+    if (!held || !restart) return outcome;
+    const quiet = outcome.code === 1 && !outcome.timedOut && !outcome.cancelled;
+    const verdict = quiet ? restart.again(held) : undefined;
+    if (verdict && "fail" in verdict) return { ...outcome, code: null, startError: verdict.fail };
+    if (!verdict || opts.signal?.aborted) {
+      await flush();
+      return outcome;
+    }
+    run = { ...run, program: verdict.program, args: verdict.args, restart: verdict.restart };
+  }
+}
+
+/** One start: its outcome, and stderr still held back (with the way to deliver it) if any. */
+async function spawnOnce(
+  opts: SpawnOptions,
+): Promise<{ outcome: SpawnOutcome; held?: string; flush: () => Promise<void> }> {
   hookSignals();
   const outcome: SpawnOutcome = {
     code: null,
@@ -249,7 +272,7 @@ export async function spawnProcess(opts: SpawnOptions): Promise<SpawnOutcome> {
     child = startInGroup({ ...opts, env: { ...opts.env, [TAG_VARIABLE]: tag } });
   } catch (error) {
     outcome.startError = describeStartError(opts.program, error);
-    return outcome;
+    return { outcome, flush: () => Promise.resolve() };
   }
   const pgid = child.pid;
   liveGroups.add(pgid);
@@ -277,7 +300,27 @@ export async function spawnProcess(opts: SpawnOptions): Promise<SpawnOutcome> {
   let stdoutBytes = 0;
   const stdoutReader = child.stdout.getReader({ mode: "byob" });
   const stderrReader = child.stderr.getReader({ mode: "byob" });
+  const takeStderr = async (value: Uint8Array) => {
+    if (opts.onStderr) await opts.onStderr(value);
+    else {
+      if (outcome.stderrTail.length + value.length > STDERR_TAIL_BYTES) {
+        outcome.stderrCut = true;
+      }
+      outcome.stderrTail = appendTail(outcome.stderrTail, value);
+    }
+  };
+  // Held back while it could be a failed start's message (`opts.restart`): nothing on stdout
+  // yet and all of stderr so far agrees with the prefix.
+  const prefix = opts.restart?.prefix;
+  let held: Uint8Array[] | undefined = prefix !== undefined ? [] : undefined;
+  let heldText = "";
+  const release = async () => {
+    const chunks = held ?? [];
+    held = undefined;
+    for (const chunk of chunks) await takeStderr(chunk);
+  };
   const readStdout = readEach(stdoutReader, async (value) => {
+    if (held) await release();
     let chunk: Uint8Array = value;
     if (opts.maxStdoutBytes !== undefined) {
       const room = opts.maxStdoutBytes - stdoutBytes;
@@ -294,13 +337,17 @@ export async function spawnProcess(opts: SpawnOptions): Promise<SpawnOutcome> {
     return true;
   });
   const readStderr = readEach(stderrReader, async (value) => {
-    if (opts.onStderr) await opts.onStderr(value);
-    else {
-      if (outcome.stderrTail.length + value.length > STDERR_TAIL_BYTES) {
-        outcome.stderrCut = true;
-      }
-      outcome.stderrTail = appendTail(outcome.stderrTail, value);
+    if (held && prefix !== undefined) {
+      held.push(value.slice());
+      heldText += new TextDecoder().decode(value);
+      const agrees = heldText.length < prefix.length
+        ? prefix.startsWith(heldText)
+        : heldText.startsWith(prefix);
+      if (agrees && heldText.length <= STDERR_TAIL_BYTES) return true;
+      await release();
+      return true;
     }
+    await takeStderr(value);
     return true;
   });
 
@@ -336,7 +383,9 @@ export async function spawnProcess(opts: SpawnOptions): Promise<SpawnOutcome> {
   clearTimeout(timer);
   clearTimeout(killTimer);
   opts.signal?.removeEventListener("abort", onAbort);
-  return outcome;
+  if (held && held.length > 0) return { outcome, held: heldText, flush: release };
+  await release();
+  return { outcome, flush: () => Promise.resolve() };
 }
 
 /**

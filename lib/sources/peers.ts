@@ -227,6 +227,7 @@ export async function invokePeer(peer: Peer, remote: string, call: Invocation): 
   const spawned = await spawnProcess({
     program: command.program,
     args: command.args,
+    restart: command.restart,
     cwd: call.cwd,
     env: call.env,
     stdin: JSON.stringify(call.args),

@@ -43,6 +43,7 @@ export async function runProgramCall(
     const spawned = await spawnProcess({
       program: command.program,
       args: command.args,
+      restart: command.restart,
       cwd: call.cwd,
       env: { ...call.env, ...answerEnv(call.args), MAGI_SHOWN: shownFile, MAGI_ASK: askFile },
       stdin: input.stdin,

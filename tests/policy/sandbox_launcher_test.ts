@@ -229,12 +229,8 @@ Deno.test({
     await Deno.writeTextFile(join(state, "session.jsonl"), "hidden-session\n");
     await Deno.writeTextFile(join(tools, "tool"), "visible-tool\n");
     const sock = join(w.base, "approvals.sock");
-    const listener = Deno.listen({ transport: "unix", path: sock });
-    const accepted = listener.accept().then(async (conn) => {
-      // A first connect may be magi's own check that someone listens (sandbox_dead.ts).
-      await conn.write(new TextEncoder().encode("socket-ok\n")).catch(() => {});
-      conn.close();
-    }, () => {});
+    // Answering every connection: another session's look for dead sockets may come first.
+    const listener = answering(sock, "socket");
     try {
       const r = await inside(
         launcher(w, "read-only", { denyRead: [secret, "~/notes.txt"] }, {
@@ -249,7 +245,6 @@ Deno.test({
       assert.ok(!r.out.includes("hidden-"), r.out);
       assert.match(r.out, /visible-tool/);
       assert.match(r.out, /socket-ok/, r.err);
-      await accepted;
     } finally {
       listener.close();
     }

@@ -96,9 +96,11 @@ for (const mode of ["read-only", "workspace-write"] as const) {
     fn: async () => {
       await using w = await settledWorld();
       const wrap = wrapFor(w, mode);
-      const first = wrap("true", []).args;
+      wrap("true", []);
       const built = sandboxArgsBuilt();
-      assert.deepEqual(wrap("true", []).args, first);
+      // (The arguments themselves may differ: the sockets the kernel lists are looked at on
+      // every call, and other processes' come and go.)
+      wrap("true", []);
       assert.equal(sandboxArgsBuilt(), built, "nothing changed: reused");
 
       // A server's socket appears in a folder of HOME (where an agent or a daemon keeps one),

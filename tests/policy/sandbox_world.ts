@@ -6,6 +6,7 @@
 import { join } from "node:path";
 import { tmpdir } from "node:os";
 import type { Wrap } from "../../lib/confinement/sandbox.ts";
+import { spawnProcess } from "../../lib/exec/spawn.ts";
 
 export const FAKE_KEY = "-----BEGIN OPENSSH PRIVATE KEY----- fake-key-for-magi-tests";
 
@@ -67,21 +68,43 @@ export async function world(opts: { homeInRoot?: boolean } = {}): Promise<World>
   };
 }
 
-/** What a shell line printed inside a launcher, and its exit status. */
+/**
+ * What a shell line printed inside a launcher, and its exit status. Started as magi starts a
+ * command (`spawnProcess`, with the launcher's restart: a socket that went away while bwrap set
+ * the sandbox up makes it try again, as it does for a call).
+ */
 export async function inside(
   wrap: Wrap,
   line: string,
   opts: { cwd?: string; env?: Record<string, string> } = {},
 ): Promise<{ code: number; out: string; err: string }> {
-  const { program, args } = wrap("/bin/sh", ["-c", line]);
-  const out = await new Deno.Command(program, {
+  const { program, args, restart } = wrap("/bin/sh", ["-c", line]);
+  const out: Uint8Array[] = [];
+  const err: Uint8Array[] = [];
+  const r = await spawnProcess({
+    program,
     args,
-    cwd: opts.cwd,
-    env: opts.env,
-    stdin: "null",
-    stdout: "piped",
-    stderr: "piped",
-  }).output();
-  const dec = new TextDecoder();
-  return { code: out.code, out: dec.decode(out.stdout), err: dec.decode(out.stderr) };
+    restart,
+    cwd: opts.cwd ?? Deno.cwd(),
+    env: { ...Deno.env.toObject(), ...opts.env },
+    timeoutMs: 60_000,
+    onStdout: (c) => void out.push(c.slice()),
+    onStderr: (c) => void err.push(c.slice()),
+  });
+  const text = (chunks: Uint8Array[]) => new TextDecoder().decode(concat(chunks));
+  return {
+    code: r.code ?? (r.signal ? 128 : 1),
+    out: text(out),
+    err: (r.startError ? r.startError + "\n" : "") + text(err),
+  };
+}
+
+function concat(chunks: Uint8Array[]): Uint8Array {
+  const all = new Uint8Array(chunks.reduce((n, c) => n + c.length, 0));
+  let at = 0;
+  for (const c of chunks) {
+    all.set(c, at);
+    at += c.length;
+  }
+  return all;
 }

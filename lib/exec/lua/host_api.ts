@@ -8,6 +8,7 @@
  */
 import { isAbsolute, resolve } from "node:path";
 import { spawnProcess } from "../spawn.ts";
+import type { Restart } from "../../core/types.ts";
 
 /** What a running Lua call may reach: one entry per call (and per file being loaded). */
 export interface HostCall {
@@ -34,6 +35,8 @@ export interface ExecJob {
   stdin?: string;
   /** Milliseconds. */
   timeoutMs: number;
+  /** How a failed start is tried again (the sandbox's, see `Restart`). */
+  restart?: Restart;
 }
 
 /**
@@ -180,6 +183,7 @@ export async function execValues(
   const spawned = await spawnProcess({
     program: job.program,
     args: job.args,
+    restart: job.restart,
     cwd: job.cwd,
     env,
     stdin: job.stdin,

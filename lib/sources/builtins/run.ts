@@ -84,6 +84,7 @@ async function runBuiltin(
     const spawned = await spawnProcess({
       program: command.program,
       args: command.args,
+      restart: command.restart,
       cwd,
       env: { ...ctx.env, PWD: cwd, MAGI_CWD: cwd },
       timeoutMs,

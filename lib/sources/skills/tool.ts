@@ -160,6 +160,7 @@ async function runScript(policy: Policy, skill: Skill, inv: Invocation): Promise
   const spawned = await spawnProcess({
     program: command.program,
     args: command.args,
+    restart: command.restart,
     cwd: inv.cwd,
     env: { ...inv.env, ...command.env, MAGI_SKILL_DIR: skill.dir },
     timeoutMs: inv.timeoutMs,
