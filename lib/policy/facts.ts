@@ -20,6 +20,9 @@ import {
   type Wrap,
 } from "../confinement/sandbox.ts";
 import { xdgBase } from "../core/xdg.ts";
+import { systemTempDir } from "../core/temp.ts";
+import { hiddenEntries, type HiddenSet } from "../confinement/sandbox_paths.ts";
+import { realNoted } from "../confinement/sandbox_reads.ts";
 
 /** The session's settings for the door, with the sandbox's own. */
 export interface SessionSettings extends DoorSettings {
@@ -37,6 +40,11 @@ export interface SessionSettings extends DoorSettings {
   needed?: string[];
   writable?: string[];
   hidden?: string[];
+  /**
+   * What magi runs later outside any sandbox (`runs_later.ts`: its code, Deno, hooks' and MCP
+   * servers' programs): read-only wherever a root holds it. Filled in when the session starts.
+   */
+  runsLater?: string[];
   /** Tells the person (stderr) what a model's call was refused and what would allow it. */
   tell?: (line: string) => void;
 }
@@ -98,8 +106,8 @@ export function launcherFor(
   return sandboxLauncher(settings.sandbox, {
     roots: policy.roots,
     home,
-    hidden: [...magiOwnFiles(policy.env), ...settings.hidden ?? []],
-    ownDirs: ownDirsMade(policy.env),
+    hidden: hiddenOwn(policy),
+    ownDirs: [...ownDirsMade(policy.env), ...runsLater(policy)],
     visible: settings.visible,
     needed: settings.needed,
     sockets: settings.sockets,
@@ -108,9 +116,50 @@ export function launcherFor(
 }
 
 /**
+ * What magi runs later outside any sandbox that exists now (a missing one is not made as a
+ * mount point): kept read-only by the sandbox and refused by `write` and `edit`.
+ */
+export function runsLater(policy: Policy): string[] {
+  return (sessionSettings(policy).runsLater ?? []).filter((p) => {
+    try {
+      Deno.lstatSync(p);
+      return true;
+    } catch {
+      return false;
+    }
+  });
+}
+
+/**
+ * What the session hides besides the credential stores and `sandbox.deny_read`: magi's own
+ * files, the session's (a `sessions_dir`), the ticket cache `KRB5CCNAME` names.
+ */
+function hiddenOwn(policy: Policy): string[] {
+  return [...magiOwnFiles(policy.env), ...sessionSettings(policy).hidden ?? []];
+}
+
+/**
+ * What a call of the file builtins may not read or write, as the sandbox hides it from a
+ * program (one list: `hiddenEntries` over the same inputs): the credential stores under HOME,
+ * `sandbox.deny_read`, magi's own files, the temp folders' Kerberos ticket caches — but for
+ * the session's visible folders.
+ */
+export function hiddenFor(policy: Policy): HiddenSet {
+  const settings = sessionSettings(policy);
+  const entries = hiddenEntries(
+    policy.env.HOME ?? "",
+    settings.sandbox.denyRead,
+    hiddenOwn(policy),
+  );
+  const temps = [...new Set([systemTempDir(), "/tmp"].map((t) => realNoted(t) ?? t))];
+  return { entries, visible: [...settings.visible ?? []], temps };
+}
+
+/**
  * magi's own files a sandboxed command never reads: the user's config file and magi's state
- * folder (sessions, spills, the MCP token, caches). The credential stores under HOME are the
- * sandbox's own list (`CREDENTIAL_STORES`).
+ * folder (sessions, spills, the MCP token, caches), and the Kerberos ticket cache `KRB5CCNAME`
+ * names as a file. The credential stores under HOME are the sandbox's own list
+ * (`CREDENTIAL_STORES`).
  */
 function magiOwnFiles(env: Record<string, string>): string[] {
   const config = xdgBase(env, "config");
@@ -119,6 +168,8 @@ function magiOwnFiles(env: Record<string, string>): string[] {
   if (config) out.push(join(config, "magi", "config.jsonc"));
   if (state) out.push(join(state, "magi"));
   if (env.MAGI_CONFIG) out.push(env.MAGI_CONFIG);
+  const ticket = /^(?:FILE:)?(\/.+)$/.exec(env.KRB5CCNAME ?? "")?.[1];
+  if (ticket) out.push(ticket);
   return out;
 }
 
