@@ -8,7 +8,8 @@
  *   folder comes back read-only where the call needs it (the roots, `SandboxScope.needed`).
  * - `workspace-write`: the roots and the temp folder writable, except `.git` (its `config`,
  *   `hooks`, a worktree's `.git` file and common dir) and `.magi` of the repositories there,
- *   and HOME's start-up files when HOME is writable (see `protectedPaths`).
+ *   HOME and its hidden top-level entries when HOME is writable (see `homeCover`), and magi's
+ *   own folders and what it runs later (`SandboxScope.ownDirs`, see `protectedPaths`).
  * - every mode: credential stores, `sandbox.deny_read` and magi's own files hidden (an empty
  *   folder or an empty file in their place); its own PID namespace (it cannot see or signal
  *   another process), IPC and UTS namespaces, a new session (no TIOCSTI into the terminal),
@@ -65,7 +66,11 @@ export interface SandboxScope {
    * shown again read-only by the read-only sandbox when they lie in the system temp folder.
    */
   needed?: readonly string[];
-  /** magi's own config, state and cache folders: read-only wherever a root holds them. */
+  /**
+   * magi's own config, state and cache folders, and what magi runs later outside the sandbox
+   * (its code, Deno, hooks' and MCP servers' files: `runs_later.ts`): read-only wherever a root
+   * holds them (a missing one is made as an empty read-only folder: pass only existing files).
+   */
   ownDirs?: readonly string[];
   /** magi's own scratch folders (see {@link scratchDir}): writable in every mode. */
   scratch?: readonly string[];

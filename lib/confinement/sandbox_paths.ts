@@ -176,6 +176,8 @@ function text(path: string): string | undefined {
 export interface Hidden {
   path: string;
   why: string;
+  /** What it was when last looked at, if it was (`hiddenFor`). */
+  kind?: "dir" | "file" | "link" | "missing";
 }
 
 /**
@@ -183,17 +185,21 @@ export interface Hidden {
  * credential stores under `home`, `deny_read` entries ("~/" against `home`) and magi's own
  * files. The one list both the sandbox (mounts over them) and the file builtins (refusals,
  * and mounts in their body process) hide.
+ *
+ * @param realOf resolves a path's symlinks (default: noted for the sandbox's reuse, see
+ *   `sandbox_reads.ts`; the file builtins pass the system's `realpath`, many times faster)
  */
 export function hiddenEntries(
   home: string,
   denyRead: readonly string[],
   own: readonly string[],
+  realOf: (path: string) => string | undefined = real,
 ): Hidden[] {
   const out = new Map<string, Hidden>();
   const add = (p: string, why: string) => {
     const abs = resolve(p);
     if (!out.has(abs)) out.set(abs, { path: abs, why });
-    const r = real(abs);
+    const r = realOf(abs);
     if (r && !out.has(r)) out.set(r, { path: r, why });
   };
   if (home) { for (const rel of CREDENTIAL_STORES) add(join(home, rel), "a credential store"); }

@@ -9,7 +9,7 @@
 import { type CallFacts, decide, type Policy, type Verdict } from "./decide.ts";
 import { fromFacts, type FsFacts, gatheringLookups } from "./fs_facts.ts";
 import type { DoorSettings } from "./door.ts";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { magiOwnDirs } from "./protected.ts";
 import { privateDir } from "../core/private.ts";
 import {
@@ -21,8 +21,12 @@ import {
 } from "../confinement/sandbox.ts";
 import { xdgBase } from "../core/xdg.ts";
 import { systemTempDir } from "../core/temp.ts";
-import { hiddenEntries, type HiddenSet } from "../confinement/sandbox_paths.ts";
-import { realNoted } from "../confinement/sandbox_reads.ts";
+import {
+  type Hidden,
+  hiddenEntries,
+  type HiddenSet,
+  within,
+} from "../confinement/sandbox_paths.ts";
 
 /** The session's settings for the door, with the sandbox's own. */
 export interface SessionSettings extends DoorSettings {
@@ -146,13 +150,56 @@ function hiddenOwn(policy: Policy): string[] {
  */
 export function hiddenFor(policy: Policy): HiddenSet {
   const settings = sessionSettings(policy);
-  const entries = hiddenEntries(
-    policy.env.HOME ?? "",
-    settings.sandbox.denyRead,
-    hiddenOwn(policy),
-  );
-  const temps = [...new Set([systemTempDir(), "/tmp"].map((t) => realNoted(t) ?? t))];
-  return { entries, visible: [...settings.visible ?? []], temps };
+  const inputs = [policy.env.HOME ?? "", settings.sandbox.denyRead, hiddenOwn(policy)] as const;
+  const key = JSON.stringify(inputs);
+  let kept = hiddenKept.get(key);
+  if (!kept || kept.folders.some(([dir, stamp]) => stampOf(dir) !== stamp)) {
+    const entries = hiddenEntries(...inputs, systemReal).map((h) => ({
+      ...h,
+      kind: kindNow(h.path),
+    }));
+    const folders = new Set<string>();
+    // The folders up to HOME (HOME's own identity included) for what lies in it; the folder
+    // alone for what does not (above, the busy temp folder would void the set on every call).
+    const home = inputs[0];
+    for (const e of entries) {
+      const top = home && within(e.path, home) ? home : dirname(e.path);
+      for (let d = dirname(e.path); within(d, top); d = dirname(d)) {
+        folders.add(d);
+        if (d === top) break;
+      }
+    }
+    kept = { entries, folders: [...folders].map((d) => [d, stampOf(d)]) };
+    hiddenKept.set(key, kept);
+    if (hiddenKept.size > 16) hiddenKept.delete(hiddenKept.keys().next().value!);
+  }
+  const temps = [...new Set([systemTempDir(), "/tmp"].map((t) => systemReal(t) ?? t))];
+  return { entries: kept.entries, visible: [...settings.visible ?? []], temps };
+}
+
+/**
+ * The hidden entries as last resolved, with the folders they lie in and each one's identity
+ * and times then: a store made, moved or swapped for a symlink changes its folder's (one
+ * `stat` per folder, cheaper than resolving every entry on every call).
+ */
+const hiddenKept = new Map<string, { entries: Hidden[]; folders: [string, string][] }>();
+
+function kindNow(path: string): Hidden["kind"] {
+  try {
+    const st = Deno.lstatSync(path);
+    return st.isSymlink ? "link" : st.isDirectory ? "dir" : "file";
+  } catch {
+    return "missing";
+  }
+}
+
+function stampOf(dir: string): string {
+  try {
+    const st = Deno.lstatSync(dir);
+    return `${st.ino}:${st.mtime?.getTime()}:${st.ctime?.getTime()}:${st.isSymlink}`;
+  } catch {
+    return "missing";
+  }
 }
 
 /**
@@ -187,4 +234,12 @@ function ownDirsMade(env: Record<string, string>): string[] {
     }
   }
   return dirs;
+}
+
+function systemReal(path: string): string | undefined {
+  try {
+    return Deno.realPathSync(path);
+  } catch {
+    return undefined;
+  }
 }

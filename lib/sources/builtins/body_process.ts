@@ -29,8 +29,8 @@ import { findBwrap, sandboxProblem } from "../../confinement/sandbox.ts";
 import {
   type HiddenSet,
   homeCover,
+  kindOf,
   protectedPaths,
-  ticketCaches,
   within,
 } from "../../confinement/sandbox_paths.ts";
 import { magiOwnDirs } from "../../policy/protected.ts";
@@ -94,8 +94,8 @@ function noteless(f: () => void): void {
 
 /**
  * What the body's namespace hides inside its roots, as the sandbox does (`hiddenFor`): each
- * hidden path that exists there with its kind (an empty folder or file over it), the ticket
- * caches of the temp folders, and the visible folders under them, shown again. Looked at on
+ * hidden path that exists there with its kind (an empty folder or file over it), and the
+ * visible folders under them, shown again. Looked at on
  * each call: a store made since starts a new body process with it covered.
  */
 export function hiddenInside(
@@ -104,17 +104,18 @@ export function hiddenInside(
 ): Pick<BodyAccess, "hidden" | "visible"> {
   const inRoots = (p: string) => roots.some((r) => within(p, r));
   const hidden: { path: string; kind: "dir" | "file" }[] = [];
-  const paths = [...set.entries.map((h) => h.path), ...ticketCaches(set.temps)];
-  for (const path of [...new Set(paths)].filter(inRoots).sort()) {
-    try {
-      const st = Deno.lstatSync(path);
-      // A symlink's target is in the list too (resolved by hiddenEntries).
-      if (st.isDirectory) hidden.push({ path, kind: "dir" });
-      else if (!st.isSymlink) hidden.push({ path, kind: "file" });
-    } catch {
-      // missing: nothing to read
-    }
+  // (The temp folders' ticket caches are refused by name: listing a busy temp folder on every
+  // call would cost more than the call.)
+  const seen = new Set<string>();
+  for (const h of set.entries) {
+    if (seen.has(h.path) || !inRoots(h.path)) continue;
+    seen.add(h.path);
+    // A symlink's target is in the list too (resolved by hiddenEntries); a missing path has
+    // nothing to read.
+    const kind = h.kind ?? kindOf(h.path);
+    if (kind === "dir" || kind === "file") hidden.push({ path: h.path, kind });
   }
+  hidden.sort((a, b) => a.path < b.path ? -1 : a.path > b.path ? 1 : 0);
   const visible = set.visible.filter((v) => hidden.some((h) => within(v, h.path) && v !== h.path));
   return hidden.length > 0 ? { hidden, ...visible.length > 0 ? { visible } : {} } : {};
 }
