@@ -604,14 +604,17 @@ export function hiddenWhy(real: string, set: HiddenSet | undefined): string | un
 }
 
 /**
- * The top-level hidden entry of HOME (`~/.bash_profile`, `~/.config`) that `path` is or lies
- * in, or undefined (both real absolute paths).
+ * The top-level hidden entry of HOME (`~/.bash_profile`, `~/.config`, and `~/bin`, on PATH
+ * in Debian's `.profile`) that `path` is or lies in, or undefined (both real absolute paths).
  */
 export function homeDotEntry(path: string, home: string): string | undefined {
   if (!home || !within(path, home) || path === home) return undefined;
   const first = path.slice(home.length).replace(/^\/+/, "").split("/")[0];
-  return first.startsWith(".") ? join(home, first) : undefined;
+  return first.startsWith(".") || HOME_KEPT.has(first) ? join(home, first) : undefined;
 }
+
+/** Visible entries of HOME that stay read-only too: `~/bin` is on PATH in Debian's `.profile`. */
+const HOME_KEPT = new Set(["bin"]);
 
 /** HOME kept read-only but for its visible entries (see {@link homeCover}). */
 export interface HomeCover {
@@ -628,14 +631,17 @@ export interface HomeCover {
  * fish's config, `.local/bin`, `~/.deno/bin/magi`) included, none of them made on the host as
  * a mount point — and its visible entries (`~/src`, `~/notes.txt`) are bound writable again, as
  * are writable folders inside a hidden entry (a root `~/.dotfiles`). A new entry at HOME's top
- * level cannot be made. Undefined when no writable folder holds HOME.
+ * level cannot be made. Undefined when no writable folder holds HOME, or HOME is not a folder
+ * (a missing HOME is not made: a program may then make it, and its start-up files).
  *
  * @param home HOME's real path
  * @param writable real absolute writable folders
  */
 export function homeCover(home: string, writable: readonly string[]): HomeCover | undefined {
   if (!home || home === "/" || !writable.some((w) => within(home, w))) return undefined;
-  const args = ["--ro-bind", home, home];
+  // A HOME that is not a folder (missing) has nothing to keep; bwrap would not start.
+  if (kindOf(home) !== "dir") return undefined;
+  const args = ["--ro-bind-try", home, home];
   noteContents(home);
   let names: string[] = [];
   try {
@@ -644,7 +650,7 @@ export function homeCover(home: string, writable: readonly string[]): HomeCover 
     // unreadable: HOME stays read-only whole
   }
   for (const name of names) {
-    if (name.startsWith(".")) continue;
+    if (name.startsWith(".") || HOME_KEPT.has(name)) continue;
     const p = join(home, name);
     const k = kindOf(p);
     // A symlink stays as it is: where it leads is writable only if a writable folder holds it.

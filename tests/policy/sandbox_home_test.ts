@@ -45,6 +45,8 @@ async function homeWorld() {
   }
   await Deno.writeTextFile(join(home, ".bashrc"), "echo ORIG\n");
   await Deno.mkdir(join(home, "proj"));
+  // On PATH in Debian's default .profile when it exists.
+  await Deno.mkdir(join(home, "bin"));
   await Deno.writeTextFile(join(home, "notes.txt"), "notes\n");
   const env = {
     HOME: home,
@@ -204,7 +206,7 @@ Deno.test({
       `cd "$H"; for f in .gitconfig .bash_profile .zshenv .bash_aliases .bashrc; do ` +
         `echo evil >> $f; done; mkdir -p .config/fish .local/bin .deno/bin; ` +
         `echo evil > .config/fish/config.fish; echo evil > .local/bin/git; ` +
-        `echo evil > .deno/bin/magi; echo new > newfile; ` +
+        `echo evil > .deno/bin/magi; echo new > newfile; echo evil > bin/git; ` +
         `echo ok > proj/made && cat proj/made; echo more >> notes.txt; true`,
       { env: { H: w.home } },
     );
@@ -214,7 +216,7 @@ Deno.test({
     const after = [...Deno.readDirSync(w.home)].map((e) => e.name).sort();
     // Nothing new at HOME's top level: no start-up file, and none made as a mount point.
     assert.deepEqual(after, before);
-    for (const p of [".config/fish", ".local/bin"]) {
+    for (const p of [".config/fish", ".local/bin", "bin/git"]) {
       await assert.rejects(Deno.stat(join(w.home, p)), p);
     }
     // The same from `write`, which writes outside the sandbox.

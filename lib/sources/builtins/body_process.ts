@@ -29,6 +29,7 @@ import { findBwrap, sandboxProblem } from "../../confinement/sandbox.ts";
 import {
   type HiddenSet,
   homeCover,
+  homeDotEntry,
   kindOf,
   protectedPaths,
   within,
@@ -76,7 +77,7 @@ export function writeProtects(
     noteless(() => {
       for (const e of Deno.readDirSync(home)) {
         const p = join(home, e.name);
-        if (e.name.startsWith(".") && !cover.open.some((w) => within(w, p))) out.push(p);
+        if (homeDotEntry(p, home) && !cover.open.some((w) => within(w, p))) out.push(p);
       }
     });
   }

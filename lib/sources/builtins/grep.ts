@@ -161,7 +161,7 @@ async function grepBuiltin(
         shownBase,
         ancestorsIgnores(checked.real, ctx.roots),
         ctx.roots,
-        ctx.hidden,
+        below(ctx.hidden, checked.real),
       )
       : [{ path: checked.real, shown: shownBase }];
     if (!(await searchAll(search, candidates, stop, ctx.roots))) {
@@ -256,6 +256,13 @@ function ignored(levels: readonly IgnoreLevel[], path: string, isDir: boolean): 
 }
 
 /** A file to search: its real path and how the output names it. */
+/** The part of a hidden set below `dir` (what a walk of it can meet). */
+function below(set: HiddenSet | undefined, dir: string): HiddenSet | undefined {
+  if (!set) return undefined;
+  const entries = set.entries.filter((h) => isInside(h.path, dir));
+  return { ...set, entries };
+}
+
 interface Candidate {
   path: string;
   shown: string;
