@@ -121,10 +121,13 @@ export function launcherFor(
 
 /**
  * What magi runs later outside any sandbox that exists now (a missing one is not made as a
- * mount point): kept read-only by the sandbox and refused by `write` and `edit`.
+ * mount point): kept read-only by the sandbox and refused by `write` and `edit`. A folder a
+ * root lies in or is (magi's own checkout, when the person works on magi itself) is the
+ * person's project, not kept.
  */
 export function runsLater(policy: Policy): string[] {
   return (sessionSettings(policy).runsLater ?? []).filter((p) => {
+    if (policy.roots.some((r) => within(r, p))) return false;
     try {
       Deno.lstatSync(p);
       return true;

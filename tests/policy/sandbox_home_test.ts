@@ -7,7 +7,7 @@
  * config folders are passed explicitly.
  */
 import assert from "node:assert/strict";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { runTool } from "../../lib/runtime/run_tool.ts";
 import {
@@ -253,7 +253,8 @@ Deno.test({
     const server = join(root, "scripts", "server.js");
     await Deno.writeTextFile(hook, "#!/bin/sh\nexit 0\n");
     await Deno.writeTextFile(server, "// server\n");
-    // magi's own code: the checkout, made a root here (wherever it lies).
+    // magi's own code: the checkout, inside a root here (wherever it lies). (A root inside the
+    // checkout is the person working on magi itself: then it is theirs to change.)
     const code = fileURLToPath(new URL("../..", import.meta.url)).replace(/\/$/, "");
     const probe = join(code, `.magi-probe-${crypto.randomUUID()}`);
     await using t = await testRuntime({
@@ -261,7 +262,7 @@ Deno.test({
       env: w.env,
       config: {
         shipped_tools: false,
-        roots: [root, code],
+        roots: [root, dirname(code)],
         approval: "never",
         hooks: { after_tool: [{ command: `sh ${hook}` }] },
         mcp_servers: { s: { command: "deno", args: ["run", server], cwd: root } },
