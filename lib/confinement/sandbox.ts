@@ -8,7 +8,8 @@
  *   folder comes back read-only where the call needs it (the roots, `SandboxScope.needed`).
  * - `workspace-write`: the roots and the temp folder writable, except `.git` (its `config`,
  *   `hooks`, a worktree's `.git` file and common dir) and `.magi` of the repositories there,
- *   and HOME's start-up files when HOME is writable (see `protectedPaths`).
+ *   HOME and its hidden top-level entries when HOME is writable (see `homeCover`), and magi's
+ *   own folders and what it runs later (`SandboxScope.ownDirs`, see `protectedPaths`).
  * - every mode: credential stores, `sandbox.deny_read` and magi's own files hidden (an empty
  *   folder or an empty file in their place); its own PID namespace (it cannot see or signal
  *   another process), IPC and UTS namespaces, a new session (no TIOCSTI into the terminal),
@@ -30,17 +31,21 @@ import {
   checkSocketCount,
   hiddenPaths,
   holdsOnlySockets,
+  type HomeCover,
+  homeCover,
   kindOf,
   listingsOnce,
   pinsFor,
   type Protect,
   protectedPaths,
   socketsIn,
+  ticketCaches,
+  underHomeCover,
   within,
 } from "./sandbox_paths.ts";
 import type { SandboxSettings } from "../config/sandbox_settings.ts";
 import { xdgBase } from "../core/xdg.ts";
-import { ownUid, SOCKETS_PARENT } from "../exec/unix_socket.ts";
+import { ownUid, SOCKETS_PARENT, socketsParent } from "../exec/unix_socket.ts";
 import { type Reads, realNoted, recording } from "./sandbox_reads.ts";
 import type { SandboxConfig } from "../config/sandbox_settings.ts";
 import type { Restart } from "../core/types.ts";
@@ -68,7 +73,11 @@ export interface SandboxScope {
    * shown again read-only by the read-only sandbox when they lie in the system temp folder.
    */
   needed?: readonly string[];
-  /** magi's own config, state and cache folders: read-only wherever a root holds them. */
+  /**
+   * magi's own config, state and cache folders, and what magi runs later outside the sandbox
+   * (its code, Deno, hooks' and MCP servers' files: `runs_later.ts`): read-only wherever a root
+   * holds them (a missing one is made as an empty read-only folder: pass only existing files).
+   */
   ownDirs?: readonly string[];
   /** magi's own scratch folders (see {@link scratchDir}): writable in every mode. */
   scratch?: readonly string[];
@@ -271,6 +280,10 @@ interface Facts {
   privateTemp?: { temp: string; shown: string[] };
   /** The folders and sockets the call is given: roots, needed, visible, scratch, own sockets. */
   given: string[];
+  /** The temp folders whose Kerberos ticket caches are hidden (read on every call). */
+  temps: string[];
+  /** HOME kept read-only but for its visible entries, when a writable folder holds it. */
+  homeRo?: HomeCover;
 }
 
 /** Facts gathered, per settings, scope, mode and temp folder, with what they were read from. */
@@ -317,6 +330,7 @@ function gather(
   let writable: string[] = [];
   let outer: string[] = [];
   let protects: Protect[] = [];
+  let homeRo: HomeCover | undefined;
   if (mode === "read-only") {
     // A private, empty temp folder in place of the system's (another session's files and
     // sockets are there); the roots under it come back read-only, and so do the folders the
@@ -331,6 +345,8 @@ function gather(
     // A folder inside another writable one is writable already: one mount fewer.
     outer = writable.filter((d) => !writable.some((o) => o !== d && within(d, o)));
     for (const dir of outer) head.push("--bind", dir, dir);
+    // HOME inside a writable folder: HOME and its hidden entries read-only (start-up files).
+    homeRo = homeCover(realOr(scope.home), writable);
     // The temp folder's nested repositories are looked for on every call (see Facts).
     protects = protectedPaths(writable, scope.home, [temp], scope.ownDirs ?? [], "rest");
   }
@@ -407,6 +423,8 @@ function gather(
     ownDirs: [...scope.ownDirs ?? []],
     ownSockets: [...own],
     skip,
+    temps: [...new Set([temp, realOr("/tmp")])],
+    homeRo,
   };
 }
 
@@ -450,9 +468,21 @@ function assemble(f: Facts, churned: readonly string[] = []): Built {
   // bwrap a reading of the mount table): a protected path in magi's hidden state, say.
   const hidden = (p: string) => f.emptied.some((e) => within(p, e));
   // "-try": a folder another process removes meanwhile is skipped, not a failed call.
-  for (const dir of pins) if (!hidden(dir)) args.push("--bind-try", dir, dir);
+  // What HOME's read-only cover holds is read-only already: a pin there would open it again,
+  // and a missing folder there cannot be made.
+  const held = (p: string) => underHomeCover(p, f.homeRo);
+  // Each bind shows the host's folder afresh: the pins above HOME first, then HOME's cover,
+  // then the pins inside it.
+  const inHome = (p: string) => f.homeRo !== undefined && within(p, f.homeRo.home);
+  for (const dir of pins) {
+    if (!hidden(dir) && !held(dir) && !inHome(dir)) args.push("--bind-try", dir, dir);
+  }
+  args.push(...f.homeRo?.args ?? []);
+  for (const dir of pins) {
+    if (!hidden(dir) && !held(dir) && inHome(dir)) args.push("--bind-try", dir, dir);
+  }
   for (const p of protects) {
-    if (hidden(p.path)) continue;
+    if (hidden(p.path) || held(p.path)) continue;
     if (p.kind === "missing-dir") {
       // bwrap makes the folder on the host: counted, and removed once no command uses it.
       args.push("--tmpfs", p.path, "--remount-ro", p.path);
@@ -463,6 +493,7 @@ function assemble(f: Facts, churned: readonly string[] = []): Built {
     }
   }
   args.push(...f.hidden);
+  for (const c of ticketCaches(f.temps)) args.push("--ro-bind-try", "/dev/null", c);
   for (const dir of f.parents) args.push("--tmpfs", dir);
   args.push(...f.shown);
   for (const sock of sockets) args.push("--ro-bind", "/dev/null", sock);
@@ -772,11 +803,14 @@ let scratch: string | undefined;
 /**
  * magi's own scratch folder (private, made once per process, removed at exit): files magi
  * reads back from a sandboxed command, such as `run`'s last working folder. It stays writable
- * in the read-only sandbox.
+ * in the read-only sandbox. It lies in this user's private folder of magi's sockets
+ * (`socketsParent`), which every sandbox covers whole, so a call reaches its own process's
+ * scratch files (bound again) and never another session's (`$MAGI_SHOWN`, `$MAGI_ASK`).
  */
 export function scratchDir(): string {
   if (scratch) return scratch;
-  const dir = Deno.makeTempDirSync({ prefix: "magi-scratch-" });
+  const parent = socketsParent();
+  const dir = Deno.makeTempDirSync({ prefix: "magi-scratch-", ...parent ? { dir: parent } : {} });
   const real = Deno.realPathSync(dir);
   globalThis.addEventListener("unload", () => {
     try {

@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { dirname, isAbsolute, join, resolve } from "node:path";
+import { basename, dirname, isAbsolute, join, resolve } from "node:path";
 import { lstatNoted, noteContents, realNoted, statNoted } from "./sandbox_reads.ts";
 import { identity as socketIdentity, isDead, probeLater } from "./sandbox_dead.ts";
 
@@ -39,7 +39,95 @@ export const CREDENTIAL_STORES = [
   ".config/age",
   ".password-store",
   ".local/share/keyrings",
+  // Package registries' and build tools' publishing tokens.
+  ".cargo/credentials",
+  ".gem/credentials",
+  ".local/share/gem/credentials",
+  ".m2/settings.xml",
+  ".m2/settings-security.xml",
+  ".gradle/gradle.properties",
+  ".ivy2/.credentials",
+  ".sbt/credentials",
+  ".nuget/NuGet/NuGet.Config",
+  ".composer/auth.json",
+  ".config/composer/auth.json",
+  ".config/configstore",
+  ".terraformrc",
+  // Forges', clouds' and storage tools' logins.
+  ".config/glab-cli",
+  ".config/hub",
+  ".config/rclone",
+  ".config/doctl",
+  ".config/hcloud",
+  ".config/openstack",
+  ".config/op",
+  ".op",
+  ".oci",
+  ".s3cfg",
+  ".boto",
+  ".mc/config.json",
+  ".fly",
+  ".pulumi/credentials.json",
+  ".databrickscfg",
+  ".aliyun",
+  ".config/ngrok",
+  ".ngrok2",
+  ".config/github-copilot",
+  ".gitcookies",
+  ".subversion/auth",
+  // Browsers' cookies and saved passwords.
+  ".mozilla",
+  ".config/google-chrome",
+  ".config/chromium",
+  ".config/BraveSoftware",
 ];
+
+/**
+ * Kerberos ticket caches in a temp folder: MIT's default `FILE:/tmp/krb5cc_UID`, and those with
+ * a suffix (`krb5cc_1000_Xy12`) that PAM and sssd make.
+ */
+export const TICKET_CACHE = /^krb5cc_/;
+
+/** Whether `path` is a Kerberos ticket cache directly in one of the `temps` folders. */
+export function isTicketCache(path: string, temps: readonly string[]): boolean {
+  return TICKET_CACHE.test(basename(path)) && temps.includes(dirname(path));
+}
+
+const cacheListings = new Map<string, { mtime: number; ctime: number; found: string[] }>();
+
+/**
+ * The Kerberos ticket caches in folders (the temp folders), each folder read again only when
+ * its times changed: one `stat` per folder and call otherwise.
+ */
+export function ticketCaches(dirs: readonly string[]): string[] {
+  const out: string[] = [];
+  for (const dir of new Set(dirs)) {
+    let st: Deno.FileInfo;
+    try {
+      st = Deno.statSync(dir);
+    } catch {
+      continue;
+    }
+    const mtime = st.mtime?.getTime() ?? NaN;
+    const ctime = st.ctime?.getTime() ?? NaN;
+    let l = cacheListings.get(dir);
+    if (!l || l.mtime !== mtime || l.ctime !== ctime) {
+      const found: string[] = [];
+      try {
+        for (const e of Deno.readDirSync(dir)) {
+          if (!e.isDirectory && TICKET_CACHE.test(e.name)) found.push(join(dir, e.name));
+        }
+      } catch {
+        continue;
+      }
+      l = { mtime, ctime, found };
+      // A change in the same moment as this reading might keep the time: not kept then.
+      if (Number.isFinite(mtime) && Date.now() - mtime > 100) cacheListings.set(dir, l);
+    }
+    out.push(...l.found);
+  }
+  return out;
+}
 
 /**
  * HOME's start-up files: read-only when HOME lies inside a writable folder, so a sandboxed
@@ -84,22 +172,54 @@ function text(path: string): string | undefined {
   }
 }
 
+/** One hidden path and why it is hidden, in words for a refusal ("a credential store"). */
+export interface Hidden {
+  path: string;
+  why: string;
+  /** What it was when last looked at, if it was (`hiddenFor`). */
+  kind?: "dir" | "file" | "link" | "missing";
+}
+
 /**
- * The paths to hide, with symlinks resolved to what they name (both are hidden): the credential
- * stores under `home`, `deny_read` entries ("~/" against `home`) and magi's own files.
+ * The paths to hide, with symlinks resolved to what they name (both are hidden), and why: the
+ * credential stores under `home`, `deny_read` entries ("~/" against `home`) and magi's own
+ * files. The one list both the sandbox (mounts over them) and the file builtins (refusals,
+ * and mounts in their body process) hide.
+ *
+ * @param realOf resolves a path's symlinks (default: noted for the sandbox's reuse, see
+ *   `sandbox_reads.ts`; the file builtins pass the system's `realpath`, many times faster)
  */
-export function hiddenPaths(home: string, denyRead: readonly string[], own: readonly string[]) {
-  const out = new Set<string>();
-  const add = (p: string) => {
+export function hiddenEntries(
+  home: string,
+  denyRead: readonly string[],
+  own: readonly string[],
+  realOf: (path: string) => string | undefined = real,
+): Hidden[] {
+  const out = new Map<string, Hidden>();
+  const add = (p: string, why: string) => {
     const abs = resolve(p);
-    out.add(abs);
-    const r = real(abs);
-    if (r) out.add(r);
+    if (!out.has(abs)) out.set(abs, { path: abs, why });
+    const r = realOf(abs);
+    if (r && !out.has(r)) out.set(r, { path: r, why });
   };
-  for (const rel of CREDENTIAL_STORES) add(join(home, rel));
-  for (const p of denyRead) add(p.startsWith("~/") ? join(home, p.slice(2)) : p);
-  for (const p of own) if (isAbsolute(p)) add(p);
-  return [...out];
+  if (home) { for (const rel of CREDENTIAL_STORES) add(join(home, rel), "a credential store"); }
+  for (const p of denyRead) {
+    add(p.startsWith("~/") ? join(home, p.slice(2)) : p, "listed in sandbox.deny_read");
+  }
+  for (const p of own) {
+    if (!isAbsolute(p)) continue;
+    add(p, TICKET_CACHE.test(basename(p)) ? "a Kerberos ticket cache" : "magi's own files");
+  }
+  return [...out.values()];
+}
+
+/** The paths of {@link hiddenEntries}. */
+export function hiddenPaths(
+  home: string,
+  denyRead: readonly string[],
+  own: readonly string[],
+): string[] {
+  return hiddenEntries(home, denyRead, own).map((h) => h.path);
 }
 
 /** A folder's sub-folders and whether it holds a repository, as last read. */
@@ -478,4 +598,95 @@ export function socketsIn(
     );
   }
   return { folders, sockets };
+}
+
+/** What the file builtins hide, as the sandbox does (see {@link hiddenEntries}). */
+export interface HiddenSet {
+  entries: readonly Hidden[];
+  /** Folders under a hidden one that stay readable (the session's own folder). */
+  visible: readonly string[];
+  /** The temp folders whose Kerberos ticket caches are hidden. */
+  temps: readonly string[];
+}
+
+/**
+ * Why `real` (a real absolute path) is hidden, such as "a credential store"; undefined when
+ * it is not.
+ */
+export function hiddenWhy(real: string, set: HiddenSet | undefined): string | undefined {
+  if (!set) return undefined;
+  if (isTicketCache(real, set.temps)) return "a Kerberos ticket cache";
+  const hit = set.entries.find((h) => within(real, h.path));
+  if (!hit) return undefined;
+  // A visible folder inside the hidden one, and the path inside that.
+  if (set.visible.some((v) => within(real, v) && within(v, hit.path) && v !== hit.path)) {
+    return undefined;
+  }
+  return hit.why;
+}
+
+/**
+ * The top-level hidden entry of HOME (`~/.bash_profile`, `~/.config`, and `~/bin`, on PATH
+ * in Debian's `.profile`) that `path` is or lies in, or undefined (both real absolute paths).
+ */
+export function homeDotEntry(path: string, home: string): string | undefined {
+  if (!home || !within(path, home) || path === home) return undefined;
+  const first = path.slice(home.length).replace(/^\/+/, "").split("/")[0];
+  return first.startsWith(".") || HOME_KEPT.has(first) ? join(home, first) : undefined;
+}
+
+/** Visible entries of HOME that stay read-only too: `~/bin` is on PATH in Debian's `.profile`. */
+const HOME_KEPT = new Set(["bin"]);
+
+/** HOME kept read-only but for its visible entries (see {@link homeCover}). */
+export interface HomeCover {
+  home: string;
+  /** The writable folders inside HOME's hidden entries, bound writable again. */
+  open: string[];
+  /** bwrap's arguments, after the writable folders' own binds. */
+  args: string[];
+}
+
+/**
+ * When a writable folder holds HOME: HOME itself and every hidden entry at its top level stay
+ * read-only — start-up files that do not exist yet (`.bash_profile`, `.zshenv`, `.gitconfig`,
+ * fish's config, `.local/bin`, `~/.deno/bin/magi`) included, none of them made on the host as
+ * a mount point — and its visible entries (`~/src`, `~/notes.txt`) are bound writable again, as
+ * are writable folders inside a hidden entry (a root `~/.dotfiles`). A new entry at HOME's top
+ * level cannot be made. Undefined when no writable folder holds HOME, or HOME is not a folder
+ * (a missing HOME is not made: a program may then make it, and its start-up files).
+ *
+ * @param home HOME's real path
+ * @param writable real absolute writable folders
+ */
+export function homeCover(home: string, writable: readonly string[]): HomeCover | undefined {
+  if (!home || home === "/" || !writable.some((w) => within(home, w))) return undefined;
+  // A HOME that is not a folder (missing) has nothing to keep; bwrap would not start.
+  if (kindOf(home) !== "dir") return undefined;
+  const args = ["--ro-bind-try", home, home];
+  noteContents(home);
+  let names: string[] = [];
+  try {
+    names = [...Deno.readDirSync(home)].map((e) => e.name).sort();
+  } catch {
+    // unreadable: HOME stays read-only whole
+  }
+  for (const name of names) {
+    if (name.startsWith(".") || HOME_KEPT.has(name)) continue;
+    const p = join(home, name);
+    const k = kindOf(p);
+    // A symlink stays as it is: where it leads is writable only if a writable folder holds it.
+    if (k === "dir" || k === "file") args.push("--bind-try", p, p);
+  }
+  const open = writable.filter((w) => homeDotEntry(w, home) !== undefined).sort();
+  for (const w of open) args.push("--bind-try", w, w);
+  return { home, open, args };
+}
+
+/** Whether `path` lies where {@link homeCover} keeps HOME read-only. */
+export function underHomeCover(path: string, cover: HomeCover | undefined): boolean {
+  if (!cover) return false;
+  if (path === cover.home) return true;
+  return homeDotEntry(path, cover.home) !== undefined &&
+    !cover.open.some((w) => within(path, w));
 }

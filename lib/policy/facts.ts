@@ -9,7 +9,7 @@
 import { type CallFacts, decide, type Policy, type Verdict } from "./decide.ts";
 import { fromFacts, type FsFacts, gatheringLookups } from "./fs_facts.ts";
 import type { DoorSettings } from "./door.ts";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { magiOwnDirs } from "./protected.ts";
 import { privateDir } from "../core/private.ts";
 import {
@@ -20,6 +20,13 @@ import {
   type Wrap,
 } from "../confinement/sandbox.ts";
 import { xdgBase } from "../core/xdg.ts";
+import { systemTempDir } from "../core/temp.ts";
+import {
+  type Hidden,
+  hiddenEntries,
+  type HiddenSet,
+  within,
+} from "../confinement/sandbox_paths.ts";
 
 /** The session's settings for the door, with the sandbox's own. */
 export interface SessionSettings extends DoorSettings {
@@ -37,6 +44,11 @@ export interface SessionSettings extends DoorSettings {
   needed?: string[];
   writable?: string[];
   hidden?: string[];
+  /**
+   * What magi runs later outside any sandbox (`runs_later.ts`: its code, Deno, hooks' and MCP
+   * servers' programs): read-only wherever a root holds it. Filled in when the session starts.
+   */
+  runsLater?: string[];
   /** Tells the person (stderr) what a model's call was refused and what would allow it. */
   tell?: (line: string) => void;
 }
@@ -98,8 +110,8 @@ export function launcherFor(
   return sandboxLauncher(settings.sandbox, {
     roots: policy.roots,
     home,
-    hidden: [...magiOwnFiles(policy.env), ...settings.hidden ?? []],
-    ownDirs: ownDirsMade(policy.env),
+    hidden: hiddenOwn(policy),
+    ownDirs: [...ownDirsMade(policy.env), ...runsLater(policy)],
     visible: settings.visible,
     needed: settings.needed,
     sockets: settings.sockets,
@@ -108,9 +120,96 @@ export function launcherFor(
 }
 
 /**
+ * What magi runs later outside any sandbox that exists now (a missing one is not made as a
+ * mount point): kept read-only by the sandbox and refused by `write` and `edit`. A folder a
+ * root lies in or is (magi's own checkout, when the person works on magi itself) is the
+ * person's project, not kept.
+ */
+export function runsLater(policy: Policy): string[] {
+  return (sessionSettings(policy).runsLater ?? []).filter((p) => {
+    if (policy.roots.some((r) => within(r, p))) return false;
+    try {
+      Deno.lstatSync(p);
+      return true;
+    } catch {
+      return false;
+    }
+  });
+}
+
+/**
+ * What the session hides besides the credential stores and `sandbox.deny_read`: magi's own
+ * files, the session's (a `sessions_dir`), the ticket cache `KRB5CCNAME` names.
+ */
+function hiddenOwn(policy: Policy): string[] {
+  return [...magiOwnFiles(policy.env), ...sessionSettings(policy).hidden ?? []];
+}
+
+/**
+ * What a call of the file builtins may not read or write, as the sandbox hides it from a
+ * program (one list: `hiddenEntries` over the same inputs): the credential stores under HOME,
+ * `sandbox.deny_read`, magi's own files, the temp folders' Kerberos ticket caches — but for
+ * the session's visible folders.
+ */
+export function hiddenFor(policy: Policy): HiddenSet {
+  const settings = sessionSettings(policy);
+  const inputs = [policy.env.HOME ?? "", settings.sandbox.denyRead, hiddenOwn(policy)] as const;
+  const key = JSON.stringify(inputs);
+  let kept = hiddenKept.get(key);
+  if (!kept || kept.folders.some(([dir, stamp]) => stampOf(dir) !== stamp)) {
+    const entries = hiddenEntries(...inputs, systemReal).map((h) => ({
+      ...h,
+      kind: kindNow(h.path),
+    }));
+    const folders = new Set<string>();
+    // The folders up to HOME (HOME's own identity included) for what lies in it; the folder
+    // alone for what does not (above, the busy temp folder would void the set on every call).
+    const home = inputs[0];
+    for (const e of entries) {
+      const top = home && within(e.path, home) ? home : dirname(e.path);
+      for (let d = dirname(e.path); within(d, top); d = dirname(d)) {
+        folders.add(d);
+        if (d === top) break;
+      }
+    }
+    kept = { entries, folders: [...folders].map((d) => [d, stampOf(d)]) };
+    hiddenKept.set(key, kept);
+    if (hiddenKept.size > 16) hiddenKept.delete(hiddenKept.keys().next().value!);
+  }
+  const temps = [...new Set([systemTempDir(), "/tmp"].map((t) => systemReal(t) ?? t))];
+  return { entries: kept.entries, visible: [...settings.visible ?? []], temps };
+}
+
+/**
+ * The hidden entries as last resolved, with the folders they lie in and each one's identity
+ * and times then: a store made, moved or swapped for a symlink changes its folder's (one
+ * `stat` per folder, cheaper than resolving every entry on every call).
+ */
+const hiddenKept = new Map<string, { entries: Hidden[]; folders: [string, string][] }>();
+
+function kindNow(path: string): Hidden["kind"] {
+  try {
+    const st = Deno.lstatSync(path);
+    return st.isSymlink ? "link" : st.isDirectory ? "dir" : "file";
+  } catch {
+    return "missing";
+  }
+}
+
+function stampOf(dir: string): string {
+  try {
+    const st = Deno.lstatSync(dir);
+    return `${st.ino}:${st.mtime?.getTime()}:${st.ctime?.getTime()}:${st.isSymlink}`;
+  } catch {
+    return "missing";
+  }
+}
+
+/**
  * magi's own files a sandboxed command never reads: the user's config file and magi's state
- * folder (sessions, spills, the MCP token, caches). The credential stores under HOME are the
- * sandbox's own list (`CREDENTIAL_STORES`).
+ * folder (sessions, spills, the MCP token, caches), and the Kerberos ticket cache `KRB5CCNAME`
+ * names as a file. The credential stores under HOME are the sandbox's own list
+ * (`CREDENTIAL_STORES`).
  */
 function magiOwnFiles(env: Record<string, string>): string[] {
   const config = xdgBase(env, "config");
@@ -119,6 +218,8 @@ function magiOwnFiles(env: Record<string, string>): string[] {
   if (config) out.push(join(config, "magi", "config.jsonc"));
   if (state) out.push(join(state, "magi"));
   if (env.MAGI_CONFIG) out.push(env.MAGI_CONFIG);
+  const ticket = /^(?:FILE:)?(\/.+)$/.exec(env.KRB5CCNAME ?? "")?.[1];
+  if (ticket) out.push(ticket);
   return out;
 }
 
@@ -136,4 +237,12 @@ function ownDirsMade(env: Record<string, string>): string[] {
     }
   }
   return dirs;
+}
+
+function systemReal(path: string): string | undefined {
+  try {
+    return Deno.realPathSync(path);
+  } catch {
+    return undefined;
+  }
 }

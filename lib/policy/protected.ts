@@ -9,12 +9,14 @@
  *   `commondir`, `gitdir` (and their `.lock`), `hooks/…`;
  * - a project's `.magi/` (its config and its Lua tools);
  * - magi's own config, state and cache folders (`$XDG_CONFIG_HOME/magi`, …);
- * - HOME's start-up files (`.bashrc`, `.profile`, `.gitconfig`, …).
+ * - HOME's start-up files (`.bashrc`, `.profile`, `.gitconfig`, …) and every hidden entry at
+ *   HOME's top level (`.config`, `.local`, `.deno`, …) unless a root lies inside it;
+ * - what magi runs later outside any sandbox: its code, Deno, hooks' and MCP servers' programs.
  *
  * @module
  */
 import { join } from "node:path";
-import { HOME_STARTUP, within } from "../confinement/sandbox_paths.ts";
+import { HOME_STARTUP, homeDotEntry, within } from "../confinement/sandbox_paths.ts";
 import { magiDir } from "../core/xdg.ts";
 
 /**
@@ -26,10 +28,18 @@ export function magiOwnDirs(env: Record<string, string | undefined>): string[] {
     .filter((d): d is string => d !== undefined);
 }
 
-/** Why a write to `real` (a real absolute path) is refused, or undefined when it is not. */
+/**
+ * Why a write to `real` (a real absolute path) is refused, or undefined when it is not.
+ *
+ * @param later what magi runs later outside any sandbox (`runs_later.ts`), real paths
+ * @param roots the roots the write is allowed by: HOME's hidden entries are refused when only a
+ *   root holding HOME allows it, not a root inside one of them (as the sandbox binds them)
+ */
 export function protectedWrite(
   real: string,
   env: Record<string, string | undefined>,
+  later: readonly string[] = [],
+  roots: readonly string[] = [],
 ): string | undefined {
   const parts = real.split("/");
   for (let i = 0; i < parts.length; i++) {
@@ -57,11 +67,25 @@ export function protectedWrite(
   }
   const own = magiOwnDirs(env).find((d) => within(real, d));
   if (own) return `magi's own folder ${own}`;
-  const home = env.HOME;
+  const ran = later.find((p) => within(real, p));
+  if (ran) return `what magi runs later (${ran})`;
+  const home = env.HOME && realOr(env.HOME);
   if (home && HOME_STARTUP.some((rel) => within(real, join(home, rel)))) {
     return "a start-up file in HOME";
   }
+  const dot = home ? homeDotEntry(real, home) : undefined;
+  if (dot && !roots.some((r) => within(real, r) && within(r, dot) && r !== dot)) {
+    return `HOME's hidden entry ${dot} (start-up files and tools' settings)`;
+  }
   return undefined;
+}
+
+function realOr(path: string): string {
+  try {
+    return Deno.realPathSync(path);
+  } catch {
+    return path;
+  }
 }
 
 /** Whether git would take `dir` for a git dir: a `HEAD` and `objects/`, or a `commondir`. */

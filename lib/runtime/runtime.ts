@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { dirname, join } from "node:path";
+import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { BUILTINS } from "../sources/builtins/mod.ts";
 import { apiKeyEnvNames } from "../config/providers.ts";
@@ -29,6 +29,7 @@ import { gatedInner } from "../policy/gate.ts";
 import { type SessionSettings, setSessionSettings } from "../policy/facts.ts";
 import { sandboxProblem, sandboxSettings } from "../confinement/sandbox.ts";
 import { luaConfinement } from "../policy/lua_exec.ts";
+import { runsLater } from "../policy/runs_later.ts";
 import { builtinShim, selfCommand } from "../exec/self_command.ts";
 import { shellWord } from "../core/quote.ts";
 import { defaultCachePath, DiscoveryCache } from "../sources/discovery_cache.ts";
@@ -333,6 +334,20 @@ export async function createRuntime(opts: RuntimeOptions): Promise<Runtime> {
       ...(opts.env.DENO_DIR ? [opts.env.DENO_DIR] : []),
     ]),
   );
+
+  // What magi runs later outside any sandbox — its code, Deno, the hooks' and MCP servers'
+  // programs — stays read-only wherever a root holds it (sandbox and `write`/`edit`).
+  const mcpFile = config.origins.mcp_servers === "default" ? undefined : config.origins.mcp_servers;
+  door.runsLater = runsLater(opts.env, [
+    ...Object.values(v.hooks).flatMap((list) => list ?? []).map((h) => ({
+      line: h.command,
+      cwd: opts.cwd,
+    })),
+    ...Object.values(v.mcp_servers).filter((s) => s.command).map((s) => ({
+      argv: [s.command!, ...s.args ?? []],
+      cwd: s.cwd ? resolve(mcpFile ? dirname(mcpFile) : opts.cwd, s.cwd) : opts.cwd,
+    })),
+  ]);
 
   const runtime: Runtime = built.runtime = {
     config,

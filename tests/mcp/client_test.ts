@@ -425,15 +425,16 @@ Deno.test("magi reaches a Streamable HTTP server: another magi's tools as NAME__
     });
     assert.equal(result.is_error, false, result.said);
     assert.match(result.said, /from the other magi/);
-    // The serving magi masks its own bearer token, even in a read of the token's file.
+    // The serving magi's token file is magi's own state, hidden from tools as from the
+    // sandbox; the token would be masked besides.
     const leak = await runTool(tr.rt, {
       caller: "person",
       name: "far__read",
       args: { path: tokenFile(home.path) },
     });
-    assert.equal(leak.is_error, false, leak.said);
     assert.ok(!leak.said.includes(server.token!), leak.said);
-    assert.match(leak.said, /\$MAGI_MCP_TOKEN/);
+    assert.equal(leak.is_error, true, leak.said);
+    assert.match(leak.said, /magi's own files, hidden from tools/);
   } finally {
     await closeMcpServers();
     await server.stop();

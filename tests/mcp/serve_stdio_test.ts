@@ -178,7 +178,10 @@ Deno.test("magi mcp serves the registry to the SDK client over stdio", async (t)
     });
 
     await t.step("cancelling a call ends the tool's process", async () => {
-      const pidFile = join(home.path, "slow.pid");
+      // Not at HOME's top level (the test's folder is HOME): a sandboxed program makes no new
+      // entry there.
+      await Deno.mkdir(join(home.path, "run"), { recursive: true });
+      const pidFile = join(home.path, "run", "slow.pid");
       const controller = new AbortController();
       const call = client.callTool(
         { name: "slow", arguments: { args: ["60", pidFile] } },

@@ -7,6 +7,7 @@
 import type * as Diff from "diff";
 import { checkPath } from "../../policy/roots.ts";
 import { protectedWrite } from "../../policy/protected.ts";
+import { type HiddenSet, hiddenWhy } from "../../confinement/sandbox_paths.ts";
 import type { BuiltinContext, BuiltinResult } from "./builtin.ts";
 
 let diff: typeof Diff | undefined;
@@ -27,9 +28,11 @@ export function allowed(
 ): { real: string } | BuiltinResult {
   const checked = checkPath(path, ctx.cwd, ctx.roots, action);
   if (typeof checked === "string") return { said: checked + "\n", isError: true };
+  const hidden = hiddenRefusal(path, checked.real, ctx, action);
+  if (hidden) return { said: hidden + "\n", isError: true };
   if (action === "write" || action === "edit") {
     // What the person's own git, shell or magi would run later, outside any sandbox.
-    const why = protectedWrite(checked.real, ctx.env);
+    const why = protectedWrite(checked.real, ctx.env, ctx.protect, ctx.roots);
     if (why) {
       return {
         said: `Cannot ${action} "${path}": ${why} is protected (edit it yourself, outside magi)\n`,
@@ -38,6 +41,21 @@ export function allowed(
     }
   }
   return checked;
+}
+
+/**
+ * The refusal of a path the sandbox hides (a credential store, `sandbox.deny_read`, magi's own
+ * files), such as `Cannot read ".aws/credentials": a credential store, hidden from tools`;
+ * undefined when it is not hidden. `real`: the path with every symlink resolved.
+ */
+export function hiddenRefusal(
+  path: string,
+  real: string,
+  ctx: { hidden?: HiddenSet },
+  action: string,
+): string | undefined {
+  const why = hiddenWhy(real, ctx.hidden);
+  return why ? `Cannot ${action} "${path}": ${why}, hidden from tools` : undefined;
 }
 
 /** Whether {@link allowed} refused the path. */

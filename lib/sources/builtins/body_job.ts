@@ -6,6 +6,7 @@
  */
 import type { Builtin, BuiltinResult } from "./builtin.ts";
 import { BUILTINS } from "./mod.ts";
+import type { HiddenSet } from "../../confinement/sandbox_paths.ts";
 
 /** One job for a body Worker or a body process. */
 export type BodyJob = {
@@ -21,6 +22,8 @@ export type BodyJob = {
     timeoutMs: number;
     roots: string[];
     writeBytes?: number;
+    hidden?: HiddenSet;
+    protect?: string[];
   };
 };
 

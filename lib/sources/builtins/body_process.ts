@@ -26,7 +26,14 @@ import { fileURLToPath } from "node:url";
 import type { BuiltinResult } from "./builtin.ts";
 import { type BodyJob, thrownResult } from "./body_job.ts";
 import { findBwrap, sandboxProblem } from "../../confinement/sandbox.ts";
-import { protectedPaths } from "../../confinement/sandbox_paths.ts";
+import {
+  type HiddenSet,
+  homeCover,
+  homeDotEntry,
+  kindOf,
+  protectedPaths,
+  within,
+} from "../../confinement/sandbox_paths.ts";
 import { magiOwnDirs } from "../../policy/protected.ts";
 import { systemTempDir } from "../../core/temp.ts";
 import { sourceUrl } from "../../core/source_root.ts";
@@ -40,6 +47,10 @@ export interface BodyAccess {
    * what git or magi runs later, which `write` and `edit` refuse, so no swap can aim a write there.
    */
   readOnly?: string[];
+  /** What is hidden inside the roots (see {@link hiddenInside}): covered by empty ones. */
+  hidden?: { path: string; kind: "dir" | "file" }[];
+  /** Folders under a hidden one shown again, read-only. */
+  visible?: string[];
 }
 
 /**
@@ -54,11 +65,61 @@ export interface BodyAccess {
 export function writeProtects(
   roots: readonly string[],
   env: Record<string, string>,
+  later: readonly string[] = [],
 ): string[] {
   const temp = realOr(systemTempDir());
-  const protects = protectedPaths(roots, env.HOME ?? "", [temp], magiOwnDirs(env), "rest");
-  return protects.filter((p) => p.kind === "dir" || p.kind === "file").map((p) => p.path)
-    .sort();
+  const own = [...magiOwnDirs(env), ...later];
+  const protects = protectedPaths(roots, env.HOME ?? "", [temp], own, "rest");
+  const out = protects.filter((p) => p.kind === "dir" || p.kind === "file").map((p) => p.path);
+  // HOME's hidden entries that exist, when a root holds HOME (as the sandbox's `homeCover`).
+  const home = env.HOME ? realOr(env.HOME) : "";
+  const cover = homeCover(home, roots);
+  if (cover) {
+    noteless(() => {
+      for (const e of Deno.readDirSync(home)) {
+        const p = join(home, e.name);
+        if (homeDotEntry(p, home) && !cover.open.some((w) => within(w, p))) out.push(p);
+      }
+    });
+  }
+  return [...new Set(out)].sort();
+}
+
+/** Runs `f`, a failure to read leaving the set as it is. */
+function noteless(f: () => void): void {
+  try {
+    f();
+  } catch {
+    // unreadable
+  }
+}
+
+/**
+ * What the body's namespace hides inside its roots, as the sandbox does (`hiddenFor`): each
+ * hidden path that exists there with its kind (an empty folder or file over it), and the
+ * visible folders under them, shown again. Looked at on
+ * each call: a store made since starts a new body process with it covered.
+ */
+export function hiddenInside(
+  set: HiddenSet,
+  roots: readonly string[],
+): Pick<BodyAccess, "hidden" | "visible"> {
+  const inRoots = (p: string) => roots.some((r) => within(p, r));
+  const hidden: { path: string; kind: "dir" | "file" }[] = [];
+  // (The temp folders' ticket caches are refused by name: listing a busy temp folder on every
+  // call would cost more than the call.)
+  const seen = new Set<string>();
+  for (const h of set.entries) {
+    if (seen.has(h.path) || !inRoots(h.path)) continue;
+    seen.add(h.path);
+    // A symlink's target is in the list too (resolved by hiddenEntries); a missing path has
+    // nothing to read.
+    const kind = h.kind ?? kindOf(h.path);
+    if (kind === "dir" || kind === "file") hidden.push({ path: h.path, kind });
+  }
+  hidden.sort((a, b) => a.path < b.path ? -1 : a.path > b.path ? 1 : 0);
+  const visible = set.visible.filter((v) => hidden.some((h) => within(v, h.path) && v !== h.path));
+  return hidden.length > 0 ? { hidden, ...visible.length > 0 ? { visible } : {} } : {};
 }
 
 function realOr(path: string): string {
@@ -179,6 +240,16 @@ export function bodyCommand(access: BodyAccess): { program: string; args: string
     args.push(writable.has(p) ? "--bind-try" : "--ro-bind-try", p, p);
   }
   for (const p of access.readOnly ?? []) args.push("--ro-bind-try", p, p);
+  // What the sandbox hides, hidden here too: a symlink swapped in cannot lead there either.
+  const emptied: string[] = [];
+  for (const h of access.hidden ?? []) {
+    if (h.kind === "dir") {
+      args.push("--tmpfs", h.path);
+      emptied.push(h.path);
+    } else args.push("--ro-bind", "/dev/null", h.path);
+  }
+  for (const v of access.visible ?? []) args.push("--ro-bind-try", v, v);
+  for (const p of emptied) args.push("--remount-ro", p);
   // Deno needs /proc/self/exe; in its own PID namespace /proc shows only its own processes.
   args.push("--dev", "/dev", "--proc", "/proc", "--tmpfs", DENO_DIR_INSIDE, "--chdir", "/");
   args.push("--", exe);

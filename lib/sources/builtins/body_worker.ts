@@ -13,9 +13,15 @@
 import type { BuiltinContext, BuiltinResult } from "./builtin.ts";
 import { allowedPrograms, type Policy } from "../../policy/decide.ts";
 import { type BodyJob, thrownResult } from "./body_job.ts";
-import { bodyProcessProblem, runInBodyProcess, writeProtects } from "./body_process.ts";
+import {
+  bodyProcessProblem,
+  hiddenInside,
+  runInBodyProcess,
+  writeProtects,
+} from "./body_process.ts";
 import { overCap } from "./_files.ts";
 import { sourceUrl } from "../../core/source_root.ts";
+import { hiddenFor, runsLater } from "../../policy/facts.ts";
 
 /** The Deno permissions of one body Worker. */
 export interface BodyPermissions {
@@ -193,6 +199,7 @@ export function confinedBody(
   return async (args, ctx) => {
     const big = tooBig(builtin.name, args, writeBytes);
     if (big) return big;
+    const current = policy();
     const job: BodyJob = {
       kind: "builtin",
       export: builtin.name,
@@ -203,16 +210,19 @@ export function confinedBody(
         timeoutMs: ctx.timeoutMs,
         roots: [...ctx.roots],
         writeBytes,
+        // What the sandbox hides and keeps read-only, refused here by the same lists.
+        hidden: hiddenFor(current),
+        protect: runsLater(current),
       },
     };
-    const current = policy();
     const permissions = bodyPermissions(current, { write: confined.write });
     const run = { timeoutMs: ctx.timeoutMs, signal: ctx.signal, said: ctx.said };
     // In a mount namespace of the roots where one can start; else in the Worker.
     if (opts.process !== false && await bodyProcessProblem() === undefined) {
       const write = permissions.write;
-      const readOnly = write ? writeProtects(write, current.env) : [];
-      const access = { read: permissions.read, write, readOnly };
+      const readOnly = write ? writeProtects(write, current.env, job.ctx.protect) : [];
+      const hidden = hiddenInside(job.ctx.hidden!, [...permissions.read, ...write || []]);
+      const access = { read: permissions.read, write, readOnly, ...hidden };
       const result = await runInBodyProcess(job, { ...run, access });
       if (result) return result;
     }

@@ -10,6 +10,7 @@ import { stripExtensions } from "../../core/json_schema.ts";
 import { closedObject as closedSchema } from "../../core/closed_object.ts";
 import type { Invocation, JsonSchema, Tool } from "../../core/types.ts";
 import type { ErrorCode } from "../../core/errors.ts";
+import type { HiddenSet } from "../../confinement/sandbox_paths.ts";
 
 /** What a builtin gets for one call. */
 export interface BuiltinContext {
@@ -24,6 +25,10 @@ export interface BuiltinContext {
   roots: readonly string[];
   /** The most bytes `write` and `edit` may put in a file (`limits.write_bytes`). */
   writeBytes?: number;
+  /** What the file builtins refuse as the sandbox hides it (credential stores, magi's own). */
+  hidden?: HiddenSet;
+  /** More paths `write` and `edit` refuse: programs magi runs later (hooks, MCP servers, magi). */
+  protect?: readonly string[];
   /** Set when the policy's sandbox is on: wraps a program and its arguments (SPEC S8). */
   sandbox?: Invocation["sandbox"];
   /** For builtins that stream (such as `run`): output for the model as it comes. */

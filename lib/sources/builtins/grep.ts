@@ -13,7 +13,8 @@ import type { Ignore } from "ignore";
 import type picomatchFn from "picomatch";
 import { type Builtin, type BuiltinContext, type BuiltinResult, closedObject } from "./builtin.ts";
 import { checkPath, isInside } from "../../policy/roots.ts";
-import { describeError } from "./_files.ts";
+import { describeError, hiddenRefusal } from "./_files.ts";
+import { type HiddenSet, hiddenWhy } from "../../confinement/sandbox_paths.ts";
 import { readChecked } from "./_race_free.ts";
 import { pathExists } from "../../core/exists.ts";
 import { FileScan, MAX_LINE_BYTES, Search } from "./_grep_file.ts";
@@ -138,6 +139,12 @@ async function grepBuiltin(
       search.failedPaths++;
       continue;
     }
+    const hidden = hiddenRefusal(path, checked.real, ctx, "search");
+    if (hidden) {
+      search.problems.push(hidden);
+      search.failedPaths++;
+      continue;
+    }
     let info: Deno.FileInfo;
     try {
       info = Deno.statSync(checked.real);
@@ -148,7 +155,14 @@ async function grepBuiltin(
     }
     const shownBase = displayBase(path, checked.real, ctx.cwd);
     const candidates = info.isDirectory
-      ? walk(search, checked.real, shownBase, ancestorsIgnores(checked.real, ctx.roots), ctx.roots)
+      ? walk(
+        search,
+        checked.real,
+        shownBase,
+        ancestorsIgnores(checked.real, ctx.roots),
+        ctx.roots,
+        below(ctx.hidden, checked.real),
+      )
       : [{ path: checked.real, shown: shownBase }];
     if (!(await searchAll(search, candidates, stop, ctx.roots))) {
       search.stopped = ctx.signal.aborted ? "cancelled" : "past the time limit";
@@ -242,6 +256,13 @@ function ignored(levels: readonly IgnoreLevel[], path: string, isDir: boolean): 
 }
 
 /** A file to search: its real path and how the output names it. */
+/** The part of a hidden set below `dir` (what a walk of it can meet). */
+function below(set: HiddenSet | undefined, dir: string): HiddenSet | undefined {
+  if (!set) return undefined;
+  const entries = set.entries.filter((h) => isInside(h.path, dir));
+  return { ...set, entries };
+}
+
 interface Candidate {
   path: string;
   shown: string;
@@ -254,6 +275,7 @@ function* walk(
   shownRoot: string,
   levels: IgnoreLevel[],
   roots: readonly string[],
+  hidden?: HiddenSet,
 ): Generator<Candidate> {
   function* visit(dir: string, shownDir: string, levels: IgnoreLevel[]): Generator<Candidate> {
     let entries: Deno.DirEntry[];
@@ -275,6 +297,8 @@ function* walk(
       if (entry.isSymlink) continue;
       const path = dir + sep + entry.name;
       const shown = shownDir === "" ? entry.name : shownDir + "/" + entry.name;
+      // What the sandbox hides is skipped, as a sandboxed grep would find it empty.
+      if (hiddenWhy(path, hidden)) continue;
       if (entry.isDirectory) {
         if (entry.name === ".git" || ignored(here, path, true)) continue;
         yield* visit(path, shown, here);

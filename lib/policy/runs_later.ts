@@ -1,0 +1,100 @@
+/**
+ * What magi itself runs later, outside any sandbox, and so what no sandboxed program and no
+ * `write` or `edit` may change (SPEC S8.3): magi's own code (the folder holding `main.ts`,
+ * `lib/`, `deno.json`, `node_modules`), the Deno running it and Deno's cache, and the files
+ * the configured hooks and MCP servers name on their command lines (a hook's script, a
+ * server's program or script), wherever a root holds them.
+ *
+ * @module
+ */
+import { delimiter, dirname, isAbsolute, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { readLine } from "./shell.ts";
+import { xdgBase } from "../core/xdg.ts";
+
+/** A configured program: a hook's shell line, or an MCP server's command and arguments. */
+export type LaterProgram =
+  | { line: string; cwd: string }
+  | { argv: readonly string[]; cwd: string };
+
+/**
+ * The real paths of the files and folders magi runs later: its code, Deno's executable's
+ * folder and cache, and the files the programs name (see {@link namedFiles}).
+ *
+ * @param env magi's environment (HOME, DENO_DIR, XDG_CACHE_HOME, PATH)
+ */
+export function runsLater(
+  env: Record<string, string | undefined>,
+  programs: readonly LaterProgram[],
+): string[] {
+  const out = new Set<string>();
+  const add = (p: string | undefined) => {
+    const r = p && realOrUndefined(p);
+    if (r) out.add(r);
+  };
+  add(fileURLToPath(new URL("../..", import.meta.url)));
+  add(dirname(Deno.execPath()));
+  const cache = xdgBase(env, "cache");
+  add(env.DENO_DIR ?? (cache ? join(cache, "deno") : undefined));
+  for (const p of programs) for (const f of namedFiles(p, env)) out.add(f);
+  return [...out];
+}
+
+/**
+ * The existing regular files a program's command line names: its program (looked up on PATH
+ * when it has no slash) and every word that is a file from its folder (`sh scripts/hook.sh`,
+ * `node ./server.js`), as real paths. A folder named is not taken (a root on a command line
+ * would make the whole root read-only).
+ */
+export function namedFiles(
+  program: LaterProgram,
+  env: Record<string, string | undefined>,
+): string[] {
+  const words: string[] = [];
+  if ("argv" in program) words.push(...program.argv);
+  else {
+    try {
+      const line = readLine(program.line);
+      for (const c of line.commands) {
+        words.push(c.program, ...c.words, ...c.paths.map((p) => p.path));
+      }
+      words.push(...line.launchers);
+    } catch {
+      // Not a line magi can read: its words as written.
+      words.push(...program.line.split(/\s+/));
+    }
+  }
+  const out = new Set<string>();
+  for (const w of words) {
+    if (!w) continue;
+    const home = env.HOME;
+    const expanded = w.startsWith("~/") && home ? join(home, w.slice(2)) : w;
+    const candidates = [resolve(program.cwd, expanded)];
+    if (!expanded.includes("/")) {
+      for (const dir of (env.PATH ?? "").split(delimiter)) {
+        if (isAbsolute(dir)) candidates.push(join(dir, expanded));
+      }
+    }
+    for (const c of candidates) {
+      const real = realOrUndefined(c);
+      if (!real) continue;
+      try {
+        if (Deno.statSync(real).isFile) {
+          out.add(real);
+          break;
+        }
+      } catch {
+        // gone
+      }
+    }
+  }
+  return [...out];
+}
+
+function realOrUndefined(path: string): string | undefined {
+  try {
+    return Deno.realPathSync(path);
+  } catch {
+    return undefined;
+  }
+}
