@@ -209,9 +209,16 @@ const FIELD = /^[ \t]*[A-Za-z][A-Za-z0-9 -]{0,40}:/;
 /** Lines longer than this are never part of a dump. */
 const MAX_LINE = 256;
 
-/** A line that may open a dump, for a quick test of a whole text. */
-const MAY_OPEN =
-  /Private-Key:|^[ \t]*(?:priv|private-key|privateExponent|prime[12]|exponent[12]|coefficient):[ \t]*\r?$/im;
+/** Words one of which a text holds if a line of it may open a dump (a quick test). */
+const MAY_OPEN = [
+  "rivate-Key:",
+  "rivate-key:",
+  "priv:",
+  "Exponent:",
+  "prime",
+  "exponent",
+  "coefficient:",
+];
 
 /**
  * Masks the hex lines of `openssl … -text` dumps of private keys in a stream. Only the start
@@ -228,7 +235,8 @@ class DumpStream {
   push(chunk: string, final = false): string {
     const text = this.#held + chunk;
     this.#held = "";
-    if (!this.#inside && !MAY_OPEN.test(this.#line + text)) {
+    const head = this.#line + text;
+    if (!this.#inside && !MAY_OPEN.some((word) => head.includes(word))) {
       const last = text.lastIndexOf("\n");
       this.#line = (last < 0 ? this.#line + text : text.slice(last + 1)).slice(0, MAX_LINE + 1);
       return text;
