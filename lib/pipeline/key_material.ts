@@ -209,16 +209,8 @@ const FIELD = /^[ \t]*[A-Za-z][A-Za-z0-9 -]{0,40}:/;
 /** Lines longer than this are never part of a dump. */
 const MAX_LINE = 256;
 
-/** Words one of which a text holds if a line of it may open a dump (a quick test). */
-const MAY_OPEN = [
-  "rivate-Key:",
-  "rivate-key:",
-  "priv:",
-  "Exponent:",
-  "prime",
-  "exponent",
-  "coefficient:",
-];
+/** What a text holds if a line of it may open a dump (a quick test). */
+const MAY_OPEN = /(?:rivate-[Kk]ey|priv|Exponent|prime[12]|exponent[12]|coefficient):/;
 
 /**
  * Masks the hex lines of `openssl … -text` dumps of private keys in a stream. Only the start
@@ -235,8 +227,11 @@ class DumpStream {
   push(chunk: string, final = false): string {
     const text = this.#held + chunk;
     this.#held = "";
-    const head = this.#line + text;
-    if (!this.#inside && !MAY_OPEN.some((word) => head.includes(word))) {
+    // The line begun in an earlier chunk is tested whole, with its end from this one.
+    const joined = this.#line === ""
+      ? ""
+      : this.#line + text.slice(0, text.indexOf("\n") + 1 || text.length);
+    if (!this.#inside && !MAY_OPEN.test(text) && !MAY_OPEN.test(joined)) {
       const last = text.lastIndexOf("\n");
       this.#line = (last < 0 ? this.#line + text : text.slice(last + 1)).slice(0, MAX_LINE + 1);
       return text;

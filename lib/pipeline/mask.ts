@@ -253,8 +253,15 @@ export class Masker {
     }
     this.#search = this.#names.size > 0 ? new FormSearch([...this.#names.keys()]) : undefined;
     this.#skeleton = all.length > 0 ? new SkeletonSearch(all) : undefined;
+    // The third pass looks for the value's fragments and its encodings (base64, base32, hex,
+    // decimal): its escaped forms (JSON, URL, HTML, UTF-16) spread out are the value's own
+    // characters, which the fragments find.
+    const encoded = all.map((s) => ({
+      ...s,
+      forms: s.forms.filter((f) => f !== s.value && /^[A-Za-z0-9+/=_ -]+$/.test(f)),
+    }));
     this.#spread = all.length > 0
-      ? new SkeletonSearch(all, { spread: true, minForm: FRAGMENT })
+      ? new SkeletonSearch(encoded, { spread: true, minForm: FRAGMENT })
       : undefined;
     this.#plain = unseen.length > 0 ? new FormSearch(unseen) : undefined;
   }
