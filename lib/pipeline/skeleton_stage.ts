@@ -9,8 +9,15 @@
  */
 import { fromByteString } from "./bytes.ts";
 import { FormSearch } from "./form_search.ts";
-import { FRAGMENT, FragmentSearch } from "./fragments.ts";
+import { FRAGMENT, FragmentSearch, fragmentWorthy } from "./fragments.ts";
 import { skeleton, SkeletonMap, spreadWithOffsets } from "./skeleton.ts";
+
+/**
+ * A digit or a byte of 128 or more: what the spread search's forms and fragments all hold. A
+ * random secret's every 10 characters hold a digit; its base64, base32, hex and decimal forms
+ * do too.
+ */
+const GATE = /[0-9\x80-\xff]/;
 
 /** What the second pass searches for, built once per masker. */
 export class SkeletonSearch {
@@ -47,13 +54,18 @@ export class SkeletonSearch {
     for (const { name, forms } of secrets) {
       for (const form of forms) {
         const s = strip(form);
-        if (s.length >= minForm && !this.#formNames.has(s)) this.#formNames.set(s, name);
+        if (s.length < minForm || this.#formNames.has(s)) continue;
+        if (!spread || GATE.test(s)) this.#formNames.set(s, name);
       }
     }
     this.#forms = this.#formNames.size > 0
       ? new FormSearch([...this.#formNames.keys()])
       : undefined;
-    this.#fragments = new FragmentSearch(secrets.map((s) => strip(fragmentSource(s.value))));
+    this.#fragments = new FragmentSearch(
+      secrets.map((s) => strip(fragmentSource(s.value))),
+      FRAGMENT,
+      spread ? (f) => fragmentWorthy(f) && GATE.test(f) : fragmentWorthy,
+    );
     this.#fragmentNames = secrets.map((s) => s.name);
     this.keep = Math.max(this.#forms?.longest ?? 0, FRAGMENT) + 1;
   }
@@ -68,6 +80,9 @@ export class SkeletonSearch {
    * marks a stretch that may go on past the end of the text.
    */
   find(text: string): SkeletonCut[] {
+    // In the spread skeleton, everything searched holds a digit (or a byte of 128 or more):
+    // text without one holds none of it.
+    if (this.#spread && !GATE.test(text)) return [];
     const skel = this.strip(text);
     if (this.#bytes.length < skel.length) this.#bytes = new Uint8Array(skel.length);
     const bytes = fromByteString(skel, this.#bytes);
@@ -76,6 +91,8 @@ export class SkeletonSearch {
       runs.push({ index, end: index + form.length, name: this.#formNames.get(form)!, open: false });
     }
     for (const f of this.#fragments.findAll(skel, bytes)) {
+      // A spread run holds a digit (see GATE), whatever the rest of the text holds.
+      if (this.#spread && !f.open && !GATE.test(skel.slice(f.index, f.end))) continue;
       runs.push({ index: f.index, end: f.end, name: this.#fragmentNames[f.secret], open: f.open });
     }
     if (runs.length === 0) return [];
