@@ -231,7 +231,8 @@ class DumpStream {
     const joined = this.#line === ""
       ? ""
       : this.#line + text.slice(0, text.indexOf("\n") + 1 || text.length);
-    if (!this.#inside && !MAY_OPEN.test(text) && !MAY_OPEN.test(joined)) {
+    const may = (t: string) => t.includes(":") && MAY_OPEN.test(t);
+    if (!this.#inside && !may(text) && !may(joined)) {
       const last = text.lastIndexOf("\n");
       this.#line = (last < 0 ? this.#line + text : text.slice(last + 1)).slice(0, MAX_LINE + 1);
       return text;

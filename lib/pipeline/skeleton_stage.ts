@@ -13,11 +13,16 @@ import { FRAGMENT, FragmentSearch, fragmentWorthy } from "./fragments.ts";
 import { skeleton, SkeletonMap, spreadWithOffsets } from "./skeleton.ts";
 
 /**
- * A digit or a byte of 128 or more: what the spread search's forms and fragments all hold. A
- * random secret's every 10 characters hold a digit; its base64, base32, hex and decimal forms
- * do too.
+ * A digit: what the spread search's forms and fragments all hold. A random secret's every 10
+ * characters hold one; its base64, base32, hex and decimal forms do too.
  */
-const GATE = /[0-9\x80-\xff]/;
+const GATE = /[0-9]/;
+
+/** Whether `text` holds a digit (ten searches for one character: faster than GATE). */
+function hasDigit(text: string): boolean {
+  for (let d = 0; d < 10; d++) if (text.includes(String.fromCharCode(48 + d))) return true;
+  return false;
+}
 
 /** What the second pass searches for, built once per masker. */
 export class SkeletonSearch {
@@ -80,9 +85,9 @@ export class SkeletonSearch {
    * marks a stretch that may go on past the end of the text.
    */
   find(text: string): SkeletonCut[] {
-    // In the spread skeleton, everything searched holds a digit (or a byte of 128 or more):
-    // text without one holds none of it.
-    if (this.#spread && !GATE.test(text)) return [];
+    // In the spread skeleton, everything searched holds a digit: text without one holds none
+    // of it.
+    if (this.#spread && !hasDigit(text)) return [];
     const skel = this.strip(text);
     if (this.#bytes.length < skel.length) this.#bytes = new Uint8Array(skel.length);
     const bytes = fromByteString(skel, this.#bytes);
