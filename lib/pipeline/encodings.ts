@@ -46,3 +46,40 @@ export function utf16Forms(text: string): string[] {
   be.swap16();
   return [le.toString("latin1"), be.toString("latin1")];
 }
+
+const BASE32HEX = "0123456789ABCDEFGHIJKLMNOPQRSTUV";
+
+/** Bytes in base32hex (RFC 4648 §7, upper case, `=` padding), as `basenc --base32hex` writes. */
+export function base32hex(bytes: Uint8Array): string {
+  return base32(bytes).replace(/[A-Z2-7]/g, (c) => BASE32HEX[BASE32.indexOf(c)]);
+}
+
+/**
+ * The ways HTML and XML writers escape a text (HTML §13.1.4, XML 1.0 §4.6): `&`, `<` and `>` as
+ * `&amp;` `&lt;` `&gt;`, `"` as `&quot;` or `&#34;` or left alone, `'` as `&#x27;` (Python's
+ * `html.escape`), `&#39;` (Go, PHP), `&apos;` (XML) or left alone. Only forms that differ from
+ * the text.
+ *
+ * @example
+ * ```ts
+ * import { htmlForms } from "./encodings.ts";
+ * htmlForms("a<b").includes("a&lt;b"); // true
+ * ```
+ */
+export function htmlForms(text: string): string[] {
+  if (!/[&<>"']/.test(text)) return [];
+  const base = text.replaceAll("&", "&amp;").replaceAll("<", "&lt;").replaceAll(">", "&gt;");
+  const forms = new Set<string>();
+  for (const quote of ['"', "&quot;", "&#34;"]) {
+    for (const apostrophe of ["'", "&#x27;", "&#39;", "&apos;"]) {
+      forms.add(base.replaceAll('"', quote).replaceAll("'", apostrophe));
+    }
+  }
+  forms.delete(text);
+  return [...forms];
+}
+
+/** Bytes as decimal numbers with a space between (`od -An -tu1`; other separators: spread). */
+export function decimalForm(bytes: Uint8Array): string {
+  return Array.from(bytes).join(" ");
+}

@@ -75,8 +75,13 @@ export class FragmentSearch {
    * @param skeletons each secret's skeleton; those shorter than `length` are left out
    * @param length the fewest characters that count as a fragment (at least 8; the bench
    *   measures others than {@link FRAGMENT})
+   * @param worthy which fragments are indexed (default {@link fragmentWorthy})
    */
-  constructor(skeletons: readonly string[], length = FRAGMENT) {
+  constructor(
+    skeletons: readonly string[],
+    length = FRAGMENT,
+    worthy: (fragment: string) => boolean = fragmentWorthy,
+  ) {
     if (length < PROBE) throw new RangeError(`Cannot search for fragments under ${PROBE} bytes`);
     this.#length = length;
     this.#step = length - PROBE + 1;
@@ -94,7 +99,7 @@ export class FragmentSearch {
       const b = fromByteString(s);
       let next = 0;
       for (let o = 0; o + length <= s.length; o++) {
-        if (!fragmentWorthy(s.slice(o, o + length))) continue;
+        if (!worthy(s.slice(o, o + length))) continue;
         // Every window inside a worthy fragment leads to it.
         for (let w = Math.max(o, next); w <= o + length - PROBE; w++) index(b, n, w);
         next = o + length - PROBE + 1;

@@ -15,7 +15,7 @@ import { findWrapped, trailingRun, type WrappedFound, wrappedSpan } from "./wrap
 import { maskSkeleton, SkeletonSearch, SkeletonStream } from "./skeleton_stage.ts";
 import { onlySingles, skeleton } from "./skeleton.ts";
 import { FRAGMENT, fragmentWorthy } from "./fragments.ts";
-import { base32, utf16Forms } from "./encodings.ts";
+import { base32, base32hex, decimalForm, htmlForms, utf16Forms } from "./encodings.ts";
 import { credentialShape } from "./secret_shapes.ts";
 import { maskPrivateKeys, PrivateKeyStream } from "./private_keys.ts";
 
@@ -160,6 +160,7 @@ export function revealingForms(value: string): string[] {
     add(utf8ByteString(text));
     for (const form of jsonForms(text)) add(utf8ByteString(form));
     for (const form of urlForms(text)) add(form);
+    for (const form of htmlForms(text)) add(utf8ByteString(form));
   };
   addText(value);
   const lines = value.split(/\r?\n/);
@@ -180,7 +181,15 @@ export function revealingForms(value: string): string[] {
     if (usable > 0) add(base32(bytes.subarray(skip, skip + usable)));
   }
   add(base32(bytes));
+  add(base32hex(bytes));
   for (const form of utf16Forms(value)) add(form);
+  // Encoded twice (the whole value only, up to 256 bytes: longer forms lengthen what a stream
+  // holds): base64 of its base64, and that base64 in hex.
+  if (bytes.length <= MAX_SEPARATED_BYTES) {
+    const b64 = Buffer.from(bytes.toString("base64"));
+    add(b64.toString("base64"));
+    add(b64.toString("hex"));
+  }
   const hex = bytes.toString("hex");
   add(hex);
   add(hex.toUpperCase());
@@ -188,6 +197,9 @@ export function revealingForms(value: string): string[] {
   // colon-separated as fingerprints and MAC addresses are written. Not for long values (keys,
   // certificates): the longest form sets how much a stream holds back and scans again.
   const separators = bytes.length <= MAX_SEPARATED_BYTES ? [" ", ":"] : [];
+  // Its bytes as decimal numbers (`od -An -tu1`; `[107, 57, …]` and other separators are
+  // joined by the third pass).
+  if (bytes.length <= MAX_SEPARATED_BYTES) add(decimalForm(bytes));
   for (const separator of separators) {
     const separated = hex.replace(/(..)(?!$)/g, `$1${separator}`);
     add(separated);
@@ -214,6 +226,8 @@ export class Masker {
   readonly #search: FormSearch | undefined;
   readonly #names = new Map<string, string>();
   readonly #skeleton: SkeletonSearch | undefined;
+  /** The third pass: the forms and fragments in the spread skeleton (pieces with separators). */
+  readonly #spread: SkeletonSearch | undefined;
   /** The forms the first pass searches as written (see the constructor). */
   readonly #plain: FormSearch | undefined;
 
@@ -239,6 +253,16 @@ export class Masker {
     }
     this.#search = this.#names.size > 0 ? new FormSearch([...this.#names.keys()]) : undefined;
     this.#skeleton = all.length > 0 ? new SkeletonSearch(all) : undefined;
+    // The third pass looks for the value's fragments and its encodings (base64, base32, hex,
+    // decimal): its escaped forms (JSON, URL, HTML, UTF-16) spread out are the value's own
+    // characters, which the fragments find.
+    const encoded = all.map((s) => ({
+      ...s,
+      forms: s.forms.filter((f) => f !== s.value && /^[A-Za-z0-9+/=_ -]+$/.test(f)),
+    }));
+    this.#spread = all.length > 0
+      ? new SkeletonSearch(encoded, { spread: true, minForm: FRAGMENT })
+      : undefined;
     this.#plain = unseen.length > 0 ? new FormSearch(unseen) : undefined;
   }
 
@@ -256,7 +280,8 @@ export class Masker {
       final: true,
     });
     const out = replaceCuts(text, cuts, text.length, Infinity).out;
-    return maskPrivateKeys(this.#skeleton ? maskSkeleton(this.#skeleton, out) : out);
+    const second = this.#skeleton ? maskSkeleton(this.#skeleton, out) : out;
+    return maskPrivateKeys(this.#spread ? maskSkeleton(this.#spread, second) : second);
   }
 
   /** Masks ordinary text (UTF-16), such as an error message. */
@@ -267,7 +292,7 @@ export class Masker {
 
   /** Starts masking one stream of byte strings; see {@link MaskStream}. */
   stream(): MaskStream {
-    return new MaskStream(this.#search, this.#names, this.#skeleton, this.#plain);
+    return new MaskStream(this.#search, this.#names, this.#skeleton, this.#plain, this.#spread);
   }
 }
 
@@ -425,11 +450,16 @@ export class MaskStream {
     private readonly names: Map<string, string>,
     skeleton?: SkeletonSearch,
     private readonly plain?: FormSearch,
+    spread?: SkeletonSearch,
   ) {
     const longest = search?.longest ?? 0;
     this.#span = Math.max(wrappedSpan(longest), dumpSpan(longest));
     this.#second = skeleton && !skeleton.empty ? new SkeletonStream(skeleton) : undefined;
+    this.#third = spread && !spread.empty ? new SkeletonStream(spread) : undefined;
   }
+
+  /** The third pass (pieces with separators between them), fed with what the second releases. */
+  readonly #third: SkeletonStream | undefined;
 
   /** Private-key blocks by shape, after the values (see `private_keys.ts`). */
   readonly #keys = new PrivateKeyStream();
@@ -438,14 +468,16 @@ export class MaskStream {
   push(chunk: string): string {
     const first = this.#first(chunk);
     const second = this.#second && first !== "" ? this.#second.push(first) : first;
-    return this.#keys.push(second);
+    const third = this.#third && second !== "" ? this.#third.push(second) : second;
+    return this.#keys.push(third);
   }
 
   /** Releases what was held back, masked. */
   end(): string {
     const first = this.#firstEnd();
     const second = this.#second ? this.#second.push(first) + this.#second.end() : first;
-    return this.#keys.push(second) + this.#keys.end();
+    const third = this.#third ? this.#third.push(second) + this.#third.end() : second;
+    return this.#keys.push(third) + this.#keys.end();
   }
 
   #first(chunk: string): string {

@@ -15,6 +15,8 @@
  * @module
  */
 
+import { KeyMaterialStream, maskKeyMaterial } from "./key_material.ts";
+
 /** What a private-key block is replaced by. */
 export const PRIVATE_KEY = "$PRIVATE_KEY";
 
@@ -55,8 +57,16 @@ function heldFrom(text: string): number {
   return text.length;
 }
 
-/** `text` with every private-key block replaced by {@link PRIVATE_KEY}. */
+/**
+ * `text` with every private-key block replaced by {@link PRIVATE_KEY}, and then key material
+ * found by its content (`key_material.ts`).
+ */
 export function maskPrivateKeys(text: string): string {
+  return maskKeyMaterial(maskMarkedKeys(text));
+}
+
+/** `text` with every private-key block between marker lines replaced by {@link PRIVATE_KEY}. */
+function maskMarkedKeys(text: string): string {
   let out = text;
   KINDS.forEach((k, i) => {
     if (out.includes(k.mark)) out = out.replace(BLOCKS[i], (m) => PRIVATE_KEY + endOf(k, m));
@@ -73,6 +83,21 @@ function endOf(kind: (typeof KINDS)[number], block: string): string {
 
 /** The same over a stream of chunks: `push` returns what is safe to release, `end` the rest. */
 export class PrivateKeyStream {
+  readonly #marked = new MarkedKeyStream();
+  readonly #content = new KeyMaterialStream();
+
+  push(chunk: string): string {
+    const marked = this.#marked.push(chunk);
+    return marked === "" ? "" : this.#content.push(marked);
+  }
+
+  end(): string {
+    return this.#content.push(this.#marked.end()) + this.#content.end();
+  }
+}
+
+/** Blocks between marker lines over a stream of chunks. */
+class MarkedKeyStream {
   #carry = "";
   /** The kind of block the stream is inside, or -1. */
   #inside = -1;
@@ -118,6 +143,6 @@ export class PrivateKeyStream {
       this.#inside = -1;
       return "";
     }
-    return maskPrivateKeys(rest);
+    return maskMarkedKeys(rest);
   }
 }

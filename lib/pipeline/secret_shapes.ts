@@ -1,7 +1,8 @@
 /**
  * Credentials by the shape of their value (SPEC S2.3), for variables whose names carry no
- * credential word (`DATABASE_URL`, `GH_PAT`, `STRIPE_SK`): a URL with a password in it, a
- * known token format, a PEM private key. The token formats are data
+ * credential word (`DATABASE_URL`, `GH_PAT`, `STRIPE_SK`): a URL with a password in it, a URL
+ * with a token in its query (`?access_token=`, `&sig=`), a Discord webhook URL, a connection
+ * string with a `Password=`, a known token format, a PEM private key. The token formats are data
  * (`token_formats.json`, which names its sources).
  *
  * @module
@@ -15,6 +16,29 @@ const SHAPES: ReadonlyArray<{ id: string; pattern: RegExp }> = formats.formats.m
 
 /** `scheme://user:password@host…`: the password is group 1. */
 const URL_WITH_PASSWORD = /^[A-Za-z][A-Za-z0-9+.-]*:\/\/[^\s/?#@:]*:([^\s/?#@]+)@[^\s@]+$/;
+
+/**
+ * A connection string's password: `Password=` or `Pwd=` as ADO.NET, ODBC and JDBC write it
+ * (`Server=db;User Id=sa;Password=…;`, `jdbc:sqlserver://db;password=…`), or libpq's
+ * keyword/value form (`host=db user=app password=…`). The value is group 1 (quoted, braced
+ * as ODBC writes it, or up to the next `;`), or group 2 (libpq, up to the next space).
+ */
+const CONNECTION_PASSWORD =
+  /(?:^|;)\s*(?:password|pwd)\s*=\s*('[^']*'|"[^"]*"|\{[^}]*\}|[^;]*)|(?:^|\s)password\s*=\s*(\S+)/i;
+
+/** Another `key=value` pair, so that a lone `password=x` is not taken for a connection string. */
+const CONNECTION_PAIR = /(?:^|[;\s])[A-Za-z][A-Za-z0-9 _.-]*\s*=/g;
+
+/** A URL with a query string: the query is group 1. */
+const URL_QUERY = /^[A-Za-z][A-Za-z0-9+.-]*:\/\/[^\s?#]+\?([^\s#]+)(?:#\S*)?$/;
+
+/** The names of query parameters that carry a credential (`?access_token=`, `&sig=`, …). */
+const CREDENTIAL_PARAM =
+  /^(?:.*[_-])?(?:access[_-]?token|token|api[_-]?key|apikey|key|secret|password|passwd|pwd|sig|signature|auth|credential)$/i;
+
+/** A Discord (or Discord-alike) webhook URL: the URL is the credential; its token is group 1. */
+const DISCORD_WEBHOOK =
+  /^https:\/\/(?:(?:ptb|canary)\.)?discord(?:app)?\.com\/api\/(?:v\d+\/)?webhooks\/\d+\/([A-Za-z0-9_-]{20,})\/?$/;
 
 /** What {@link credentialShape} found: the format's id and the values to mask. */
 export interface Shape {
@@ -45,8 +69,38 @@ export function credentialShape(value: string): Shape | undefined {
     } catch { /* not percent-encoded after all */ }
     return { id: "url-with-password", values };
   }
+  const webhook = DISCORD_WEBHOOK.exec(trimmed);
+  if (webhook) return { id: "discord-webhook", values: [value, webhook[1]] };
+  const query = URL_QUERY.exec(trimmed);
+  if (query) {
+    const tokens = queryCredentials(query[1]);
+    if (tokens.length > 0) return { id: "url-with-token", values: [value, ...tokens] };
+  }
+  const connection = CONNECTION_PASSWORD.exec(trimmed);
+  if (connection && (trimmed.match(CONNECTION_PAIR)?.length ?? 0) >= 2) {
+    let password = (connection[1] ?? connection[2] ?? "").trim();
+    if (/^(['"{]).*['"}]$/.test(password)) password = password.slice(1, -1);
+    if (password !== "") return { id: "connection-string-password", values: [value, password] };
+  }
   for (const { id, pattern } of SHAPES) {
     if (pattern.test(trimmed)) return { id, values: [value] };
   }
   return undefined;
+}
+
+/** The values of a query string's credential parameters, as written and decoded. */
+function queryCredentials(query: string): string[] {
+  const values: string[] = [];
+  for (const pair of query.split("&")) {
+    const eq = pair.indexOf("=");
+    if (eq <= 0 || !CREDENTIAL_PARAM.test(pair.slice(0, eq))) continue;
+    const raw = pair.slice(eq + 1);
+    if (raw === "") continue;
+    values.push(raw);
+    try {
+      const decoded = decodeURIComponent(raw.replaceAll("+", " "));
+      if (decoded !== raw) values.push(decoded);
+    } catch { /* not percent-encoded after all */ }
+  }
+  return values;
 }

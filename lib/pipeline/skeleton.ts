@@ -12,6 +12,7 @@
  *
  * @module
  */
+import { fromByteString, toByteString } from "./bytes.ts";
 
 /**
  * What the skeleton leaves out; each match is removed whole. Escape sequences are bounded
@@ -50,6 +51,87 @@ export function skeleton(text: string): string {
  */
 export function onlySingles(text: string): boolean {
   return !text.includes("\x1b") && !text.includes("\n ") && !text.includes("\n\t");
+}
+
+/** The most separator characters between two pieces that the spread skeleton joins. */
+export const MAX_SEPARATOR = 4;
+
+/** 1 for ASCII characters that are neither letters nor digits: what may separate pieces. */
+const SEP = new Uint8Array(256);
+/** Each byte lower-cased (ASCII letters). */
+const LOWER = new Uint8Array(256);
+for (let c = 0; c < 256; c++) {
+  SEP[c] = c < 128 && !/[A-Za-z0-9]/.test(String.fromCharCode(c)) ? 1 : 0;
+  // Quotes and backslashes, which the skeleton leaves out too, do not count.
+  if (c === 34 || c === 39 || c === 92) SEP[c] = 2;
+  LOWER[c] = c >= 65 && c <= 90 ? c + 32 : c;
+}
+
+/** A spread skeleton and, for each of its characters, its offset in the text. */
+export interface Spread {
+  text: string;
+  offsets: Int32Array;
+}
+
+/**
+ * The _spread_ skeleton of a byte string: lower case (ASCII), without any run of 1 to
+ * {@link MAX_SEPARATOR} ASCII characters that are neither letters nor digits (`,` ` ` `.`
+ * `+` a tab, a line break and its indentation; quotes and backslashes, always left out, do not
+ * count), so that a value cut into pieces with a
+ * separator between them (`fold -w8 | paste -sd,`, `sed 's/./& /g'`) reads as one. Longer
+ * runs stay: pieces that far apart are not joined.
+ *
+ * @example
+ * ```ts
+ * import { spread } from "./skeleton.ts";
+ * spread("k9Jx,2Qm7 'Lp'+'4V'"); // "k9jx2qm7lp4v"
+ * ```
+ */
+export function spread(text: string): string {
+  return spreadWithOffsets(text, false).text;
+}
+
+/** Buffers reused by {@link spreadWithOffsets} (the results are copies). */
+let inBytes = new Uint8Array(0);
+let outBytes = new Uint8Array(0);
+
+/** The spread skeleton of `text` with the offsets of its characters (when `offsets` is set). */
+export function spreadWithOffsets(text: string, offsets = true): Spread {
+  const n = text.length;
+  if (inBytes.length < n) {
+    inBytes = new Uint8Array(n);
+    outBytes = new Uint8Array(n);
+  }
+  const b = fromByteString(text, inBytes);
+  const out = outBytes;
+  const at = new Int32Array(offsets ? n : 0);
+  const sep = SEP;
+  const lower = LOWER;
+  let k = 0;
+  let i = 0;
+  while (i < n) {
+    const c = b[i];
+    if (sep[c] === 0) {
+      out[k] = lower[c];
+      if (offsets) at[k] = i;
+      k++;
+      i++;
+      continue;
+    }
+    let j = i;
+    let counted = 0;
+    for (; j < n && sep[b[j]] !== 0; j++) if (sep[b[j]] === 1) counted++;
+    if (counted > MAX_SEPARATOR) {
+      for (let t = i; t < j; t++) {
+        if (sep[b[t]] === 2) continue;
+        out[k] = b[t];
+        if (offsets) at[k] = t;
+        k++;
+      }
+    }
+    i = j;
+  }
+  return { text: toByteString(out.subarray(0, k)), offsets: at };
 }
 
 /** Leads from skeleton positions back to byte offsets of the text it was made of. */

@@ -9,8 +9,20 @@
  */
 import { fromByteString } from "./bytes.ts";
 import { FormSearch } from "./form_search.ts";
-import { FRAGMENT, FragmentSearch } from "./fragments.ts";
-import { skeleton, SkeletonMap } from "./skeleton.ts";
+import { FRAGMENT, FragmentSearch, fragmentWorthy } from "./fragments.ts";
+import { skeleton, SkeletonMap, spreadWithOffsets } from "./skeleton.ts";
+
+/**
+ * A digit: what the spread search's forms and fragments all hold. A random secret's every 10
+ * characters hold one; its base64, base32, hex and decimal forms do too.
+ */
+const GATE = /[0-9]/;
+
+/** Whether `text` holds a digit (ten searches for one character: faster than GATE). */
+function hasDigit(text: string): boolean {
+  for (let d = 0; d < 10; d++) if (text.includes(String.fromCharCode(48 + d))) return true;
+  return false;
+}
 
 /** What the second pass searches for, built once per masker. */
 export class SkeletonSearch {
@@ -26,19 +38,39 @@ export class SkeletonSearch {
    * @param secrets each secret's name (with `$`), value (a byte string) and its revealing
    *   forms (byte strings)
    */
-  constructor(secrets: ReadonlyArray<{ name: string; value: string; forms: readonly string[] }>) {
+  /** The skeleton this search reads (`skeleton`, or `spread` for the third pass). */
+  readonly strip: (text: string) => string;
+  /** Whether it reads the spread skeleton. */
+  readonly #spread: boolean;
+
+  /**
+   * @param spread read the spread skeleton (`skeleton.ts`) instead of the skeleton
+   * @param minForm the shortest skeleton of a form searched for
+   */
+  constructor(
+    secrets: ReadonlyArray<{ name: string; value: string; forms: readonly string[] }>,
+    { spread = false, minForm = 6 }: { spread?: boolean; minForm?: number } = {},
+  ) {
+    const strip = spread ? (text: string) => spreadWithOffsets(text, false).text : skeleton;
+    this.strip = strip;
+    this.#spread = spread;
     // (Measured: indexing the forms with the fragments, in one scan, is slower: the grams of
     // lower-cased base64 forms cover most of those of ordinary text.)
     for (const { name, forms } of secrets) {
       for (const form of forms) {
-        const s = skeleton(form);
-        if (s.length >= 6 && !this.#formNames.has(s)) this.#formNames.set(s, name);
+        const s = strip(form);
+        if (s.length < minForm || this.#formNames.has(s)) continue;
+        if (!spread || GATE.test(s)) this.#formNames.set(s, name);
       }
     }
     this.#forms = this.#formNames.size > 0
       ? new FormSearch([...this.#formNames.keys()])
       : undefined;
-    this.#fragments = new FragmentSearch(secrets.map((s) => skeleton(fragmentSource(s.value))));
+    this.#fragments = new FragmentSearch(
+      secrets.map((s) => strip(fragmentSource(s.value))),
+      FRAGMENT,
+      spread ? (f) => fragmentWorthy(f) && GATE.test(f) : fragmentWorthy,
+    );
     this.#fragmentNames = secrets.map((s) => s.name);
     this.keep = Math.max(this.#forms?.longest ?? 0, FRAGMENT) + 1;
   }
@@ -53,7 +85,10 @@ export class SkeletonSearch {
    * marks a stretch that may go on past the end of the text.
    */
   find(text: string): SkeletonCut[] {
-    const skel = skeleton(text);
+    // In the spread skeleton, everything searched holds a digit: text without one holds none
+    // of it.
+    if (this.#spread && !hasDigit(text)) return [];
+    const skel = this.strip(text);
     if (this.#bytes.length < skel.length) this.#bytes = new Uint8Array(skel.length);
     const bytes = fromByteString(skel, this.#bytes);
     const runs: Array<{ index: number; end: number; name: string; open: boolean }> = [];
@@ -61,11 +96,15 @@ export class SkeletonSearch {
       runs.push({ index, end: index + form.length, name: this.#formNames.get(form)!, open: false });
     }
     for (const f of this.#fragments.findAll(skel, bytes)) {
+      // A spread run holds a digit (see GATE), whatever the rest of the text holds.
+      if (this.#spread && !f.open && !GATE.test(skel.slice(f.index, f.end))) continue;
       runs.push({ index: f.index, end: f.end, name: this.#fragmentNames[f.secret], open: f.open });
     }
     if (runs.length === 0) return [];
     runs.sort((a, b) => a.index - b.index || b.end - a.end);
-    const map = new SkeletonMap(text);
+    // The spread skeleton's offsets are worked out again, only when there is a find.
+    const offsets = this.#spread ? spreadWithOffsets(text).offsets : undefined;
+    const map = offsets ? { offset: (k: number) => offsets[k] } : new SkeletonMap(text);
     const cuts: SkeletonCut[] = [];
     let last: { index: number; end: number; name: string; open: boolean } | undefined;
     const close = () => {
@@ -192,7 +231,7 @@ export class SkeletonStream {
     for (let width = 2 * keep + 64;; width *= 2) {
       if (width >= text.length) return 0;
       // 64 to spare: a slice that starts inside an escape sequence counts some of it.
-      if (skeleton(text.slice(text.length - width)).length >= keep + 64) {
+      if (this.search.strip(text.slice(text.length - width)).length >= keep + 64) {
         return text.length - width;
       }
     }
