@@ -604,14 +604,16 @@ export function sandboxLauncher(
   const bwrap = findBwrap(scope.path ?? defaultPath(), [...scope.roots, realTemp()]) ?? "bwrap";
   // The keyrings no namespace takes away (see seccomp.ts): refused by a seccomp filter.
   const filter = seccompFile(scratchDir());
-  if (!Array.isArray(settings.network)) {
-    return (program, rest) => {
+  // One launcher per settings and scope; `inner` comes before the program (the bridge).
+  const launch =
+    (s: SandboxSettings, sc: SandboxScope, inner: readonly string[]): Wrap => (program, rest) => {
       const made: string[] = [];
       const make = (churned: readonly string[] = []) => {
         const covers: string[] = [];
         const args = [
-          ...bwrapArgs(settings, scope, mode, made, covers, churned),
+          ...bwrapArgs(s, sc, mode, made, covers, churned),
           "--",
+          ...inner,
           program,
           ...rest,
         ];
@@ -625,7 +627,7 @@ export function sandboxLauncher(
         restart: sandboxRestart(first.covers, make),
       };
     };
-  }
+  if (!Array.isArray(settings.network)) return launch(settings, scope, []);
   const bridge = bridgeCommand();
   const proxy = domainProxy(settings.network);
   const closed = { ...settings, network: false };
@@ -639,29 +641,7 @@ export function sandboxLauncher(
     sockets: [...(scope.sockets ?? []), proxy.socket],
     needed: [...(scope.needed ?? []), ...bridgeDirs],
   };
-  return (program, rest) => {
-    const made: string[] = [];
-    const make = (churned: readonly string[] = []) => {
-      const covers: string[] = [];
-      const args = [
-        ...bwrapArgs(closed, withSocket, mode, made, covers, churned),
-        "--",
-        ...bridge,
-        proxy.socket,
-        "--",
-        program,
-        ...rest,
-      ];
-      return { ...withSeccomp({ program: bwrap, args }, filter), covers };
-    };
-    const first = make();
-    return {
-      program: first.program,
-      args: first.args,
-      mountPoints: useMountPoints(made),
-      restart: sandboxRestart(first.covers, make),
-    };
-  };
+  return launch(closed, withSocket, [...bridge, proxy.socket, "--"]);
 }
 
 /** How to start the bridge inside the sandbox: Deno running `sandbox_bridge.js`. */
