@@ -96,6 +96,13 @@ export type Wrap = (
   args: string[];
   env?: Record<string, string>;
   mountPoints?: string[];
+  /**
+   * The sockets it covers with an empty file. One that went away while bwrap set the sandbox
+   * up, in a folder the sandbox may write, is left as an empty file on the host (bwrap makes
+   * the mount point): {@link trackLaunches}' `release` removes it, so that a server binding
+   * that path again does not meet `EADDRINUSE`.
+   */
+  covers?: string[];
   /** Started again when a socket it covers went away while bwrap set it up. */
   restart?: Restart;
 };
@@ -133,14 +140,32 @@ export function releaseMountPoints(paths: readonly string[]): void {
 export function trackLaunches(wrap: Wrap | undefined): { wrap?: Wrap; release(): void } {
   if (!wrap) return { release: () => {} };
   const made: string[] = [];
+  const covers: { path: string; since: number }[] = [];
   return {
     wrap: (program, args) => {
       const command = wrap(program, args);
       made.push(...command.mountPoints ?? []);
+      const since = Date.now() - 1000;
+      for (const path of command.covers ?? []) covers.push({ path, since });
       return command;
     },
-    release: () => releaseMountPoints(made.splice(0)),
+    release: () => {
+      releaseMountPoints(made.splice(0));
+      for (const { path, since } of covers.splice(0)) removeLeftCover(path, since);
+    },
   };
+}
+
+/** Removes the empty file bwrap made where a covered socket went away (see `Wrap`'s `covers`). */
+function removeLeftCover(path: string, since: number): void {
+  try {
+    const info = Deno.lstatSync(path);
+    if (info.isFile && info.size === 0 && (info.mtime?.getTime() ?? 0) >= since) {
+      Deno.removeSync(path);
+    }
+  } catch {
+    // gone, or still a socket's: nothing left behind
+  }
 }
 
 /** The `sandbox` config value's object form (in sandbox_settings.ts, below the policy). */
@@ -624,6 +649,7 @@ export function sandboxLauncher(
         program: first.program,
         args: first.args,
         mountPoints: useMountPoints(made),
+        covers: [...first.covers],
         restart: sandboxRestart(first.covers, make),
       };
     };

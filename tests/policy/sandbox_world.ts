@@ -5,7 +5,7 @@
  */
 import { join } from "node:path";
 import { tmpdir } from "node:os";
-import type { Wrap } from "../../lib/confinement/sandbox.ts";
+import { trackLaunches, type Wrap } from "../../lib/confinement/sandbox.ts";
 import { spawnProcess } from "../../lib/exec/spawn.ts";
 
 export const FAKE_KEY = "-----BEGIN OPENSSH PRIVATE KEY----- fake-key-for-magi-tests";
@@ -78,7 +78,9 @@ export async function inside(
   line: string,
   opts: { cwd?: string; env?: Record<string, string> } = {},
 ): Promise<{ code: number; out: string; err: string }> {
-  const { program, args, restart } = wrap("/bin/sh", ["-c", line]);
+  // As the gate does: what bwrap left on the host for this command goes once it has ended.
+  const launches = trackLaunches(wrap);
+  const { program, args, restart } = launches.wrap!("/bin/sh", ["-c", line]);
   const out: Uint8Array[] = [];
   const err: Uint8Array[] = [];
   const r = await spawnProcess({
@@ -90,7 +92,7 @@ export async function inside(
     timeoutMs: 60_000,
     onStdout: (c) => void out.push(c.slice()),
     onStderr: (c) => void err.push(c.slice()),
-  });
+  }).finally(() => launches.release());
   const text = (chunks: Uint8Array[]) => new TextDecoder().decode(concat(chunks));
   return {
     code: r.code ?? (r.signal ? 128 : 1),
