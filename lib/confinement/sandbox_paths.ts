@@ -7,6 +7,7 @@
  */
 import { basename, dirname, isAbsolute, join, resolve } from "node:path";
 import { lstatNoted, noteContents, realNoted, statNoted } from "./sandbox_reads.ts";
+import { ownUid } from "../exec/unix_socket.ts";
 import { identity as socketIdentity, isDead, probeLater } from "./sandbox_dead.ts";
 
 /** Credential stores under HOME that every mode hides. */
@@ -120,7 +121,7 @@ export const SYSTEM_SECRETS = ["/etc/shadow", "/etc/shadow-", "/etc/gshadow", "/
  * `keep` (a root, the folders a call needs, magi's own program).
  */
 export function otherHomes(home: string, keep: readonly string[]): string[] {
-  if (Deno.uid() !== 0) return [];
+  if (ownUid() !== 0) return [];
   const mine = home ? real(resolve(home)) ?? resolve(home) : "";
   const kept = [...keep, dirname(Deno.execPath())].map((k) => real(k) ?? k);
   const out: string[] = [];
