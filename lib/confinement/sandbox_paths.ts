@@ -247,8 +247,8 @@ export interface Hidden {
  * files. The one list both the sandbox (mounts over them) and the file builtins (refusals,
  * and mounts in their body process) hide.
  *
- * and the targets of the symlinks inside a hidden folder (three levels down, 500 entries at
- * most).
+ * and the targets of the symlinks inside a hidden credential store or `deny_read` folder (three
+ * levels down, 500 entries at most; not the browsers' profiles).
  *
  * @param realOf resolves a path's symlinks (default: noted for the sandbox's reuse, see
  *   `sandbox_reads.ts`; the file builtins pass the system's `realpath`, many times faster)
@@ -286,7 +286,12 @@ export function hiddenEntries(
   }
   // A link inside a hidden folder (`~/.aws/credentials -> ~/dotfiles/aws/credentials`, as stow
   // and yadm lay them out) would leave its target readable by the target's own path.
-  for (const h of [...out.values()]) {
+  // Not magi's own (its state changes on every call, which would void the sandbox's reuse) nor
+  // the browsers' profiles (large, busy, their links are locks and sockets).
+  const walkable = (h: Hidden) =>
+    (h.why === "a credential store" || h.why === "listed in sandbox.deny_read") &&
+    !(home && BROWSERS.some((b) => within(h.path, join(home, b))));
+  for (const h of [...out.values()].filter(walkable)) {
     for (const link of linksIn(h.path, walked)) {
       const r = realOf(link);
       // Not a folder HOME lies in (a link to `/` or `~`): that would hide everything.
@@ -296,6 +301,9 @@ export function hiddenEntries(
   }
   return [...out.values()];
 }
+
+/** The browsers' profiles among the stores, which {@link linksIn} does not walk. */
+const BROWSERS = [".mozilla", ".config/google-chrome", ".config/chromium", ".config/BraveSoftware"];
 
 /** How deep below a hidden folder, and how many entries in all, {@link linksIn} looks. */
 const LINK_DEPTH = 3;
@@ -353,7 +361,9 @@ interface Listing {
   /** Unix sockets in the folder, and what tells each file from a later one (`sandbox_dead.ts`). */
   sockets: string[];
   socketIds: string[];
-  /** Whether sockets are all the folder holds. */
+  /** Named pipes (FIFOs) in the folder: opening one for writing works through a read-only mount. */
+  fifos: string[];
+  /** Whether sockets and FIFOs are all the folder holds. */
   onlySockets: boolean;
 }
 
@@ -398,6 +408,7 @@ function listingNow(dir: string): Listing | undefined {
   const dirs: string[] = [];
   const sockets: string[] = [];
   const socketIds: string[] = [];
+  const fifos: string[] = [];
   try {
     for (const e of Deno.readDirSync(dir)) {
       names.add(e.name);
@@ -409,7 +420,7 @@ function listingNow(dir: string): Listing | undefined {
           if (sst.isSocket) {
             sockets.push(path);
             socketIds.push(socketIdentity(path, sst));
-          }
+          } else if (sst.isFifo) fifos.push(path);
         } catch {
           // gone
         }
@@ -420,7 +431,8 @@ function listingNow(dir: string): Listing | undefined {
   }
   const repo = names.has(".git") ||
     ["HEAD", "objects", "refs", "config"].every((n) => names.has(n));
-  const onlySockets = sockets.length > 0 && sockets.length === names.size;
+  const onlySockets = sockets.length + fifos.length > 0 &&
+    sockets.length + fifos.length === names.size;
   const out = {
     mtime,
     ctime,
@@ -429,6 +441,7 @@ function listingNow(dir: string): Listing | undefined {
     repo,
     sockets,
     socketIds,
+    fifos,
     onlySockets,
   };
   // A change in the same moment as this reading might keep the time: such a listing is not kept.
@@ -702,6 +715,8 @@ export function socketsIn(
           if (!keep.has(s)) probeLater(s, id);
           return true;
         });
+        // A FIFO is never probed: a reader may open it at any time.
+        live.push(...l.fifos);
         const mine = live.some((s) => keep.has(s));
         if (live.length === 0) {
           // Nothing to reach there (or only dead sockets).

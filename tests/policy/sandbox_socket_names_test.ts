@@ -71,3 +71,40 @@ Deno.test({
     }
   },
 });
+
+Deno.test({
+  name: "sandbox: a host program's named pipe (FIFO) in HOME or the temp folder is covered in " +
+    "both modes",
+  ignore: why !== undefined,
+  fn: async () => {
+    const base = await Deno.realPath(await Deno.makeTempDir({ prefix: "magi-fifo-" }));
+    const home = join(base, "home");
+    const root = join(base, "root");
+    await Deno.mkdir(join(home, "app"), { recursive: true });
+    await Deno.mkdir(root);
+    const fifos = [join(home, "app", "ctl"), join(base, "ctl")];
+    try {
+      for (const f of fifos) {
+        const made = await new Deno.Command("mkfifo", { args: [f] }).output();
+        assert.ok(made.success);
+      }
+      for (const mode of ["read-only", "workspace-write"] as const) {
+        const wrap = sandboxLauncher(
+          { mode: "workspace-write", network: false, denyRead: [] },
+          { roots: [root], home, hidden: [] },
+          mode,
+        );
+        const r = await inside(
+          wrap,
+          `[ -p "$F0" ] && echo "pipe 0"; [ -p "$F1" ] && echo "pipe 1"; echo tried`,
+          { env: { F0: fifos[0], F1: fifos[1] } },
+        );
+        assert.match(r.out, /tried/, `${mode}: ${r.err}`);
+        // (The temp folder's own is out of sight in read-only: its temp folder is private.)
+        assert.doesNotMatch(r.out, /pipe/, `${mode}: ${r.out}`);
+      }
+    } finally {
+      await Deno.remove(base, { recursive: true }).catch(() => {});
+    }
+  },
+});
