@@ -161,7 +161,9 @@ const hookList = {
  * programs (tools, peers, MCP servers, hooks), send the conversation and an API key somewhere
  * (providers, a prompt file naming any file), widen what tools may touch (roots), choose where
  * magi writes, or run a model's asks without asking (`approval` "never"). A cloned repository
- * must not do any of that by itself. `secrets.ignore` would unmask the person's secrets: no
+ * must not do any of that by itself; nor choose what the person is shown (`secrets.values`
+ * masks its words as `$SECRET` in approval questions too, `prices` states the cost,
+ * `mcp.plain_names` drops a served tool's server from its name). `secrets.ignore` would unmask the person's secrets: no
  * project may set it, trusted or not (it is ignored with one stderr line). Every bound (`limits.*`,
  * `timeout_seconds`, `display.lines`, `agents.*`) a project may only lower ({@link lowerOnly}).
  */
@@ -199,7 +201,11 @@ export const KEYS = {
       "(no questions: it runs inside the workspace-write sandbox, as with `magi run --auto`)",
     default: "ask",
   }),
-  shipped_tools: flagKey(true, "include the tools shipped in `tools/`"),
+  // A project may turn magi's own tools off, not back on when the person turned them off.
+  shipped_tools: {
+    ...flagKey(true, "include the tools shipped in `tools/`"),
+    tighten: (before: unknown, project: unknown) => before === false ? false : project,
+  },
   timeout_seconds: key<number>({
     doc: { default: "`120`", meaning: "a call's time limit unless it gives `timeout_seconds`" },
     schema: { type: "number", exclusiveMinimum: 0 },
@@ -219,6 +225,8 @@ export const KEYS = {
       default: "`{}`",
       meaning: 'USD per million tokens, by model: `{"m": {"input", "output", "cached"}}`',
     },
+    // What the person is told a session costs: a project setting 0 would hide the spending.
+    project: "trusted",
     schema: {
       type: "object",
       additionalProperties: {
@@ -320,6 +328,9 @@ export const KEYS = {
   }),
   "secrets.values": key<readonly string[]>({
     doc: { default: "`[]`", meaning: "literal values to mask, as `$SECRET` (joined across files)" },
+    // Masked in what the person sees too: a project's words would hide from the person what a
+    // question asks them to approve (a domain fetched from, a failing test's line).
+    project: "trusted",
     union: true,
     schema: strings,
     expected: "a list of secret values (strings)",
@@ -493,10 +504,14 @@ export const KEYS = {
     false,
     "`magi mcp` results as said + shown blocks marked by `audience` (see MCP)",
   ),
-  "mcp.plain_names": flagKey(
-    false,
-    "`magi mcp` serves an upstream tool or prompt under its own name when unique",
-  ),
+  // A served tool's name says which server it comes from: a project may not drop that.
+  "mcp.plain_names": {
+    ...flagKey(
+      false,
+      "`magi mcp` serves an upstream tool or prompt under its own name when unique",
+    ),
+    project: "trusted" as const,
+  },
   mcp_servers: key<Readonly<Record<string, McpServerSpec>>>({
     doc: { default: "`{}`", meaning: "MCP servers whose tools join the registry (see MCP below)" },
     project: "trusted",

@@ -140,8 +140,8 @@ export function loadConfig(sources: ConfigSources): Config {
           `config ${file}: ignored ${
             dropped.map((k) => `"${k}"`).join(", ")
           }: a project's config ` +
-            `may name programs, servers and roots only when your own config lists the project in ` +
-            `"trusted_projects"`,
+            `may set these (programs, servers, roots, what you are shown) only when your own ` +
+            `config lists the project in "trusted_projects"`,
         );
       }
     }

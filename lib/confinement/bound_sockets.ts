@@ -11,29 +11,63 @@
  * @module
  */
 
+import { SandboxSetupError } from "./sandbox_paths.ts";
+
+/**
+ * One record's fixed fields as the kernel prints them (`%pK: %08X %08X %08X %04X %02X %5lu`),
+ * then a space and the path, raw: it may hold spaces, tabs and newlines (a newline carries it
+ * on to the next lines).
+ */
+const RECORD =
+  /^[0-9a-f]+: [0-9A-F]{8} [0-9A-F]{8} [0-9A-F]{8} [0-9A-F]{4} [0-9A-F]{2} +\d+(?: (.*))?$/;
+
+/** The longest path a unix socket may be bound to (`sun_path` less its terminating NUL), bytes. */
+const PATH_MAX = 107;
+
 /**
  * The absolute paths of the bound unix sockets, read now; [] where `/proc/net/unix` cannot be
- * read (another OS).
+ * read (another OS). A path with a newline cannot be told from the records after it (a path may
+ * end in text shaped like one): each record's path is given alone and joined with each run of
+ * the lines that follow it, up to `sun_path`'s length, so whatever was meant is among them
+ * (the caller keeps only what is a socket).
  *
  * @param text the file's text (tests); read from `/proc/net/unix` when absent
+ * @throws SandboxSetupError when the list holds a path that is not UTF-8 (it could not be named)
  */
 export function boundSockets(text?: string): string[] {
   let body = text;
   if (body === undefined) {
+    let bytes: Uint8Array;
     try {
-      body = Deno.readTextFileSync("/proc/net/unix");
+      bytes = Deno.readFileSync("/proc/net/unix");
     } catch {
       return [];
     }
+    try {
+      body = new TextDecoder("utf-8", { fatal: true }).decode(bytes);
+    } catch {
+      throw new SandboxSetupError(
+        "Cannot start the sandbox: a unix socket is bound to a path that is not UTF-8 " +
+          "(/proc/net/unix); it could not be covered",
+      );
+    }
   }
+  const lines = body.split("\n").slice(1);
+  if (lines.at(-1) === "") lines.pop();
   const out = new Set<string>();
-  for (const line of body.split("\n").slice(1)) {
-    // Num RefCount Protocol Flags Type St Inode Path: the path is the 8th field, and may hold
-    // spaces; an abstract socket's starts with "@" and has no file.
-    const fields = line.trim().split(/\s+/);
-    if (fields.length < 8) continue;
-    const path = fields.slice(7).join(" ");
-    if (path.startsWith("/")) out.add(path);
+  const bytes = (s: string) => new TextEncoder().encode(s).length;
+  for (let i = 0; i < lines.length; i++) {
+    const m = RECORD.exec(lines[i]);
+    if (!m || m[1] === undefined) continue;
+    // An abstract socket's path starts with "@" and has no file; a relative one names no folder.
+    let path = m[1];
+    if (!path.startsWith("/")) continue;
+    out.add(path);
+    for (let j = i + 1; j < lines.length; j++) {
+      path += "\n" + lines[j];
+      if (bytes(path) > PATH_MAX) break;
+      out.add(path);
+    }
   }
   return [...out];
 }

@@ -344,6 +344,9 @@ function builtArgs(
   return assemble(facts.facts, churned);
 }
 
+/** The kernel's lists of keys and of their owners, covered by an empty file. */
+const PROC_KEYS = ["/proc/keys", "/proc/key-users"];
+
 function gather(
   settings: SandboxSettings,
   scope: SandboxScope,
@@ -351,6 +354,8 @@ function gather(
 ): Facts {
   const temp = realTemp();
   const head = ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"];
+  // The kernel's key lists name every key of the user (a Kerberos ticket's, a VPN's).
+  for (const p of PROC_KEYS) if (kindOf(p) === "file") head.push("--ro-bind", "/dev/null", p);
   const roots = [...new Set(scope.roots)].filter((r) => kindOf(r) === "dir");
   let writable: string[] = [];
   let outer: string[] = [];
@@ -377,7 +382,13 @@ function gather(
   }
   const hidden: string[] = [];
   const emptied: string[] = [];
-  for (const p of hiddenPaths(scope.home, settings.denyRead, scope.hidden)) {
+  const keep = [
+    ...roots,
+    ...(scope.needed ?? []),
+    ...(scope.visible ?? []),
+    ...(scope.scratch ?? []),
+  ];
+  for (const p of hiddenPaths(scope.home, settings.denyRead, scope.hidden, keep)) {
     const k = kindOf(p);
     if (k === "dir") {
       hidden.push("--tmpfs", p);

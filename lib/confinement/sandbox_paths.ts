@@ -7,6 +7,7 @@
  */
 import { basename, dirname, isAbsolute, join, resolve } from "node:path";
 import { lstatNoted, noteContents, realNoted, statNoted } from "./sandbox_reads.ts";
+import { ownUid } from "../exec/unix_socket.ts";
 import { identity as socketIdentity, isDead, probeLater } from "./sandbox_dead.ts";
 
 /** Credential stores under HOME that every mode hides. */
@@ -81,6 +82,66 @@ export const CREDENTIAL_STORES = [
   ".config/chromium",
   ".config/BraveSoftware",
 ];
+
+/**
+ * Shell and client histories under HOME that every mode hides: what a person types holds
+ * secrets (`export GITHUB_TOKEN=...`, redis-cli's `AUTH`, a psql password, a REPL's keys).
+ */
+export const HISTORIES = [
+  ".bash_history",
+  ".zsh_history",
+  ".zhistory",
+  ".histfile",
+  ".sh_history",
+  ".history",
+  ".local/share/fish/fish_history",
+  ".python_history",
+  ".node_repl_history",
+  ".deno_repl_history",
+  ".psql_history",
+  ".mysql_history",
+  ".sqlite_history",
+  ".rediscli_history",
+  ".irb_history",
+  ".pry_history",
+  ".mongosh",
+  ".dbshell",
+  ".lesshst",
+  ".viminfo",
+  ".ipython/profile_default/history.sqlite",
+  ".julia/logs/repl_history.jl",
+];
+
+/** The system's password hashes: unreadable but to root, hidden from magi run as root too. */
+export const SYSTEM_SECRETS = ["/etc/shadow", "/etc/shadow-", "/etc/gshadow", "/etc/gshadow-"];
+
+/**
+ * Other users' home folders, when magi runs as root (uid 0 reads them without a capability):
+ * the folders in `/home` and `/root`, but for one HOME lies in or one holding a folder in
+ * `keep` (a root, the folders a call needs, magi's own program).
+ */
+export function otherHomes(home: string, keep: readonly string[]): string[] {
+  if (ownUid() !== 0) return [];
+  const mine = home ? real(resolve(home)) ?? resolve(home) : "";
+  const kept = [...keep, dirname(Deno.execPath())].map((k) => real(k) ?? k);
+  const out: string[] = [];
+  const consider = (p: string) => {
+    const r = real(p) ?? p;
+    if (mine && (within(mine, r) || within(r, mine))) return;
+    if (kept.some((k) => within(k, r))) return;
+    out.push(p);
+  };
+  noteContents("/home");
+  try {
+    for (const e of Deno.readDirSync("/home")) {
+      if (e.isDirectory || e.isSymlink) consider(join("/home", e.name));
+    }
+  } catch {
+    // no /home
+  }
+  if (kindOf("/root") === "dir") consider("/root");
+  return out;
+}
 
 /**
  * Kerberos ticket caches in a temp folder: MIT's default `FILE:/tmp/krb5cc_UID`, and those with
@@ -186,14 +247,22 @@ export interface Hidden {
  * files. The one list both the sandbox (mounts over them) and the file builtins (refusals,
  * and mounts in their body process) hide.
  *
+ * and the targets of the symlinks inside a hidden credential store or `deny_read` folder (three
+ * levels down, 500 entries at most; not the browsers' profiles).
+ *
  * @param realOf resolves a path's symlinks (default: noted for the sandbox's reuse, see
  *   `sandbox_reads.ts`; the file builtins pass the system's `realpath`, many times faster)
+ * @param walked receives the hidden folders read for symlinks (a new link there changes them)
+ * @param keep folders the call is given (roots, needed, visible): another user's home folder
+ *   holding one is not hidden (see {@link otherHomes})
  */
 export function hiddenEntries(
   home: string,
   denyRead: readonly string[],
   own: readonly string[],
   realOf: (path: string) => string | undefined = real,
+  walked: string[] = [],
+  keep: readonly string[] = [],
 ): Hidden[] {
   const out = new Map<string, Hidden>();
   const add = (p: string, why: string) => {
@@ -202,7 +271,12 @@ export function hiddenEntries(
     const r = realOf(abs);
     if (r && !out.has(r)) out.set(r, { path: r, why });
   };
-  if (home) { for (const rel of CREDENTIAL_STORES) add(join(home, rel), "a credential store"); }
+  if (home) {
+    for (const rel of CREDENTIAL_STORES) add(join(home, rel), "a credential store");
+    for (const rel of HISTORIES) add(join(home, rel), "a shell or client history");
+  }
+  for (const p of SYSTEM_SECRETS) if (kindOf(p) !== undefined) add(p, "a system password file");
+  for (const p of otherHomes(home, keep)) add(p, "another user's home folder");
   for (const p of denyRead) {
     add(p.startsWith("~/") ? join(home, p.slice(2)) : p, "listed in sandbox.deny_read");
   }
@@ -210,7 +284,61 @@ export function hiddenEntries(
     if (!isAbsolute(p)) continue;
     add(p, TICKET_CACHE.test(basename(p)) ? "a Kerberos ticket cache" : "magi's own files");
   }
+  // A link inside a hidden folder (`~/.aws/credentials -> ~/dotfiles/aws/credentials`, as stow
+  // and yadm lay them out) would leave its target readable by the target's own path.
+  // Not magi's own (its state changes on every call, which would void the sandbox's reuse) nor
+  // the browsers' profiles (large, busy, their links are locks and sockets).
+  const walkable = (h: Hidden) =>
+    (h.why === "a credential store" || h.why === "listed in sandbox.deny_read") &&
+    !(home && BROWSERS.some((b) => within(h.path, join(home, b))));
+  for (const h of [...out.values()].filter(walkable)) {
+    for (const link of linksIn(h.path, walked)) {
+      const r = realOf(link);
+      // Not a folder HOME lies in (a link to `/` or `~`): that would hide everything.
+      if (!r || out.has(r) || within(h.path, r) || (home && within(resolve(home), r))) continue;
+      out.set(r, { path: r, why: h.why });
+    }
+  }
   return [...out.values()];
+}
+
+/** The browsers' profiles among the stores, which {@link linksIn} does not walk. */
+const BROWSERS = [".mozilla", ".config/google-chrome", ".config/chromium", ".config/BraveSoftware"];
+
+/** How deep below a hidden folder, and how many entries in all, {@link linksIn} looks. */
+const LINK_DEPTH = 3;
+const LINK_BUDGET = 500;
+
+/**
+ * The symlinks inside folder `dir`, down to {@link LINK_DEPTH} levels and within
+ * {@link LINK_BUDGET} entries (a hidden folder is a store, not a tree); `walked` receives the
+ * folders read. Empty when `dir` is not a folder.
+ */
+function linksIn(dir: string, walked: string[]): string[] {
+  const out: string[] = [];
+  if (kindOf(dir) !== "dir") return out;
+  let level = [dir];
+  let budget = LINK_BUDGET;
+  for (let d = 0; d < LINK_DEPTH && level.length > 0; d++) {
+    const next: string[] = [];
+    for (const at of level) {
+      noteContents(at);
+      walked.push(at);
+      let entries: Deno.DirEntry[];
+      try {
+        entries = [...Deno.readDirSync(at)];
+      } catch {
+        continue;
+      }
+      for (const e of entries) {
+        if (budget-- <= 0) return out;
+        if (e.isSymlink) out.push(join(at, e.name));
+        else if (e.isDirectory) next.push(join(at, e.name));
+      }
+    }
+    level = next;
+  }
+  return out;
 }
 
 /** The paths of {@link hiddenEntries}. */
@@ -218,8 +346,9 @@ export function hiddenPaths(
   home: string,
   denyRead: readonly string[],
   own: readonly string[],
+  keep: readonly string[] = [],
 ): string[] {
-  return hiddenEntries(home, denyRead, own).map((h) => h.path);
+  return hiddenEntries(home, denyRead, own, real, [], keep).map((h) => h.path);
 }
 
 /** A folder's sub-folders and whether it holds a repository, as last read. */
@@ -232,7 +361,9 @@ interface Listing {
   /** Unix sockets in the folder, and what tells each file from a later one (`sandbox_dead.ts`). */
   sockets: string[];
   socketIds: string[];
-  /** Whether sockets are all the folder holds. */
+  /** Named pipes (FIFOs) in the folder: opening one for writing works through a read-only mount. */
+  fifos: string[];
+  /** Whether sockets and FIFOs are all the folder holds. */
   onlySockets: boolean;
 }
 
@@ -277,6 +408,7 @@ function listingNow(dir: string): Listing | undefined {
   const dirs: string[] = [];
   const sockets: string[] = [];
   const socketIds: string[] = [];
+  const fifos: string[] = [];
   try {
     for (const e of Deno.readDirSync(dir)) {
       names.add(e.name);
@@ -288,7 +420,7 @@ function listingNow(dir: string): Listing | undefined {
           if (sst.isSocket) {
             sockets.push(path);
             socketIds.push(socketIdentity(path, sst));
-          }
+          } else if (sst.isFifo) fifos.push(path);
         } catch {
           // gone
         }
@@ -299,7 +431,8 @@ function listingNow(dir: string): Listing | undefined {
   }
   const repo = names.has(".git") ||
     ["HEAD", "objects", "refs", "config"].every((n) => names.has(n));
-  const onlySockets = sockets.length > 0 && sockets.length === names.size;
+  const onlySockets = sockets.length + fifos.length > 0 &&
+    sockets.length + fifos.length === names.size;
   const out = {
     mtime,
     ctime,
@@ -308,6 +441,7 @@ function listingNow(dir: string): Listing | undefined {
     repo,
     sockets,
     socketIds,
+    fifos,
     onlySockets,
   };
   // A change in the same moment as this reading might keep the time: such a listing is not kept.
@@ -581,6 +715,8 @@ export function socketsIn(
           if (!keep.has(s)) probeLater(s, id);
           return true;
         });
+        // A FIFO is never probed: a reader may open it at any time.
+        live.push(...l.fifos);
         const mine = live.some((s) => keep.has(s));
         if (live.length === 0) {
           // Nothing to reach there (or only dead sockets).

@@ -154,10 +154,12 @@ function hiddenOwn(policy: Policy): string[] {
 export function hiddenFor(policy: Policy): HiddenSet {
   const settings = sessionSettings(policy);
   const inputs = [policy.env.HOME ?? "", settings.sandbox.denyRead, hiddenOwn(policy)] as const;
-  const key = JSON.stringify(inputs);
+  const keep = [...policy.roots, ...settings.needed ?? [], ...settings.visible ?? []];
+  const key = JSON.stringify([inputs, keep]);
   let kept = hiddenKept.get(key);
   if (!kept || kept.folders.some(([dir, stamp]) => stampOf(dir) !== stamp)) {
-    const entries = hiddenEntries(...inputs, systemReal).map((h) => ({
+    const walked: string[] = [];
+    const entries = hiddenEntries(...inputs, systemReal, walked, keep).map((h) => ({
       ...h,
       kind: kindNow(h.path),
     }));
@@ -172,6 +174,8 @@ export function hiddenFor(policy: Policy): HiddenSet {
         if (d === top) break;
       }
     }
+    // The hidden folders read for symlinks: a link made there later changes them.
+    for (const d of walked) folders.add(d);
     kept = { entries, folders: [...folders].map((d) => [d, stampOf(d)]) };
     hiddenKept.set(key, kept);
     if (hiddenKept.size > 16) hiddenKept.delete(hiddenKept.keys().next().value!);
