@@ -1,0 +1,140 @@
+/**
+ * What magi runs later outside any sandbox, with real bubblewrap and real processes (issue
+ * #13): the folders tools are read from at start (`tools_dir`, `lua_dirs`) and PATH's folders
+ * that a root holds outside its own project tree stay read-only in the sandbox, and `write`
+ * refuses them. Every folder (HOME, the roots, the XDG folders, PATH) is made here.
+ */
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { runTool } from "../../lib/runtime/run_tool.ts";
+import { sandboxProblem } from "../../lib/confinement/sandbox.ts";
+import { closeBodyProcesses } from "../../lib/sources/builtins/body_process.ts";
+import { testRuntime } from "../helpers.ts";
+
+const why = await sandboxProblem();
+if (why) console.log(`sandbox tests skipped: ${why}`);
+const ignore = why !== undefined;
+
+/** A new folder holding HOME (with its XDG folders) and a root beside it. */
+async function world() {
+  const base = await Deno.realPath(await Deno.makeTempDir({ prefix: "magi-later-" }));
+  const home = join(base, "home");
+  const root = join(base, "root");
+  await Deno.mkdir(home, { recursive: true });
+  await Deno.mkdir(root, { recursive: true });
+  const env = {
+    HOME: home,
+    XDG_CONFIG_HOME: join(home, ".config"),
+    XDG_STATE_HOME: join(home, ".local", "state"),
+    XDG_CACHE_HOME: join(home, ".cache"),
+    PATH: "/usr/local/bin:/usr/bin:/bin",
+  };
+  return {
+    base,
+    home,
+    root,
+    env,
+    async [Symbol.asyncDispose]() {
+      await Deno.remove(base, { recursive: true }).catch(() => {});
+    },
+  };
+}
+
+const exists = (p: string) => Deno.stat(p).then(() => true, () => false);
+
+Deno.test({
+  name: "sandbox: a tools_dir and a lua_dirs folder in a root stay read-only (run, write)",
+  ignore,
+  sanitizeResources: false,
+  sanitizeOps: false,
+  fn: async () => {
+    await using w = await world();
+    await Deno.mkdir(join(w.root, "tools"));
+    await Deno.mkdir(join(w.root, "lua"));
+    await using t = await testRuntime({
+      cwd: w.root,
+      env: w.env,
+      config: {
+        shipped_tools: false,
+        roots: [w.root],
+        approval: "never",
+        tools_dir: join(w.root, "tools"),
+        lua_dirs: [join(w.root, "lua")],
+        sandbox: { mode: "workspace-write" },
+      },
+    });
+    try {
+      const r = await runTool(t.rt, {
+        name: "run",
+        args: {
+          command: `mkdir tools/evil; printf '#!/bin/sh\\nid\\n' > tools/evil/evil; ` +
+            `echo 'x' > lua/evil.lua; echo ok > made; cat made`,
+        },
+      });
+      assert.match(r.said, /^ok$/m, r.said);
+      assert.match(r.said, /Read-only file system/);
+      assert.equal(await exists(join(w.root, "tools", "evil")), false);
+      assert.equal(await exists(join(w.root, "lua", "evil.lua")), false);
+      for (const path of ["tools/evil", "lua/evil.lua"]) {
+        const res = await runTool(t.rt, { name: "write", args: { path, content: "id\n" } });
+        assert.equal(res.is_error, true, `${path}: ${res.said}`);
+        assert.match(res.said, /what magi runs later/);
+      }
+      assert.equal(await exists(join(w.root, "tools", "evil")), false);
+    } finally {
+      closeBodyProcesses();
+    }
+  },
+});
+
+Deno.test({
+  name: "sandbox: PATH's folders in HOME (a root) stay read-only; a project's own stay writable",
+  ignore,
+  sanitizeResources: false,
+  sanitizeOps: false,
+  fn: async () => {
+    await using w = await world();
+    const goBin = join(w.home, "go", "bin");
+    const proj = join(w.home, "proj");
+    const npmBin = join(proj, "node_modules", ".bin");
+    const tempBin = join(w.base, "tempbin");
+    for (const d of [goBin, npmBin, tempBin]) await Deno.mkdir(d, { recursive: true });
+    await Deno.writeTextFile(join(goBin, "gopls"), "#!/bin/sh\n");
+    await using t = await testRuntime({
+      cwd: w.home,
+      env: { ...w.env, PATH: `${goBin}:${npmBin}:${tempBin}:${w.env.PATH}` },
+      config: {
+        shipped_tools: false,
+        roots: [w.home, proj, w.base],
+        approval: "never",
+        sandbox: { mode: "workspace-write" },
+      },
+    });
+    try {
+      const r = await runTool(t.rt, {
+        name: "run",
+        args: {
+          command: `echo evil > go/bin/casper; echo evil >> go/bin/gopls; ` +
+            `echo evil > "${tempBin}/casper"; echo ok > proj/node_modules/.bin/x; ` +
+            `cat proj/node_modules/.bin/x`,
+        },
+      });
+      assert.match(r.said, /^ok$/m, r.said);
+      assert.equal(await exists(join(goBin, "casper")), false);
+      assert.equal(await exists(join(tempBin, "casper")), false);
+      assert.equal(await Deno.readTextFile(join(goBin, "gopls")), "#!/bin/sh\n");
+      for (const path of ["go/bin/casper", "go/bin/gopls", join(tempBin, "casper")]) {
+        const res = await runTool(t.rt, { name: "write", args: { path, content: "id\n" } });
+        assert.equal(res.is_error, true, `${path}: ${res.said}`);
+        assert.match(res.said, /what magi runs later/);
+      }
+      const ok = await runTool(t.rt, {
+        name: "write",
+        args: { path: "proj/node_modules/.bin/y", content: "y\n" },
+      });
+      assert.equal(ok.is_error, false, ok.said);
+    } finally {
+      closeBodyProcesses();
+    }
+  },
+});
