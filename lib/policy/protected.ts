@@ -15,8 +15,14 @@
  *
  * @module
  */
-import { join } from "node:path";
-import { HOME_STARTUP, homeDotEntry, within } from "../confinement/sandbox_paths.ts";
+import { dirname, join, resolve } from "node:path";
+import {
+  gitConfigReach,
+  HOME_STARTUP,
+  homeDotEntry,
+  startupReach,
+  within,
+} from "../confinement/sandbox_paths.ts";
 import { magiDir } from "../core/xdg.ts";
 
 /**
@@ -73,11 +79,67 @@ export function protectedWrite(
   if (home && HOME_STARTUP.some((rel) => within(real, join(home, rel)))) {
     return "a start-up file in HOME";
   }
+  const reached = home ? startupReach(home, realOrUndefined).find((p) => within(real, p)) : "";
+  if (reached) return `what HOME's start-up files lead to (${reached})`;
+  const included = gitReach(real, home || "");
+  if (included) return included;
   const dot = home ? homeDotEntry(real, home) : undefined;
   if (dot && !roots.some((r) => within(real, r) && within(r, dot) && r !== dot)) {
     return `HOME's hidden entry ${dot} (start-up files and tools' settings)`;
   }
   return undefined;
+}
+
+/**
+ * Why `real` is what a repository's git config above it includes or takes its hooks from
+ * (`include.path`, `includeIf`, `core.hooksPath`: `gitConfigReach`), or undefined.
+ */
+function gitReach(real: string, home: string): string | undefined {
+  for (let top = dirname(real);; top = dirname(top)) {
+    for (const g of gitDirsOf(top)) {
+      for (const name of ["config", "config.worktree"]) {
+        const file = join(g, name);
+        const hit = gitConfigReach(file, home, [top, g], realOrUndefined)
+          .find((p) => within(real, p));
+        if (hit) return `what the git config ${file} includes or runs (${hit})`;
+      }
+    }
+    if (dirname(top) === top) return undefined;
+  }
+}
+
+/** The git dirs of a folder: its `.git` (a folder, or the one a `.git` file names), or itself when bare, and their common dirs. */
+function gitDirsOf(top: string): string[] {
+  const out: string[] = [];
+  const dotGit = join(top, ".git");
+  try {
+    const st = Deno.statSync(dotGit);
+    if (st.isDirectory) out.push(realOr(dotGit));
+    else {
+      const m = /^gitdir:\s*(.+)$/m.exec(Deno.readTextFileSync(dotGit));
+      if (m) out.push(resolve(top, m[1].trim()));
+    }
+  } catch {
+    // no .git here
+  }
+  if (isGitDir(top)) out.push(top);
+  for (const g of [...out]) {
+    try {
+      const common = Deno.readTextFileSync(join(g, "commondir")).trim();
+      if (common) out.push(resolve(g, common));
+    } catch {
+      // none
+    }
+  }
+  return out;
+}
+
+function realOrUndefined(path: string): string | undefined {
+  try {
+    return Deno.realPathSync(path);
+  } catch {
+    return undefined;
+  }
 }
 
 function realOr(path: string): string {

@@ -138,3 +138,138 @@ Deno.test({
     }
   },
 });
+
+async function git(cwd: string, ...args: string[]): Promise<void> {
+  const out = await new Deno.Command("git", {
+    args: ["-c", "user.name=t", "-c", "user.email=t@t", ...args],
+    cwd,
+    env: { GIT_CONFIG_GLOBAL: "/dev/null", GIT_CONFIG_NOSYSTEM: "1" },
+    stdout: "null",
+    stderr: "piped",
+  }).output();
+  if (!out.success) {
+    throw new Error(`git ${args.join(" ")}: ${new TextDecoder().decode(out.stderr)}`);
+  }
+}
+
+Deno.test({
+  name: "sandbox: what a repository's config includes and its core.hooksPath stay read-only " +
+    "(run, write); a commit still works",
+  ignore,
+  sanitizeResources: false,
+  sanitizeOps: false,
+  fn: async () => {
+    await using w = await world();
+    const repo = join(w.root, "repo");
+    await Deno.mkdir(join(repo, ".githooks"), { recursive: true });
+    await git(repo, "init", "-q");
+    await Deno.writeTextFile(join(repo, ".gitconfig"), "[alias]\n\tst = status\n");
+    await Deno.writeTextFile(join(repo, ".githooks", "pre-commit"), "#!/bin/sh\nexit 0\n");
+    await git(repo, "config", "--local", "include.path", "../.gitconfig");
+    await git(repo, "config", "--local", "core.hooksPath", ".githooks");
+    await git(repo, "commit", "-q", "--allow-empty", "-m", "0");
+    await using t = await testRuntime({
+      cwd: repo,
+      env: { ...w.env, GIT_CONFIG_GLOBAL: "/dev/null", GIT_CONFIG_NOSYSTEM: "1" },
+      config: {
+        shipped_tools: false,
+        roots: [w.root],
+        approval: "never",
+        sandbox: { mode: "workspace-write" },
+      },
+    });
+    try {
+      const r = await runTool(t.rt, {
+        name: "run",
+        args: {
+          command: `echo '[core] fsmonitor = evil' >> .gitconfig; ` +
+            `echo evil >> .githooks/pre-commit; echo evil > .githooks/post-checkout; ` +
+            `echo x > f; git add f && git -c user.name=t -c user.email=t@t commit -qm 1 && ` +
+            `git log --oneline | wc -l`,
+        },
+      });
+      assert.match(r.said, /^2$/m, r.said);
+      assert.equal(await Deno.readTextFile(join(repo, ".gitconfig")), "[alias]\n\tst = status\n");
+      assert.equal(
+        await Deno.readTextFile(join(repo, ".githooks", "pre-commit")),
+        "#!/bin/sh\nexit 0\n",
+      );
+      assert.equal(await exists(join(repo, ".githooks", "post-checkout")), false);
+      for (const path of [".gitconfig", ".githooks/post-checkout"]) {
+        const res = await runTool(t.rt, { name: "write", args: { path, content: "x\n" } });
+        assert.equal(res.is_error, true, `${path}: ${res.said}`);
+        assert.match(res.said, /includes or runs/);
+      }
+    } finally {
+      closeBodyProcesses();
+    }
+  },
+});
+
+Deno.test({
+  name:
+    "sandbox: HOME's start-up files that are symlinks keep their targets read-only (run, write)",
+  ignore,
+  sanitizeResources: false,
+  sanitizeOps: false,
+  fn: async () => {
+    await using w = await world();
+    const dot = join(w.home, "dotfiles");
+    await Deno.mkdir(join(dot, "local-bin"), { recursive: true });
+    await Deno.mkdir(join(w.home, ".local"), { recursive: true });
+    await Deno.writeTextFile(join(dot, "bashrc"), "echo orig\n");
+    await Deno.writeTextFile(join(dot, "gitconfig"), "[user]\n\tname = me\n");
+    await Deno.writeTextFile(join(dot, "aliases"), "[alias]\n\tst = status\n");
+    await Deno.writeTextFile(join(dot, "gitconfig"), `[include]\n\tpath = aliases\n`);
+    await Deno.symlink("dotfiles/bashrc", join(w.home, ".bashrc"));
+    await Deno.symlink(join(dot, "gitconfig"), join(w.home, ".gitconfig"));
+    await Deno.symlink(join(dot, "local-bin"), join(w.home, ".local", "bin"));
+    await using t = await testRuntime({
+      cwd: w.home,
+      env: w.env,
+      config: {
+        shipped_tools: false,
+        roots: [w.home],
+        approval: "never",
+        sandbox: { mode: "workspace-write" },
+      },
+    });
+    try {
+      const r = await runTool(t.rt, {
+        name: "run",
+        args: {
+          command: `echo evil >> .bashrc; echo evil >> dotfiles/gitconfig; ` +
+            `echo evil >> dotfiles/aliases; echo evil > .local/bin/git; ` +
+            `echo ok > dotfiles/notes; cat dotfiles/notes`,
+        },
+      });
+      assert.match(r.said, /^ok$/m, r.said);
+      assert.equal(await Deno.readTextFile(join(dot, "bashrc")), "echo orig\n");
+      assert.equal(
+        await Deno.readTextFile(join(dot, "gitconfig")),
+        "[include]\n\tpath = aliases\n",
+      );
+      assert.equal(await Deno.readTextFile(join(dot, "aliases")), "[alias]\n\tst = status\n");
+      assert.equal(await exists(join(dot, "local-bin", "git")), false);
+      for (
+        const path of [
+          "dotfiles/bashrc",
+          "dotfiles/gitconfig",
+          "dotfiles/aliases",
+          "dotfiles/local-bin/git",
+        ]
+      ) {
+        const res = await runTool(t.rt, { name: "write", args: { path, content: "x\n" } });
+        assert.equal(res.is_error, true, `${path}: ${res.said}`);
+        assert.match(res.said, /start-up files lead to/);
+      }
+      const edit = await runTool(t.rt, {
+        name: "edit",
+        args: { path: ".bashrc", old_string: "echo orig", new_string: "echo EDITED" },
+      });
+      assert.equal(edit.is_error, true, edit.said);
+    } finally {
+      closeBodyProcesses();
+    }
+  },
+});
