@@ -324,13 +324,21 @@ export function hiddenEntries(
   return [...out.values()];
 }
 
-/** The paths of {@link hiddenEntries}. */
+/**
+ * The paths of {@link hiddenEntries} the sandbox mounts over: one that lies under a symlinked
+ * folder (`~/.config/magi -> dotfiles/magi`) is left out, as its real path is listed (bwrap
+ * cannot make a mount point through a symlink).
+ */
 export function hiddenPaths(
   home: string,
   denyRead: readonly string[],
   own: readonly string[],
 ): string[] {
-  return hiddenEntries(home, denyRead, own).map((h) => h.path);
+  return hiddenEntries(home, denyRead, own).map((h) => h.path).filter((p) => {
+    const parent = dirname(p);
+    const r = real(parent);
+    return r === undefined || r === parent;
+  });
 }
 
 /** A folder's sub-folders and whether it holds a repository, as last read. */
@@ -585,7 +593,9 @@ export function protectedPaths(
   if (part === "shallow") return [...out.values()];
   // magi's own folders (config, state, cache) where they lie in a writable folder: made empty
   // and read-only when missing, so no call can plant a config or a tool link for a later one.
-  for (const d of own) {
+  for (const o of own) {
+    // A symlinked one (`~/.config/magi -> dotfiles/magi`): where it leads.
+    const d = kindOf(o) === "link" ? real(o) ?? o : o;
     const k = kindOf(d);
     add(d, k === undefined ? "missing-dir" : k === "dir" ? "dir" : "file");
   }

@@ -71,7 +71,7 @@ export function protectedWrite(
       return `the git dir ${dir}'s ${last}`;
     }
   }
-  const own = magiOwnDirs(env).find((d) => within(real, d));
+  const own = magiOwnDirs(env).find((d) => within(real, d) || within(real, realOr(d)));
   if (own) return `magi's own folder ${own}`;
   const ran = later.find((p) => within(real, p));
   if (ran) return `what magi runs later (${ran})`;

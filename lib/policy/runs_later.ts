@@ -73,6 +73,33 @@ export function pathFolders(
   return [...out];
 }
 
+/** What runs later from the XDG config folder: git's, fish's, systemd's and the desktop's. */
+const XDG_CONFIG_STARTUP = ["git", "fish", "systemd", "autostart", "environment.d"];
+/** And from the XDG data folder: systemd's user units, desktop entries, fish's vendor files. */
+const XDG_DATA_STARTUP = ["systemd", "applications", "fish"];
+
+/**
+ * The XDG config folder (`XDG_CONFIG_HOME`, when set: under HOME it is HOME's hidden entry
+ * already) whole, and the parts of it and of `XDG_DATA_HOME` that other programs run from
+ * (git's config, fish, systemd user units, autostart), as real paths of those that exist. A
+ * root inside the config folder leaves it out whole (facts.ts), its parts still kept.
+ */
+export function xdgStartup(env: Record<string, string | undefined>): string[] {
+  const out: string[] = [];
+  const add = (p: string) => {
+    const r = realOrUndefined(p);
+    if (r) out.push(r);
+  };
+  const config = env.XDG_CONFIG_HOME;
+  if (config && isAbsolute(config)) {
+    add(config);
+    for (const sub of XDG_CONFIG_STARTUP) add(join(config, sub));
+  }
+  const data = env.XDG_DATA_HOME;
+  if (data && isAbsolute(data)) { for (const sub of XDG_DATA_STARTUP) add(join(data, sub)); }
+  return out;
+}
+
 function inside(path: string, dir: string): boolean {
   return path === dir || path.startsWith(dir.endsWith("/") ? dir : dir + "/");
 }

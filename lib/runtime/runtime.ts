@@ -29,7 +29,7 @@ import { gatedInner } from "../policy/gate.ts";
 import { type SessionSettings, setSessionSettings } from "../policy/facts.ts";
 import { sandboxProblem, sandboxSettings } from "../confinement/sandbox.ts";
 import { luaConfinement } from "../policy/lua_exec.ts";
-import { pathFolders, runsLater } from "../policy/runs_later.ts";
+import { pathFolders, runsLater, xdgStartup } from "../policy/runs_later.ts";
 import { builtinShim, selfCommand } from "../exec/self_command.ts";
 import { shellWord } from "../core/quote.ts";
 import { defaultCachePath, DiscoveryCache } from "../sources/discovery_cache.ts";
@@ -359,6 +359,8 @@ export async function createRuntime(opts: RuntimeOptions): Promise<Runtime> {
     ...luaDirs(config, opts.cwd, opts.env),
     // PATH's folders that a root holds outside its own project tree (`~/go/bin`).
     ...pathFolders(opts.env, policy.roots, opts.env.HOME ? realPath(opts.env.HOME) : ""),
+    // The XDG config folder where the variable puts it (outside HOME too) and its start-up parts.
+    ...xdgStartup(opts.env),
   ]);
 
   const runtime: Runtime = built.runtime = {

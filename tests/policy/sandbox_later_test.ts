@@ -273,3 +273,93 @@ Deno.test({
     }
   },
 });
+
+Deno.test({
+  name: "sandbox: magi's config folder as a symlink stays protected, and calls still run",
+  ignore,
+  sanitizeResources: false,
+  sanitizeOps: false,
+  fn: async () => {
+    await using w = await world();
+    const target = join(w.home, "dotfiles", "magi");
+    await Deno.mkdir(target, { recursive: true });
+    await Deno.mkdir(join(w.home, ".config"), { recursive: true });
+    await Deno.writeTextFile(join(target, "config.jsonc"), "{}\n");
+    await Deno.symlink(target, join(w.home, ".config", "magi"));
+    await using t = await testRuntime({
+      cwd: w.root,
+      env: w.env,
+      config: {
+        shipped_tools: false,
+        roots: [w.root, w.base],
+        approval: "never",
+        sandbox: { mode: "workspace-write" },
+      },
+    });
+    try {
+      const r = await runTool(t.rt, {
+        name: "run",
+        args: {
+          command: `echo hi; echo evil > "${target}/AGENTS.md"; mkdir "${target}/tools"; ` +
+            `cat "${target}/config.jsonc" | wc -c`,
+        },
+      });
+      assert.match(r.said, /^hi$/m, r.said);
+      assert.match(r.said, /^0$/m, r.said);
+      assert.equal(await exists(join(target, "AGENTS.md")), false);
+      assert.equal(await exists(join(target, "tools")), false);
+      for (const path of [join(w.home, ".config/magi/AGENTS.md"), join(target, "AGENTS.md")]) {
+        const res = await runTool(t.rt, { name: "write", args: { path, content: "x\n" } });
+        assert.equal(res.is_error, true, `${path}: ${res.said}`);
+        assert.match(res.said, /magi's own folder/);
+      }
+    } finally {
+      closeBodyProcesses();
+    }
+  },
+});
+
+Deno.test({
+  name: "sandbox: XDG_CONFIG_HOME outside HOME in a root stays read-only (run, write)",
+  ignore,
+  sanitizeResources: false,
+  sanitizeOps: false,
+  fn: async () => {
+    await using w = await world();
+    const xdg = join(w.base, "outer", "xdg");
+    await Deno.mkdir(join(xdg, "git"), { recursive: true });
+    await Deno.writeTextFile(join(xdg, "git", "config"), "[user]\n\tname = me\n");
+    await using t = await testRuntime({
+      cwd: w.root,
+      env: { ...w.env, XDG_CONFIG_HOME: xdg },
+      config: {
+        shipped_tools: false,
+        roots: [w.root, join(w.base, "outer")],
+        approval: "never",
+        sandbox: { mode: "workspace-write" },
+      },
+    });
+    try {
+      const r = await runTool(t.rt, {
+        name: "run",
+        args: {
+          command: `X="${xdg}"; echo evil >> "$X/git/config"; ` +
+            `mkdir -p "$X/fish" "$X/systemd/user" "$X/autostart"; echo evil > "$X/fish/c.fish"; ` +
+            `echo ok > made; cat made`,
+        },
+      });
+      assert.match(r.said, /^ok$/m, r.said);
+      assert.equal(await Deno.readTextFile(join(xdg, "git", "config")), "[user]\n\tname = me\n");
+      for (const p of ["fish", "systemd", "autostart"]) {
+        assert.equal(await exists(join(xdg, p)), false, p);
+      }
+      for (const path of [join(xdg, "git/config"), join(xdg, "fish/config.fish")]) {
+        const res = await runTool(t.rt, { name: "write", args: { path, content: "x\n" } });
+        assert.equal(res.is_error, true, `${path}: ${res.said}`);
+        assert.match(res.said, /is protected/);
+      }
+    } finally {
+      closeBodyProcesses();
+    }
+  },
+});
