@@ -9,7 +9,9 @@
  * - `workspace-write`: the roots and the temp folder writable, except `.git` (its `config`,
  *   `hooks`, a worktree's `.git` file and common dir) and `.magi` of the repositories there,
  *   HOME and its hidden top-level entries when HOME is writable (see `homeCover`), and magi's
- *   own folders and what it runs later (`SandboxScope.ownDirs`, see `protectedPaths`).
+ *   own folders and what it runs later (`SandboxScope.ownDirs`, see `protectedPaths`), what the
+ *   protected git configs include and their `core.hooksPath`; a git dir's missing `commondir` or
+ *   `config.worktree` a call made is removed when it ends (`Wrap.absent`, `trackLaunches`).
  * - every mode: credential stores, `sandbox.deny_read` and magi's own files hidden (an empty
  *   folder or an empty file in their place); its own PID namespace (it cannot see or signal
  *   another process), IPC and UTS namespaces, a new session (no TIOCSTI into the terminal),
@@ -96,6 +98,8 @@ export type Wrap = (
   args: string[];
   env?: Record<string, string>;
   mountPoints?: string[];
+  /** Files git reads that were missing (`Protect` "absent"): removed if made, once it ended. */
+  absent?: string[];
   /** Started again when a socket it covers went away while bwrap set it up. */
   restart?: Restart;
 };
@@ -133,14 +137,41 @@ export function releaseMountPoints(paths: readonly string[]): void {
 export function trackLaunches(wrap: Wrap | undefined): { wrap?: Wrap; release(): void } {
   if (!wrap) return { release: () => {} };
   const made: string[] = [];
+  const absent = new Set<string>();
   return {
     wrap: (program, args) => {
       const command = wrap(program, args);
       made.push(...command.mountPoints ?? []);
+      for (const p of command.absent ?? []) absent.add(p);
       return command;
     },
-    release: () => releaseMountPoints(made.splice(0)),
+    release: () => {
+      releaseMountPoints(made.splice(0));
+      removeMade([...absent]);
+      absent.clear();
+    },
   };
+}
+
+/**
+ * Removes what a sandboxed program made where a git dir's missing `commondir` or
+ * `config.worktree` belongs (git never makes one in a repository's own git dir): git would
+ * take its config and hooks from where it points, outside any sandbox. Called once the
+ * call's programs have ended (they die with the sandbox's first process).
+ */
+function removeMade(paths: readonly string[]): void {
+  for (const p of paths) {
+    try {
+      Deno.lstatSync(p);
+    } catch {
+      continue; // still missing
+    }
+    try {
+      Deno.removeSync(p, { recursive: true });
+    } catch {
+      // gone meanwhile, or not ours to remove
+    }
+  }
 }
 
 /** The `sandbox` config value's object form (in sandbox_settings.ts, below the policy). */
@@ -219,10 +250,12 @@ export function bwrapArgs(
   mountPoints: string[] = [],
   covers: string[] = [],
   churned: readonly string[] = [],
+  absent: string[] = [],
 ): string[] {
   const made = builtArgs(settings, scope, mode, churned);
   mountPoints.push(...made.missing);
   covers.push(...made.covers);
+  absent.push(...made.absent);
   // One an earlier command made, still in use: counted too.
   for (const p of made.covered) if (madeMountPoints.has(p)) mountPoints.push(p);
   return [...made.args];
@@ -237,6 +270,8 @@ interface Built {
   covered: string[];
   /** The sockets and socket folders covered: bwrap fails when one goes away meanwhile. */
   covers: string[];
+  /** Missing files git reads from a git dir, removed when made (`Protect` "absent"). */
+  absent: string[];
 }
 
 /**
@@ -481,9 +516,11 @@ function assemble(f: Facts, churned: readonly string[] = []): Built {
   for (const dir of pins) {
     if (!hidden(dir) && !held(dir) && inHome(dir)) args.push("--bind-try", dir, dir);
   }
+  const absent: string[] = [];
   for (const p of protects) {
     if (hidden(p.path) || held(p.path)) continue;
-    if (p.kind === "missing-dir") {
+    if (p.kind === "absent") absent.push(p.path);
+    else if (p.kind === "missing-dir") {
       // bwrap makes the folder on the host: counted, and removed once no command uses it.
       args.push("--tmpfs", p.path, "--remount-ro", p.path);
       missing.push(p.path);
@@ -505,7 +542,7 @@ function assemble(f: Facts, churned: readonly string[] = []): Built {
   const emptiedFolders = folders.filter((dir) => !f.emptied.some((e) => within(dir, e)));
   for (const dir of emptiedFolders) args.push("--tmpfs", dir);
   args.push(...f.isolation);
-  return { args, missing, covered, covers: [...sockets, ...emptiedFolders] };
+  return { args, missing, covered, covers: [...sockets, ...emptiedFolders], absent };
 }
 
 /**
@@ -608,10 +645,11 @@ export function sandboxLauncher(
   const launch =
     (s: SandboxSettings, sc: SandboxScope, inner: readonly string[]): Wrap => (program, rest) => {
       const made: string[] = [];
+      const absent: string[] = [];
       const make = (churned: readonly string[] = []) => {
         const covers: string[] = [];
         const args = [
-          ...bwrapArgs(s, sc, mode, made, covers, churned),
+          ...bwrapArgs(s, sc, mode, made, covers, churned, absent),
           "--",
           ...inner,
           program,
@@ -624,6 +662,7 @@ export function sandboxLauncher(
         program: first.program,
         args: first.args,
         mountPoints: useMountPoints(made),
+        absent: [...new Set(absent)],
         restart: sandboxRestart(first.covers, make),
       };
     };

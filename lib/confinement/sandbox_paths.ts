@@ -467,8 +467,13 @@ function gitDirsUnder(dir: string, depth: number): string[] {
 /** One read-only re-mount inside a writable folder. */
 export interface Protect {
   path: string;
-  /** "dir"/"file": bind it read-only; "missing-dir": an empty read-only folder there. */
-  kind: "dir" | "file" | "missing-dir";
+  /**
+   * "dir"/"file": bind it read-only; "missing-dir": an empty read-only folder there;
+   * "absent": a file git reads from a git dir that is missing (`commondir`, `config.worktree`):
+   * no mount point can be made for it without making it, and git would die on an empty one,
+   * so one a program made there is removed once the call's programs have ended.
+   */
+  kind: "dir" | "file" | "missing-dir" | "absent";
 }
 
 /** At most this many folders are looked at below each writable folder for nested repositories. */
@@ -513,6 +518,7 @@ export function protectedPaths(
     for (const name of ["config", "config.worktree", ...(nested ? ["gitdir"] : [])]) {
       const k = kindOf(join(g, name));
       if (k) add(join(g, name), k === "dir" ? "dir" : "file");
+      else if (name !== "gitdir") add(join(g, name), "absent");
     }
     // What those configs include, and their hooks folder (`core.hooksPath`: `.githooks/`).
     for (const name of ["config", "config.worktree"]) {
@@ -531,6 +537,9 @@ export function protectedPaths(
         if (kindOf(c) === "dir") gitDir(c);
       }
       add(join(g, "commondir"), "file");
+    } else if (kindOf(join(g, "commondir")) === undefined) {
+      // Missing in every ordinary repository: made by a program, git takes config from there.
+      add(join(g, "commondir"), "absent");
     }
     // A worktree's and a submodule's git dirs (`worktrees/X`, `modules/X`, nested modules):
     // git runs their config and hooks as it runs the repository's own.

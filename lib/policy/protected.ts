@@ -11,7 +11,12 @@
  * - magi's own config, state and cache folders (`$XDG_CONFIG_HOME/magi`, …);
  * - HOME's start-up files (`.bashrc`, `.profile`, `.gitconfig`, …) and every hidden entry at
  *   HOME's top level (`.config`, `.local`, `.deno`, …) unless a root lies inside it;
- * - what magi runs later outside any sandbox: its code, Deno, hooks' and MCP servers' programs.
+ * - what magi runs later outside any sandbox (`runs_later.ts`): its code, Deno, hooks', MCP
+ *   servers' and peers' programs, `tools_dir` and `lua_dirs` folders, PATH folders outside a
+ *   project's own tree, `$XDG_CONFIG_HOME`'s start-up parts;
+ * - what a repository's git config includes or takes its hooks from (`include.path`,
+ *   `includeIf`, `core.hooksPath`), and where HOME's start-up files lead (symlink targets, the
+ *   includes of `~/.gitconfig`).
  *
  * @module
  */

@@ -363,3 +363,49 @@ Deno.test({
     }
   },
 });
+
+Deno.test({
+  name: "sandbox: a repository's missing .git/commondir and config.worktree made by a call " +
+    "are gone when it ends",
+  ignore,
+  sanitizeResources: false,
+  sanitizeOps: false,
+  fn: async () => {
+    await using w = await world();
+    const repo = join(w.root, "repo");
+    await Deno.mkdir(repo);
+    await git(repo, "init", "-q");
+    await git(repo, "commit", "-q", "--allow-empty", "-m", "0");
+    await using t = await testRuntime({
+      cwd: repo,
+      env: { ...w.env, GIT_CONFIG_GLOBAL: "/dev/null", GIT_CONFIG_NOSYSTEM: "1" },
+      config: {
+        shipped_tools: false,
+        roots: [w.root],
+        approval: "never",
+        sandbox: { mode: "workspace-write" },
+      },
+    });
+    try {
+      const r = await runTool(t.rt, {
+        name: "run",
+        args: {
+          command: `cp -r .git ../evilgit; echo "${w.root}/evilgit" > .git/commondir; ` +
+            `echo x > .git/config.worktree; cat .git/commondir >/dev/null && echo planted`,
+        },
+      });
+      assert.match(r.said, /^planted$/m, r.said);
+      assert.equal(await exists(join(repo, ".git", "commondir")), false);
+      assert.equal(await exists(join(repo, ".git", "config.worktree")), false);
+      // The repository is as it was: git outside the sandbox still reads its own config.
+      await git(repo, "status");
+      const res = await runTool(t.rt, {
+        name: "write",
+        args: { path: ".git/commondir", content: "/elsewhere\n" },
+      });
+      assert.equal(res.is_error, true, res.said);
+    } finally {
+      closeBodyProcesses();
+    }
+  },
+});
