@@ -605,6 +605,8 @@ export function protectedPaths(
   for (const o of own) {
     // A symlinked one (`~/.config/magi -> dotfiles/magi`): where it leads.
     const d = kindOf(o) === "link" ? real(o) ?? o : o;
+    // One holding a writable folder (a PATH entry `/tmp`) would take that folder's writes away.
+    if (writable.some((w) => within(w, d))) continue;
     const k = kindOf(d);
     add(d, k === undefined ? "missing-dir" : k === "dir" ? "dir" : "file");
   }
