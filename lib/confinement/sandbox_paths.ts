@@ -608,6 +608,9 @@ export function protectedPaths(
     // One holding a writable folder (a PATH entry `/tmp`) would take that folder's writes away.
     if (writable.some((w) => within(w, d))) continue;
     const k = kindOf(d);
+    // A missing one inside what is kept read-only already (magi's config folder, `.magi`)
+    // cannot be made there, and needs no cover of its own.
+    if (k === undefined && [...out.keys()].some((q) => within(d, q) && q !== d)) continue;
     add(d, k === undefined ? "missing-dir" : k === "dir" ? "dir" : "file");
   }
   if (isWritable(home)) {

@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { dirname, join, resolve } from "node:path";
+import { basename, dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { BUILTINS } from "../sources/builtins/mod.ts";
 import { apiKeyEnvNames } from "../config/providers.ts";
@@ -362,6 +362,16 @@ export async function createRuntime(opts: RuntimeOptions): Promise<Runtime> {
     // The XDG config folder where the variable puts it (outside HOME too) and its start-up parts.
     ...xdgStartup(opts.env),
   ]);
+  door.laterMissing = [...configured, ...luaDirs(config, opts.cwd, opts.env)]
+    .map((d) => resolve(opts.cwd, d))
+    .map((d) => join(realPath(dirname(d)), basename(d))).filter((d) => {
+      try {
+        Deno.lstatSync(d);
+        return false;
+      } catch {
+        return true;
+      }
+    });
 
   const runtime: Runtime = built.runtime = {
     config,

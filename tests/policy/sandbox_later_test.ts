@@ -51,6 +51,8 @@ Deno.test({
     await using w = await world();
     await Deno.mkdir(join(w.root, "tools"));
     await Deno.mkdir(join(w.root, "lua"));
+    // One configured but not made yet: made empty and read-only, so none can fill it.
+    const later = join(w.root, "later-tools");
     await using t = await testRuntime({
       cwd: w.root,
       env: w.env,
@@ -58,7 +60,7 @@ Deno.test({
         shipped_tools: false,
         roots: [w.root],
         approval: "never",
-        tools_dir: join(w.root, "tools"),
+        tools_dir: [join(w.root, "tools"), later],
         lua_dirs: [join(w.root, "lua")],
         sandbox: { mode: "workspace-write" },
       },
@@ -68,14 +70,16 @@ Deno.test({
         name: "run",
         args: {
           command: `mkdir tools/evil; printf '#!/bin/sh\\nid\\n' > tools/evil/evil; ` +
-            `echo 'x' > lua/evil.lua; echo ok > made; cat made`,
+            `echo 'x' > lua/evil.lua; mkdir -p later-tools; echo x > later-tools/evil; ` +
+            `echo ok > made; cat made`,
         },
       });
       assert.match(r.said, /^ok$/m, r.said);
       assert.match(r.said, /Read-only file system/);
       assert.equal(await exists(join(w.root, "tools", "evil")), false);
       assert.equal(await exists(join(w.root, "lua", "evil.lua")), false);
-      for (const path of ["tools/evil", "lua/evil.lua"]) {
+      assert.equal(await exists(join(later, "evil")), false);
+      for (const path of ["tools/evil", "lua/evil.lua", "later-tools/evil"]) {
         const res = await runTool(t.rt, { name: "write", args: { path, content: "id\n" } });
         assert.equal(res.is_error, true, `${path}: ${res.said}`);
         assert.match(res.said, /what magi runs later/);
