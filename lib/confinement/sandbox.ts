@@ -9,7 +9,9 @@
  * - `workspace-write`: the roots and the temp folder writable, except `.git` (its `config`,
  *   `hooks`, a worktree's `.git` file and common dir) and `.magi` of the repositories there,
  *   HOME and its hidden top-level entries when HOME is writable (see `homeCover`), and magi's
- *   own folders and what it runs later (`SandboxScope.ownDirs`, see `protectedPaths`).
+ *   own folders and what it runs later (`SandboxScope.ownDirs`, see `protectedPaths`), what the
+ *   protected git configs include and their `core.hooksPath`; a git dir's missing `commondir` or
+ *   `config.worktree` a call made is removed when it ends (`Wrap.absent`, `trackLaunches`).
  * - every mode: credential stores, `sandbox.deny_read` and magi's own files hidden (an empty
  *   folder or an empty file in their place); its own PID namespace (it cannot see or signal
  *   another process), IPC and UTS namespaces, a new session (no TIOCSTI into the terminal),
@@ -103,6 +105,8 @@ export type Wrap = (
    * that path again does not meet `EADDRINUSE`.
    */
   covers?: string[];
+  /** Files git reads that were missing (`Protect` "absent"): removed if made, once it ended. */
+  absent?: string[];
   /** Started again when a socket it covers went away while bwrap set it up. */
   restart?: Restart;
 };
@@ -141,17 +145,21 @@ export function trackLaunches(wrap: Wrap | undefined): { wrap?: Wrap; release():
   if (!wrap) return { release: () => {} };
   const made: string[] = [];
   const covers: { path: string; since: number }[] = [];
+  const absent = new Set<string>();
   return {
     wrap: (program, args) => {
       const command = wrap(program, args);
       made.push(...command.mountPoints ?? []);
       const since = Date.now() - 1000;
       for (const path of command.covers ?? []) covers.push({ path, since });
+      for (const p of command.absent ?? []) absent.add(p);
       return command;
     },
     release: () => {
       releaseMountPoints(made.splice(0));
       for (const { path, since } of covers.splice(0)) removeLeftCover(path, since);
+      removeMade([...absent]);
+      absent.clear();
     },
   };
 }
@@ -165,6 +173,27 @@ function removeLeftCover(path: string, since: number): void {
     }
   } catch {
     // gone, or still a socket's: nothing left behind
+  }
+}
+
+/**
+ * Removes what a sandboxed program made where a git dir's missing `commondir` or
+ * `config.worktree` belongs (git never makes one in a repository's own git dir): git would
+ * take its config and hooks from where it points, outside any sandbox. Called once the
+ * call's programs have ended (they die with the sandbox's first process).
+ */
+function removeMade(paths: readonly string[]): void {
+  for (const p of paths) {
+    try {
+      Deno.lstatSync(p);
+    } catch {
+      continue; // still missing
+    }
+    try {
+      Deno.removeSync(p, { recursive: true });
+    } catch {
+      // gone meanwhile, or not ours to remove
+    }
   }
 }
 
@@ -244,10 +273,12 @@ export function bwrapArgs(
   mountPoints: string[] = [],
   covers: string[] = [],
   churned: readonly string[] = [],
+  absent: string[] = [],
 ): string[] {
   const made = builtArgs(settings, scope, mode, churned);
   mountPoints.push(...made.missing);
   covers.push(...made.covers);
+  absent.push(...made.absent);
   // One an earlier command made, still in use: counted too.
   for (const p of made.covered) if (madeMountPoints.has(p)) mountPoints.push(p);
   return [...made.args];
@@ -262,6 +293,8 @@ interface Built {
   covered: string[];
   /** The sockets and socket folders covered: bwrap fails when one goes away meanwhile. */
   covers: string[];
+  /** Missing files git reads from a git dir, removed when made (`Protect` "absent"). */
+  absent: string[];
 }
 
 /**
@@ -517,9 +550,11 @@ function assemble(f: Facts, churned: readonly string[] = []): Built {
   for (const dir of pins) {
     if (!hidden(dir) && !held(dir) && inHome(dir)) args.push("--bind-try", dir, dir);
   }
+  const absent: string[] = [];
   for (const p of protects) {
     if (hidden(p.path) || held(p.path)) continue;
-    if (p.kind === "missing-dir") {
+    if (p.kind === "absent") absent.push(p.path);
+    else if (p.kind === "missing-dir") {
       // bwrap makes the folder on the host: counted, and removed once no command uses it.
       args.push("--tmpfs", p.path, "--remount-ro", p.path);
       missing.push(p.path);
@@ -541,7 +576,7 @@ function assemble(f: Facts, churned: readonly string[] = []): Built {
   const emptiedFolders = folders.filter((dir) => !f.emptied.some((e) => within(dir, e)));
   for (const dir of emptiedFolders) args.push("--tmpfs", dir);
   args.push(...f.isolation);
-  return { args, missing, covered, covers: [...sockets, ...emptiedFolders] };
+  return { args, missing, covered, covers: [...sockets, ...emptiedFolders], absent };
 }
 
 /**
@@ -644,10 +679,11 @@ export function sandboxLauncher(
   const launch =
     (s: SandboxSettings, sc: SandboxScope, inner: readonly string[]): Wrap => (program, rest) => {
       const made: string[] = [];
+      const absent: string[] = [];
       const make = (churned: readonly string[] = []) => {
         const covers: string[] = [];
         const args = [
-          ...bwrapArgs(s, sc, mode, made, covers, churned),
+          ...bwrapArgs(s, sc, mode, made, covers, churned, absent),
           "--",
           ...inner,
           program,
@@ -661,6 +697,7 @@ export function sandboxLauncher(
         args: first.args,
         mountPoints: useMountPoints(made),
         covers: [...first.covers],
+        absent: [...new Set(absent)],
         restart: sandboxRestart(first.covers, make),
       };
     };

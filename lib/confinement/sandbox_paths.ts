@@ -207,6 +207,44 @@ export const HOME_STARTUP = [
   ".config/git",
 ];
 
+/**
+ * Start-up entries of HOME, besides {@link HOME_STARTUP}, whose symlinks' targets are kept too:
+ * the folders a desktop session, systemd or fish run from and `~/.local/bin` (on PATH).
+ */
+const LINKED_STARTUP = [
+  ".local/bin",
+  ".config/fish",
+  ".config/systemd",
+  ".config/autostart",
+  ".config/environment.d",
+];
+
+/**
+ * What HOME's start-up files reach beyond themselves, as real paths: the targets of those that
+ * are symlinks (or lie in a linked folder: `~/.config -> dotfiles/config`), and what HOME's git
+ * configs include (see {@link gitConfigReach}). `write` refuses them; the sandbox keeps those a
+ * writable folder holds read-only.
+ *
+ * @param realOf resolves a path's symlinks (default: noted for the sandbox)
+ */
+export function startupReach(
+  home: string,
+  realOf: (path: string) => string | undefined = real,
+): string[] {
+  if (!home) return [];
+  const out = new Set<string>();
+  const homeReal = realOf(home) ?? home;
+  for (const rel of [...HOME_STARTUP, ...LINKED_STARTUP]) {
+    const p = join(homeReal, rel);
+    const r = realOf(p);
+    if (r && r !== p) out.add(r);
+  }
+  for (const rel of [".gitconfig", ".config/git/config"]) {
+    for (const p of gitConfigReach(join(homeReal, rel), homeReal, [], realOf)) out.add(p);
+  }
+  return [...out];
+}
+
 /** Whether `path` is `dir` or inside it (both absolute, normalised). */
 export function within(path: string, dir: string): boolean {
   return path === dir || path.startsWith(dir.endsWith("/") ? dir : dir + "/");
@@ -231,6 +269,79 @@ function text(path: string): string | undefined {
   } catch {
     return undefined;
   }
+}
+
+/**
+ * What a git config file makes git read or run from elsewhere: the files it includes
+ * (`include.path`, `includeIf.<condition>.path`, followed through their own includes) and its
+ * `core.hooksPath` folder, as real paths (a missing include as its resolved path). An include's relative path
+ * is taken from the including file's folder, a relative `hooksPath` from `top` (the worktree's
+ * top, where git runs hooks) and from the git dir; `~/` from `home`. Every file read is noted
+ * (`sandbox_reads.ts`), so a changed include voids the sandbox's cached arguments.
+ *
+ * @param file a config file (`.git/config`, `~/.gitconfig`); a missing one reaches nothing
+ * @param top folders a relative `core.hooksPath` is taken from
+ * @param realOf resolves a path's symlinks (default: noted for the sandbox)
+ */
+export function gitConfigReach(
+  file: string,
+  home: string,
+  top: readonly string[] = [],
+  realOf: (path: string) => string | undefined = real,
+  seen: Set<string> = new Set(),
+): string[] {
+  const out = new Set<string>();
+  const at = realOf(file);
+  if (!at || seen.has(at) || seen.size > 32) return [];
+  seen.add(at);
+  noteContents(at);
+  let body: string;
+  try {
+    body = Deno.readTextFileSync(at);
+  } catch {
+    return [];
+  }
+  const expand = (v: string, base: readonly string[]) =>
+    v.startsWith("~/") && home ? [join(home, v.slice(2))] : base.map((b) => resolve(b, v));
+  let section = "";
+  for (const raw of body.split("\n")) {
+    const head = /^\s*\[\s*([A-Za-z0-9.-]+)(?:\s+"(?:[^"\\]|\\.)*")?\s*\]/.exec(raw);
+    const rest = head ? raw.slice(head[0].length) : raw;
+    if (head) section = head[1].toLowerCase();
+    const kv = /^\s*([A-Za-z][A-Za-z0-9-]*)\s*=\s*(.*)$/.exec(rest);
+    if (!kv) continue;
+    const key = kv[1].toLowerCase();
+    const value = gitValue(kv[2]);
+    if (!value) continue;
+    if ((section === "include" || section === "includeif") && key === "path") {
+      for (const p of expand(value, [dirname(at)])) {
+        const r = realOf(p);
+        // A missing one is named as written: `write` refuses to make it.
+        out.add(r ?? p);
+        if (r) { for (const q of gitConfigReach(r, home, top, realOf, seen)) out.add(q); }
+      }
+    } else if (section === "core" && key === "hookspath") {
+      for (const p of expand(value, top.length > 0 ? top : [dirname(at)])) {
+        const r = realOf(p);
+        if (r) out.add(r);
+      }
+    }
+  }
+  return [...out];
+}
+
+/** A git config value: quotes and escapes taken off, a comment after it left out. */
+function gitValue(raw: string): string {
+  let out = "";
+  let quoted = false;
+  for (let i = 0; i < raw.length; i++) {
+    const c = raw[i];
+    if (c === "\\" && i + 1 < raw.length) out += raw[++i];
+    else if (c === '"') quoted = !quoted;
+    else if (!quoted && (c === "#" || c === ";")) break;
+    else out += c;
+  }
+  return out.trim();
 }
 
 /** One hidden path and why it is hidden, in words for a refusal ("a credential store"). */
@@ -341,14 +452,22 @@ function linksIn(dir: string, walked: string[]): string[] {
   return out;
 }
 
-/** The paths of {@link hiddenEntries}. */
+/**
+ * The paths of {@link hiddenEntries} the sandbox mounts over: one that lies under a symlinked
+ * folder (`~/.config/magi -> dotfiles/magi`) is left out, as its real path is listed (bwrap
+ * cannot make a mount point through a symlink).
+ */
 export function hiddenPaths(
   home: string,
   denyRead: readonly string[],
   own: readonly string[],
   keep: readonly string[] = [],
 ): string[] {
-  return hiddenEntries(home, denyRead, own, real, [], keep).map((h) => h.path);
+  return hiddenEntries(home, denyRead, own, real, [], keep).map((h) => h.path).filter((p) => {
+    const parent = dirname(p);
+    const r = real(parent);
+    return r === undefined || r === parent;
+  });
 }
 
 /** A folder's sub-folders and whether it holds a repository, as last read. */
@@ -482,8 +601,13 @@ function gitDirsUnder(dir: string, depth: number): string[] {
 /** One read-only re-mount inside a writable folder. */
 export interface Protect {
   path: string;
-  /** "dir"/"file": bind it read-only; "missing-dir": an empty read-only folder there. */
-  kind: "dir" | "file" | "missing-dir";
+  /**
+   * "dir"/"file": bind it read-only; "missing-dir": an empty read-only folder there;
+   * "absent": a file git reads from a git dir that is missing (`commondir`, `config.worktree`):
+   * no mount point can be made for it without making it, and git would die on an empty one,
+   * so one a program made there is removed once the call's programs have ended.
+   */
+  kind: "dir" | "file" | "missing-dir" | "absent";
 }
 
 /** At most this many folders are looked at below each writable folder for nested repositories. */
@@ -515,6 +639,11 @@ export function protectedPaths(
   const add = (path: string, kind: Protect["kind"]) => {
     if (isWritable(path) && !out.has(path)) out.set(path, { path, kind });
   };
+  /** An existing real path, read-only as the kind it is. */
+  const addReal = (p: string) => {
+    const k = kindOf(p);
+    if (k === "dir" || k === "file") add(p, k);
+  };
   const seen = new Set<string>();
   /** `nested`: a worktree's git dir (its hooks are the common dir's) or a submodule's. */
   const gitDir = (g: string, nested?: "worktree" | "module") => {
@@ -523,6 +652,11 @@ export function protectedPaths(
     for (const name of ["config", "config.worktree", ...(nested ? ["gitdir"] : [])]) {
       const k = kindOf(join(g, name));
       if (k) add(join(g, name), k === "dir" ? "dir" : "file");
+      else if (name !== "gitdir") add(join(g, name), "absent");
+    }
+    // What those configs include, and their hooks folder (`core.hooksPath`: `.githooks/`).
+    for (const name of ["config", "config.worktree"]) {
+      for (const p of gitConfigReach(join(g, name), home, [dirname(g), g])) addReal(p);
     }
     const hooks = join(g, "hooks");
     const hk = kindOf(hooks);
@@ -537,6 +671,9 @@ export function protectedPaths(
         if (kindOf(c) === "dir") gitDir(c);
       }
       add(join(g, "commondir"), "file");
+    } else if (kindOf(join(g, "commondir")) === undefined) {
+      // Missing in every ordinary repository: made by a program, git takes config from there.
+      add(join(g, "commondir"), "absent");
     }
     // A worktree's and a submodule's git dirs (`worktrees/X`, `modules/X`, nested modules):
     // git runs their config and hooks as it runs the repository's own.
@@ -599,8 +736,15 @@ export function protectedPaths(
   if (part === "shallow") return [...out.values()];
   // magi's own folders (config, state, cache) where they lie in a writable folder: made empty
   // and read-only when missing, so no call can plant a config or a tool link for a later one.
-  for (const d of own) {
+  for (const o of own) {
+    // A symlinked one (`~/.config/magi -> dotfiles/magi`): where it leads.
+    const d = kindOf(o) === "link" ? real(o) ?? o : o;
+    // One holding a writable folder (a PATH entry `/tmp`) would take that folder's writes away.
+    if (writable.some((w) => within(w, d))) continue;
     const k = kindOf(d);
+    // A missing one inside what is kept read-only already (magi's config folder, `.magi`)
+    // cannot be made there, and needs no cover of its own.
+    if (k === undefined && [...out.keys()].some((q) => within(d, q) && q !== d)) continue;
     add(d, k === undefined ? "missing-dir" : k === "dir" ? "dir" : "file");
   }
   if (isWritable(home)) {
@@ -609,6 +753,11 @@ export function protectedPaths(
       const k = kindOf(p);
       if (k === "dir" || k === "file") add(p, k);
     }
+  }
+  // Where HOME's start-up files lead (`~/.bashrc -> dotfiles/bashrc`, stow), when a writable
+  // folder holds that, and what HOME's git configs include: wherever HOME lies.
+  for (const p of startupReach(home)) {
+    if (!writable.some((w) => within(w, p))) addReal(p);
   }
   return [...out.values()];
 }

@@ -49,6 +49,11 @@ export interface SessionSettings extends DoorSettings {
    * servers' programs): read-only wherever a root holds it. Filled in when the session starts.
    */
   runsLater?: string[];
+  /**
+   * Tool folders magi reads at start that are missing (a `tools_dir`, a `lua_dirs` folder):
+   * made empty and read-only by the sandbox where their parent exists, refused by `write`.
+   */
+  laterMissing?: string[];
   /** Tells the person (stderr) what a model's call was refused and what would allow it. */
   tell?: (line: string) => void;
 }
@@ -126,15 +131,21 @@ export function launcherFor(
  * person's project, not kept.
  */
 export function runsLater(policy: Policy): string[] {
-  return (sessionSettings(policy).runsLater ?? []).filter((p) => {
-    if (policy.roots.some((r) => within(r, p))) return false;
+  const settings = sessionSettings(policy);
+  const exists = (p: string) => {
     try {
       Deno.lstatSync(p);
       return true;
     } catch {
       return false;
     }
-  });
+  };
+  const now = (settings.runsLater ?? []).filter((p) => exists(p));
+  // A missing tool folder whose parent exists: a program could make it and fill it.
+  const missing = (settings.laterMissing ?? []).filter((p) =>
+    p !== dirname(p) && exists(dirname(p))
+  );
+  return [...new Set([...now, ...missing])].filter((p) => !policy.roots.some((r) => within(r, p)));
 }
 
 /**

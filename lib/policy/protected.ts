@@ -11,12 +11,23 @@
  * - magi's own config, state and cache folders (`$XDG_CONFIG_HOME/magi`, …);
  * - HOME's start-up files (`.bashrc`, `.profile`, `.gitconfig`, …) and every hidden entry at
  *   HOME's top level (`.config`, `.local`, `.deno`, …) unless a root lies inside it;
- * - what magi runs later outside any sandbox: its code, Deno, hooks' and MCP servers' programs.
+ * - what magi runs later outside any sandbox (`runs_later.ts`): its code, Deno, hooks', MCP
+ *   servers' and peers' programs, `tools_dir` and `lua_dirs` folders, PATH folders outside a
+ *   project's own tree, `$XDG_CONFIG_HOME`'s start-up parts;
+ * - what a repository's git config includes or takes its hooks from (`include.path`,
+ *   `includeIf`, `core.hooksPath`), and where HOME's start-up files lead (symlink targets, the
+ *   includes of `~/.gitconfig`).
  *
  * @module
  */
-import { join } from "node:path";
-import { HOME_STARTUP, homeDotEntry, within } from "../confinement/sandbox_paths.ts";
+import { dirname, join, resolve } from "node:path";
+import {
+  gitConfigReach,
+  HOME_STARTUP,
+  homeDotEntry,
+  startupReach,
+  within,
+} from "../confinement/sandbox_paths.ts";
 import { magiDir } from "../core/xdg.ts";
 
 /**
@@ -65,7 +76,7 @@ export function protectedWrite(
       return `the git dir ${dir}'s ${last}`;
     }
   }
-  const own = magiOwnDirs(env).find((d) => within(real, d));
+  const own = magiOwnDirs(env).find((d) => within(real, d) || within(real, realOr(d)));
   if (own) return `magi's own folder ${own}`;
   const ran = later.find((p) => within(real, p));
   if (ran) return `what magi runs later (${ran})`;
@@ -73,11 +84,67 @@ export function protectedWrite(
   if (home && HOME_STARTUP.some((rel) => within(real, join(home, rel)))) {
     return "a start-up file in HOME";
   }
+  const reached = home ? startupReach(home, realOrUndefined).find((p) => within(real, p)) : "";
+  if (reached) return `what HOME's start-up files lead to (${reached})`;
+  const included = gitReach(real, home || "");
+  if (included) return included;
   const dot = home ? homeDotEntry(real, home) : undefined;
   if (dot && !roots.some((r) => within(real, r) && within(r, dot) && r !== dot)) {
     return `HOME's hidden entry ${dot} (start-up files and tools' settings)`;
   }
   return undefined;
+}
+
+/**
+ * Why `real` is what a repository's git config above it includes or takes its hooks from
+ * (`include.path`, `includeIf`, `core.hooksPath`: `gitConfigReach`), or undefined.
+ */
+function gitReach(real: string, home: string): string | undefined {
+  for (let top = dirname(real);; top = dirname(top)) {
+    for (const g of gitDirsOf(top)) {
+      for (const name of ["config", "config.worktree"]) {
+        const file = join(g, name);
+        const hit = gitConfigReach(file, home, [top, g], realOrUndefined)
+          .find((p) => within(real, p));
+        if (hit) return `what the git config ${file} includes or runs (${hit})`;
+      }
+    }
+    if (dirname(top) === top) return undefined;
+  }
+}
+
+/** The git dirs of a folder: its `.git` (a folder, or the one a `.git` file names), or itself when bare, and their common dirs. */
+function gitDirsOf(top: string): string[] {
+  const out: string[] = [];
+  const dotGit = join(top, ".git");
+  try {
+    const st = Deno.statSync(dotGit);
+    if (st.isDirectory) out.push(realOr(dotGit));
+    else {
+      const m = /^gitdir:\s*(.+)$/m.exec(Deno.readTextFileSync(dotGit));
+      if (m) out.push(resolve(top, m[1].trim()));
+    }
+  } catch {
+    // no .git here
+  }
+  if (isGitDir(top)) out.push(top);
+  for (const g of [...out]) {
+    try {
+      const common = Deno.readTextFileSync(join(g, "commondir")).trim();
+      if (common) out.push(resolve(g, common));
+    } catch {
+      // none
+    }
+  }
+  return out;
+}
+
+function realOrUndefined(path: string): string | undefined {
+  try {
+    return Deno.realPathSync(path);
+  } catch {
+    return undefined;
+  }
 }
 
 function realOr(path: string): string {

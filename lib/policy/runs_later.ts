@@ -2,8 +2,12 @@
  * What magi itself runs later, outside any sandbox, and so what no sandboxed program and no
  * `write` or `edit` may change (SPEC S8.3): magi's own code (the folder holding `main.ts`,
  * `lib/`, `deno.json`, `node_modules`), the Deno running it and Deno's cache, and the files
- * the configured hooks and MCP servers name on their command lines (a hook's script, a
- * server's program or script), wherever a root holds them.
+ * the configured hooks, MCP servers and peers name on their command lines (a hook's script, a
+ * server's program or script), the folders magi reads tools from at start (`tools_dir`, whose
+ * programs' `--help` discovery runs unsandboxed; `lua_dirs`, whose Lua runs in magi's Workers),
+ * and the PATH folders a root holds outside its own project (`~/go/bin` with HOME a root: magi
+ * looks the default peer `casper` up there at every start, the person's shell everything),
+ * wherever a root holds them.
  *
  * @module
  */
@@ -26,6 +30,7 @@ export type LaterProgram =
 export function runsLater(
   env: Record<string, string | undefined>,
   programs: readonly LaterProgram[],
+  folders: readonly string[] = [],
 ): string[] {
   const out = new Set<string>();
   const add = (p: string | undefined) => {
@@ -37,7 +42,66 @@ export function runsLater(
   const cache = xdgBase(env, "cache");
   add(env.DENO_DIR ?? (cache ? join(cache, "deno") : undefined));
   for (const p of programs) for (const f of namedFiles(p, env)) out.add(f);
+  for (const f of folders) add(f);
   return [...out];
+}
+
+/**
+ * The folders of PATH that run later and that no sandboxed program may fill: each absolute
+ * entry, as a real path, but those inside a root's own project tree (`./node_modules/.bin`,
+ * which `npm install` must write). A root that is HOME or holds it is no project tree for
+ * HOME's entries: `~/go/bin`, `~/.cargo/bin`, `~/Applications` stay (a root inside HOME, say
+ * `~/proj`, keeps its own `bin/`). Entries in no writable folder are harmless and filtered by
+ * the sandbox; missing ones are left out.
+ *
+ * @param roots real absolute roots
+ * @param home HOME's real path ("" when unknown)
+ */
+export function pathFolders(
+  env: Record<string, string | undefined>,
+  roots: readonly string[],
+  home: string,
+): string[] {
+  const out = new Set<string>();
+  for (const dir of (env.PATH ?? "").split(delimiter)) {
+    if (!isAbsolute(dir)) continue;
+    const real = realOrUndefined(dir);
+    if (!real) continue;
+    const project = roots.some((r) => inside(real, r) && !(home && inside(home, r)) && r !== real);
+    if (!project) out.add(real);
+  }
+  return [...out];
+}
+
+/** What runs later from the XDG config folder: git's, fish's, systemd's and the desktop's. */
+const XDG_CONFIG_STARTUP = ["git", "fish", "systemd", "autostart", "environment.d"];
+/** And from the XDG data folder: systemd's user units, desktop entries, fish's vendor files. */
+const XDG_DATA_STARTUP = ["systemd", "applications", "fish"];
+
+/**
+ * The XDG config folder (`XDG_CONFIG_HOME`, when set: under HOME it is HOME's hidden entry
+ * already) whole, and the parts of it and of `XDG_DATA_HOME` that other programs run from
+ * (git's config, fish, systemd user units, autostart), as real paths of those that exist. A
+ * root inside the config folder leaves it out whole (facts.ts), its parts still kept.
+ */
+export function xdgStartup(env: Record<string, string | undefined>): string[] {
+  const out: string[] = [];
+  const add = (p: string) => {
+    const r = realOrUndefined(p);
+    if (r) out.push(r);
+  };
+  const config = env.XDG_CONFIG_HOME;
+  if (config && isAbsolute(config)) {
+    add(config);
+    for (const sub of XDG_CONFIG_STARTUP) add(join(config, sub));
+  }
+  const data = env.XDG_DATA_HOME;
+  if (data && isAbsolute(data)) { for (const sub of XDG_DATA_STARTUP) add(join(data, sub)); }
+  return out;
+}
+
+function inside(path: string, dir: string): boolean {
+  return path === dir || path.startsWith(dir.endsWith("/") ? dir : dir + "/");
 }
 
 /**

@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { dirname, join, resolve } from "node:path";
+import { basename, dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { BUILTINS } from "../sources/builtins/mod.ts";
 import { apiKeyEnvNames } from "../config/providers.ts";
@@ -29,7 +29,7 @@ import { gatedInner } from "../policy/gate.ts";
 import { type SessionSettings, setSessionSettings } from "../policy/facts.ts";
 import { sandboxProblem, sandboxSettings } from "../confinement/sandbox.ts";
 import { luaConfinement } from "../policy/lua_exec.ts";
-import { runsLater } from "../policy/runs_later.ts";
+import { pathFolders, runsLater, xdgStartup } from "../policy/runs_later.ts";
 import { builtinShim, selfCommand } from "../exec/self_command.ts";
 import { shellWord } from "../core/quote.ts";
 import { defaultCachePath, DiscoveryCache } from "../sources/discovery_cache.ts";
@@ -39,7 +39,8 @@ import {
   specSecrets,
   withServerTools,
 } from "../sources/mcp/client.ts";
-import { declaredTools } from "../sources/lua/sources.ts";
+import { declaredTools, luaDirs } from "../sources/lua/sources.ts";
+import { configuredPeers } from "../sources/peers.ts";
 import { Registry } from "../registry/registry.ts";
 import { discover, type FoundTool, toolsDirTool } from "../sources/tools_dir.ts";
 import type { Tool, Warn } from "../core/types.ts";
@@ -347,7 +348,30 @@ export async function createRuntime(opts: RuntimeOptions): Promise<Runtime> {
       argv: [s.command!, ...s.args ?? []],
       cwd: s.cwd ? resolve(mcpFile ? dirname(mcpFile) : opts.cwd, s.cwd) : opts.cwd,
     })),
+    ...configuredPeers(v.peers, config.origins.peers, opts.env, () => {}).map((p) => ({
+      argv: [p.program],
+      cwd: opts.cwd,
+    })),
+  ], [
+    // The folders tools are read from at start: a program planted in a tools_dir has its
+    // `--help` run by discovery, outside any sandbox; Lua files run in magi's own Workers.
+    ...configured,
+    ...luaDirs(config, opts.cwd, opts.env),
+    // PATH's folders that a root holds outside its own project tree (`~/go/bin`).
+    ...pathFolders(opts.env, policy.roots, opts.env.HOME ? realPath(opts.env.HOME) : ""),
+    // The XDG config folder where the variable puts it (outside HOME too) and its start-up parts.
+    ...xdgStartup(opts.env),
   ]);
+  door.laterMissing = [...configured, ...luaDirs(config, opts.cwd, opts.env)]
+    .map((d) => resolve(opts.cwd, d))
+    .map((d) => join(realPath(dirname(d)), basename(d))).filter((d) => {
+      try {
+        Deno.lstatSync(d);
+        return false;
+      } catch {
+        return true;
+      }
+    });
 
   const runtime: Runtime = built.runtime = {
     config,
