@@ -141,7 +141,7 @@ export class SkeletonSearch {
 }
 
 /** A URL's user information (`user:password` before `@`): group 1. */
-const URL_USERINFO = /^[A-Za-z][A-Za-z0-9+.-]*:\/\/(?:([^\s/?#@]*)@)?/;
+const URL_USERINFO = /^[A-Za-z][A-Za-z0-9+.-]*(?::[A-Za-z][A-Za-z0-9+.-]*)*:\/\/(?:([^\s/?#@]*)@)?/;
 
 /**
  * The part of a value whose fragments reveal it: for a URL, only its user information (a
