@@ -239,6 +239,7 @@ const MAX_LINE = 256;
 
 /** What a text holds if a line of it may open a dump (a quick test). */
 const MAY_OPEN = /(?:rivate-[Kk]ey|priv|Exponent|prime[12]|exponent[12]|coefficient):/;
+const MAY_OPEN_ALL = new RegExp(MAY_OPEN.source, "g");
 
 /**
  * Masks the hex lines of `openssl … -text` dumps of private keys in a stream. Only the start
@@ -268,6 +269,24 @@ class DumpStream {
     let out = "";
     let pos = 0;
     while (pos < text.length) {
+      if (!this.#inside && this.#line === "") {
+        // Outside a dump, the lines before the next that may open one go at once.
+        MAY_OPEN_ALL.lastIndex = pos;
+        const next = MAY_OPEN_ALL.exec(text);
+        if (!next) {
+          const last = text.lastIndexOf("\n");
+          this.#line = (last >= pos ? text.slice(last + 1) : text.slice(pos)).slice(
+            0,
+            MAX_LINE + 1,
+          );
+          return out + text.slice(pos);
+        }
+        const start = text.lastIndexOf("\n", next.index) + 1;
+        if (start > pos) {
+          out += text.slice(pos, start);
+          pos = start;
+        }
+      }
       const nl = text.indexOf("\n", pos);
       if (nl < 0) {
         const rest = text.slice(pos);

@@ -106,7 +106,7 @@ export function pemBodyEnd(text: string, at: number, st: BodyState, final: boole
           st.join = false;
           continue;
         }
-        if (!final && /^[A-Za-z][A-Za-z0-9-]*:?$/.test(text.slice(q, q + 40))) return more();
+        if (!final && n - q < 40 && /^[A-Za-z][A-Za-z0-9-]*:?$/.test(text.slice(q))) return more();
       }
     }
     let r = q;

@@ -38,6 +38,10 @@ Deno.test("a block whose END line never comes masks only its body: what follows 
       '{"private_key":"$PRIVATE_KEY"}\nmore\n',
     ],
     [pem.slice(0, 8).join("\n") + "\nafter the cut\n", "$PRIVATE_KEY\nafter the cut\n"],
+    [
+      `-----BEGIN PRIVATE KEY-----\n${"Abcdefghij".repeat(6)} words after\nnext line\n`,
+      "$PRIVATE_KEY words after\nnext line\n",
+    ],
     [`'${pem.slice(0, 3).join("\\n")}' and then`, "'$PRIVATE_KEY' and then"],
     [
       "-----BEGIN ENCRYPTED PRIVATE KEY-----\nProc-Type: 4,ENCRYPTED\nDEK-Info: AES-128-CBC,0A\n\n" +
