@@ -110,21 +110,49 @@ interface Run {
 }
 
 /**
- * The length of a separator between a wrapped run's lines at `at` — a line break with the
- * indentation after it, or one space — 0 if there is none, or -1 if the text ends before it
- * can be told (and more may come).
+ * The length of a separator between a wrapped run's lines at `at` — a line break (real, or
+ * JSON's `\n` escape) with the line's prefix after it (indentation, a line number and its
+ * tab, colon or dash as `cat -n`, `nl` and `grep -n` print it, `> ` quote marks), or one
+ * space, tab or comma (`paste -sd,`) — 0 if there is none, or -1 if the text ends before it can
+ * be told (and more may come).
  */
 function separatorAt(text: string, at: number, final: boolean): number {
   let i = at;
   const c = text.charCodeAt(i);
-  if (c === 32 || c === 9) i++;
-  else {
-    if (c === 13) i++;
-    if (text.charCodeAt(i) !== 10) return i === text.length && !final ? -1 : 0;
+  if (c === 32 || c === 9 || c === 44) {
     i++;
-    while (text.charCodeAt(i) === 32 || text.charCodeAt(i) === 9) i++;
+    if (c === 44 && text.charCodeAt(i) === 32) i++;
+  } else {
+    if (c === 92 && text.charCodeAt(i + 1) === 114) i += 2; // `\r`
+    if (text.charCodeAt(i) === 13) i++;
+    if (text.charCodeAt(i) === 10) i++;
+    else if (text.charCodeAt(i) === 92 && text.charCodeAt(i + 1) === 110) i += 2; // `\n`
+    else {
+      const open = i === text.length || (i === text.length - 1 && text.charCodeAt(i) === 92);
+      return open && !final ? -1 : 0;
+    }
+    i = linePrefixEnd(text, i);
   }
   return i === text.length && !final ? -1 : i - at;
+}
+
+/**
+ * Where the prefix of the line starting at `at` ends: indentation, then a line number with its
+ * tab, colon or dash (or space), then `>` quote marks, each with the spaces after it.
+ */
+export function linePrefixEnd(text: string, at: number): number {
+  const blanks = (k: number) => {
+    while (text.charCodeAt(k) === 32 || text.charCodeAt(k) === 9) k++;
+    return k;
+  };
+  let i = blanks(at);
+  let d = i;
+  while (d < text.length && d - i < 10 && text.charCodeAt(d) >= 48 && text.charCodeAt(d) <= 57) d++;
+  const after = text.charCodeAt(d);
+  if (d > i && (after === 9 || after === 58 || after === 45 || after === 32)) i = blanks(d + 1);
+  else if (d === text.length) return d;
+  while (text.charCodeAt(i) === 62) i = blanks(i + 1);
+  return i;
 }
 
 /** Masks base64 and hex runs of key material in a stream; see the module comment. */
@@ -211,6 +239,7 @@ const MAX_LINE = 256;
 
 /** What a text holds if a line of it may open a dump (a quick test). */
 const MAY_OPEN = /(?:rivate-[Kk]ey|priv|Exponent|prime[12]|exponent[12]|coefficient):/;
+const MAY_OPEN_ALL = new RegExp(MAY_OPEN.source, "g");
 
 /**
  * Masks the hex lines of `openssl … -text` dumps of private keys in a stream. Only the start
@@ -240,6 +269,24 @@ class DumpStream {
     let out = "";
     let pos = 0;
     while (pos < text.length) {
+      if (!this.#inside && this.#line === "") {
+        // Outside a dump, the lines before the next that may open one go at once.
+        MAY_OPEN_ALL.lastIndex = pos;
+        const next = MAY_OPEN_ALL.exec(text);
+        if (!next) {
+          const last = text.lastIndexOf("\n");
+          this.#line = (last >= pos ? text.slice(last + 1) : text.slice(pos)).slice(
+            0,
+            MAX_LINE + 1,
+          );
+          return out + text.slice(pos);
+        }
+        const start = text.lastIndexOf("\n", next.index) + 1;
+        if (start > pos) {
+          out += text.slice(pos, start);
+          pos = start;
+        }
+      }
       const nl = text.indexOf("\n", pos);
       if (nl < 0) {
         const rest = text.slice(pos);

@@ -2,8 +2,9 @@
  * Private keys by shape (SPEC S2.3): a PEM or OpenSSH private-key block — `-----BEGIN … PRIVATE
  * KEY-----` to its `-----END … PRIVATE KEY-----` — becomes `$PRIVATE_KEY` in every channel,
  * whether or not magi knows the key's value (a key in a file a tool printed, a context file).
- * PuTTY key files and age identities too. A block that never ends is masked to the end of the
- * output (fail closed).
+ * PuTTY key files and age identities too. A PEM block whose END line never comes is masked
+ * only as far as its body goes (`pem_body.ts`): its header lines and the base64 run that follows
+ * the BEGIN line, so a BEGIN line inside JSON or a cut file cannot hide the rest of the output.
  *
  * @example
  * ```ts
@@ -15,7 +16,8 @@
  * @module
  */
 
-import { KeyMaterialStream, maskKeyMaterial } from "./key_material.ts";
+import { KeyMaterialStream } from "./key_material.ts";
+import { type BodyState, pemBodyEnd } from "./pem_body.ts";
 
 /** What a private-key block is replaced by. */
 export const PRIVATE_KEY = "$PRIVATE_KEY";
@@ -35,7 +37,6 @@ const KINDS: ReadonlyArray<{ begin: string; end: RegExp; mark: string }> = [
   { begin: "AGE-SECRET-KEY-1", end: /[^02-9AC-HJ-NP-Z]|$/, mark: "AGE-SECRET-KEY-1" },
 ];
 const BEGIN = new RegExp(KINDS.map((k, i) => `(?<k${i}>${k.begin})`).join("|"));
-const BLOCKS = KINDS.map((k) => new RegExp(`${k.begin}[\\s\\S]*?(?:${k.end.source}|$)`, "g"));
 
 /** The longest marker line kept back between chunks, so one cut in two is still seen. */
 const HOLD = 80;
@@ -62,23 +63,8 @@ function heldFrom(text: string): number {
  * found by its content (`key_material.ts`).
  */
 export function maskPrivateKeys(text: string): string {
-  return maskKeyMaterial(maskMarkedKeys(text));
-}
-
-/** `text` with every private-key block between marker lines replaced by {@link PRIVATE_KEY}. */
-function maskMarkedKeys(text: string): string {
-  let out = text;
-  KINDS.forEach((k, i) => {
-    if (out.includes(k.mark)) out = out.replace(BLOCKS[i], (m) => PRIVATE_KEY + endOf(k, m));
-  });
-  return out;
-}
-
-/** An age key's block ends at the first character not of its alphabet: that one stays. */
-function endOf(kind: (typeof KINDS)[number], block: string): string {
-  if (kind.mark !== "AGE-SECRET-KEY-1") return "";
-  const last = block.at(-1) ?? "";
-  return /[02-9AC-HJ-NP-Z]/.test(last) ? "" : last;
+  const s = new PrivateKeyStream();
+  return s.push(text) + s.end();
 }
 
 /** The same over a stream of chunks: `push` returns what is safe to release, `end` the rest. */
@@ -101,32 +87,45 @@ class MarkedKeyStream {
   #carry = "";
   /** The kind of block the stream is inside, or -1. */
   #inside = -1;
+  /** How far a PEM block's body has gone (see `pem_body.ts`). */
+  #body: BodyState | undefined;
 
-  push(chunk: string): string {
+  push(chunk: string, final = false): string {
     let text = this.#carry + chunk;
+    this.#carry = "";
     let out = "";
     for (;;) {
       if (this.#inside < 0) {
         const begin = BEGIN.exec(text);
         if (!begin) {
           // Only what could still become a marker is held back; plain text goes now.
-          const keep = heldFrom(text);
+          const keep = final ? text.length : heldFrom(text);
           this.#carry = text.slice(keep);
           return out + text.slice(0, keep);
         }
         out += text.slice(0, begin.index) + PRIVATE_KEY;
         text = text.slice(begin.index + begin[0].length);
         this.#inside = KINDS.findIndex((_, i) => begin.groups?.[`k${i}`] !== undefined);
+        if (this.#inside === 0) this.#body = { width: -1, last: false, content: false, join: true };
+      } else if (this.#inside === 0) {
+        const end = pemBodyEnd(text, 0, this.#body!, final);
+        if (end < 0) {
+          // Inside a key's body: nothing is released; it goes on from where it stopped.
+          this.#carry = text.slice(-1 - end);
+          return out;
+        }
+        text = text.slice(end);
+        this.#inside = -1;
       } else {
         const kind = KINDS[this.#inside];
         const end = kind.end.exec(text);
         // An end that reaches the chunk's edge may go on in the next (a MAC's hex, an age
         // key's characters): wait for more.
-        const found = end &&
-          (kind.mark === "PRIVATE KEY" || end.index + end[0].length < text.length);
+        const found = end && (final || end.index + end[0].length < text.length);
         if (!found) {
           // Inside a key: nothing is released; only a possible start of its end line is kept.
-          this.#carry = text.slice(Math.max(0, text.length - HOLD));
+          this.#carry = final ? "" : text.slice(Math.max(0, text.length - HOLD));
+          if (final) this.#inside = -1;
           return out;
         }
         const keepEnd = kind.mark === "AGE-SECRET-KEY-1";
@@ -137,12 +136,6 @@ class MarkedKeyStream {
   }
 
   end(): string {
-    const rest = this.#carry;
-    this.#carry = "";
-    if (this.#inside >= 0) {
-      this.#inside = -1;
-      return "";
-    }
-    return maskMarkedKeys(rest);
+    return this.push("", true);
   }
 }

@@ -1,7 +1,8 @@
 /**
  * Credentials by the shape of their value (SPEC S2.3), for variables whose names carry no
  * credential word (`DATABASE_URL`, `GH_PAT`, `STRIPE_SK`): a URL with a password in it, a URL
- * with a token in its query (`?access_token=`, `&sig=`), a Discord webhook URL, a connection
+ * with a token in its query or fragment (`?access_token=`, `&sig=`, `#access_token=`, in any
+ * scheme: `jdbc:postgresql://…?password=`), a Discord webhook URL, a connection
  * string with a `Password=`, a known token format, a PEM private key. The token formats are data
  * (`token_formats.json`, which names its sources).
  *
@@ -14,8 +15,11 @@ const SHAPES: ReadonlyArray<{ id: string; pattern: RegExp }> = formats.formats.m
   pattern: new RegExp(f.pattern),
 }));
 
+/** A URL's scheme, also one that wraps another (`jdbc:postgresql://`, `jdbc:mysql:aws://`). */
+const SCHEME = "[A-Za-z][A-Za-z0-9+.-]*(?::[A-Za-z][A-Za-z0-9+.-]*)*:\\/\\/";
+
 /** `scheme://user:password@host…`: the password is group 1. */
-const URL_WITH_PASSWORD = /^[A-Za-z][A-Za-z0-9+.-]*:\/\/[^\s/?#@:]*:([^\s/?#@]+)@[^\s@]+$/;
+const URL_WITH_PASSWORD = new RegExp(`^${SCHEME}[^\\s/?#@:]*:([^\\s/?#@]+)@[^\\s@]+$`);
 
 /**
  * A connection string's password: `Password=` or `Pwd=` as ADO.NET, ODBC and JDBC write it
@@ -29,8 +33,11 @@ const CONNECTION_PASSWORD =
 /** Another `key=value` pair, so that a lone `password=x` is not taken for a connection string. */
 const CONNECTION_PAIR = /(?:^|[;\s])[A-Za-z][A-Za-z0-9 _.-]*\s*=/g;
 
-/** A URL with a query string: the query is group 1. */
-const URL_QUERY = /^[A-Za-z][A-Za-z0-9+.-]*:\/\/[^\s?#]+\?([^\s#]+)(?:#\S*)?$/;
+/**
+ * A URL with a query string or a fragment (any scheme, `jdbc:…` too): the query is group 1,
+ * the fragment group 2 (OAuth's implicit flow puts `#access_token=` there).
+ */
+const URL_QUERY = new RegExp(`^${SCHEME}[^\\s?#]+(?:\\?([^\\s#]*))?(?:#(\\S*))?$`);
 
 /** The names of query parameters that carry a credential (`?access_token=`, `&sig=`, …). */
 const CREDENTIAL_PARAM =
@@ -72,8 +79,11 @@ export function credentialShape(value: string): Shape | undefined {
   const webhook = DISCORD_WEBHOOK.exec(trimmed);
   if (webhook) return { id: "discord-webhook", values: [value, webhook[1]] };
   const query = URL_QUERY.exec(trimmed);
-  if (query) {
-    const tokens = queryCredentials(query[1]);
+  if (query && (query[1] || query[2])) {
+    // A fragment's pairs may follow a client-side route (`#/callback?token=…`).
+    const tokens = queryCredentials(
+      `${query[1] ?? ""}&${(query[2] ?? "").replace(/^[^=&]*\?/, "")}`,
+    );
     if (tokens.length > 0) return { id: "url-with-token", values: [value, ...tokens] };
   }
   const connection = CONNECTION_PASSWORD.exec(trimmed);

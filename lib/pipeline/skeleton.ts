@@ -65,6 +65,95 @@ for (let c = 0; c < 256; c++) {
   // Quotes and backslashes, which the skeleton leaves out too, do not count.
   if (c === 34 || c === 39 || c === 92) SEP[c] = 2;
   LOWER[c] = c >= 65 && c <= 90 ? c + 32 : c;
+  // A UTF-8 lead byte: its character is looked at (see `unicodeClass`).
+  if (c >= 0xc2 && c <= 0xf4) SEP[c] = 3;
+}
+
+/** Classes of a non-ASCII character in the spread skeleton (`unicodeClass`). */
+const KEEP = 0;
+const DROP = 1;
+const SEPARATE = 2;
+const LETTER = 3;
+
+/** Each BMP character's class (`unicodeClass`), worked out when first seen; 0 = not yet. */
+const BMP = new Int32Array(0x10000);
+const ASTRAL = new Map<number, number>();
+const INVISIBLE = /^[\p{Cf}\p{Mn}\p{Me}]$/u;
+const MARKS = /\p{Mn}/gu;
+
+/**
+ * What the spread skeleton makes of the code point `cp`, as `class | ascii << 8`: a format
+ * character (zero-width space and joiners, soft hyphen, BOM, bidi marks) or a combining mark
+ * is dropped (it separates nothing on screen); a character whose compatibility form without
+ * marks is one ASCII letter or digit (fullwidth `ｋ`, `𝐤`, `é`) is that letter, lower-cased;
+ * one that is ASCII otherwise (no-break and other spaces, fullwidth punctuation) is a
+ * separator; any other stays as it is.
+ */
+function classOf(cp: number): number {
+  const ch = String.fromCodePoint(cp);
+  if (INVISIBLE.test(ch)) return DROP;
+  const plain = ch.normalize("NFKD").replace(MARKS, "");
+  if (plain.length !== 1 || plain.charCodeAt(0) >= 128) return KEEP;
+  const a = plain.toLowerCase().charCodeAt(0);
+  return SEP[a] === 0 ? LETTER | (a << 8) : SEPARATE;
+}
+
+/**
+ * The character whose UTF-8 starts at `b[i]` (a lead byte): `class | ascii << 8 | length <<
+ * 16`; an invalid sequence is one byte kept.
+ */
+function unicodeAt(b: Uint8Array, i: number, n: number): number {
+  const c = b[i];
+  const len = c >= 0xf0 ? 4 : c >= 0xe0 ? 3 : 2;
+  if (i + len > n) return KEEP | (1 << 16);
+  let cp = c & (len === 2 ? 0x1f : len === 3 ? 0x0f : 0x07);
+  for (let t = 1; t < len; t++) {
+    const x = b[i + t];
+    if ((x & 0xc0) !== 0x80) return KEEP | (1 << 16);
+    cp = (cp << 6) | (x & 0x3f);
+  }
+  let cls: number;
+  if (cp < 0x10000) {
+    cls = BMP[cp];
+    if (cls === 0) cls = BMP[cp] = classOf(cp) | (1 << 24);
+  } else {
+    cls = ASTRAL.get(cp) ?? classOf(cp) | (1 << 24);
+    ASTRAL.set(cp, cls);
+  }
+  return (cls & 0xffff) | (len << 16);
+}
+
+/**
+ * `end` (an offset in the byte string `text`) moved past the rest of a character it cuts and
+ * past the invisible characters after it (combining marks, zero-width ones), so that a span
+ * the spread skeleton found covers them.
+ */
+export function spreadEnd(text: string, end: number): number {
+  const n = text.length;
+  let i = end;
+  while (i < n && (text.charCodeAt(i) & 0xc0) === 0x80) i++;
+  const b = new Uint8Array(4);
+  while (i < n && SEP[text.charCodeAt(i)] === 3) {
+    const len = Math.min(4, n - i);
+    for (let t = 0; t < len; t++) b[t] = text.charCodeAt(i + t);
+    const u = unicodeAt(b, 0, len);
+    if ((u & 0xff) !== DROP) break;
+    i += u >>> 16;
+  }
+  return i;
+}
+
+/**
+ * The length of a line-number prefix after the line break at `b[i]` (`cat -n`'s and `nl`'s
+ * `     2\t`, `grep -n`'s `2:`), 0 if there is none.
+ */
+function numberPrefix(b: Uint8Array, i: number, n: number): number {
+  let j = i + 1;
+  while (j < n && (b[j] === 32 || b[j] === 9) && j - i < 12) j++;
+  const digits = j;
+  while (j < n && b[j] >= 48 && b[j] <= 57 && j - digits < 9) j++;
+  if (j === digits || j >= n || (b[j] !== 9 && b[j] !== 58)) return 0;
+  return j + 1 - i;
 }
 
 /** A spread skeleton and, for each of its characters, its offset in the text. */
@@ -111,16 +200,53 @@ export function spreadWithOffsets(text: string, offsets = true): Spread {
   let i = 0;
   while (i < n) {
     const c = b[i];
-    if (sep[c] === 0) {
+    const s = sep[c];
+    if (s === 0) {
       out[k] = lower[c];
       if (offsets) at[k] = i;
       k++;
       i++;
       continue;
     }
+    if (s === 3) {
+      const u = unicodeAt(b, i, n);
+      const cls = u & 0xff;
+      const len = u >>> 16;
+      if (cls === LETTER) {
+        out[k] = (u >>> 8) & 0xff;
+        if (offsets) at[k] = i;
+        k++;
+        i += len;
+        continue;
+      }
+      if (cls === KEEP) {
+        for (let t = i; t < i + len; t++) {
+          out[k] = b[t];
+          if (offsets) at[k] = t;
+          k++;
+        }
+        i += len;
+        continue;
+      }
+    }
+    // A run of separators: ASCII ones, line-number prefixes after a line break (one each),
+    // spaces and invisible characters.
     let j = i;
     let counted = 0;
-    for (; j < n && sep[b[j]] !== 0; j++) if (sep[b[j]] === 1) counted++;
+    while (j < n) {
+      const x = sep[b[j]];
+      if (x === 0) break;
+      if (x === 3) {
+        const u = unicodeAt(b, j, n);
+        const cls = u & 0xff;
+        if (cls === LETTER || cls === KEEP) break;
+        if (cls === SEPARATE) counted++;
+        j += u >>> 16;
+        continue;
+      }
+      if (x === 1) counted++;
+      j += b[j] === 10 ? numberPrefix(b, j, n) || 1 : 1;
+    }
     if (counted > MAX_SEPARATOR) {
       for (let t = i; t < j; t++) {
         if (sep[b[t]] === 2) continue;

@@ -10,7 +10,7 @@
 import { fromByteString } from "./bytes.ts";
 import { FormSearch } from "./form_search.ts";
 import { FRAGMENT, FragmentSearch, fragmentWorthy } from "./fragments.ts";
-import { skeleton, SkeletonMap, spreadWithOffsets } from "./skeleton.ts";
+import { skeleton, SkeletonMap, spreadEnd, spreadWithOffsets } from "./skeleton.ts";
 
 /**
  * A digit: what the spread search's forms and fragments all hold. A random secret's every 10
@@ -18,10 +18,14 @@ import { skeleton, SkeletonMap, spreadWithOffsets } from "./skeleton.ts";
  */
 const GATE = /[0-9]/;
 
-/** Whether `text` holds a digit (ten searches for one character: faster than GATE). */
+/**
+ * Whether `text` holds a digit (ten searches for one character: faster than GATE), or a
+ * fullwidth or mathematical one (in UTF-8: U+FF10–FF19, U+1D7CE–1D7FF), which the spread
+ * skeleton reads as one.
+ */
 function hasDigit(text: string): boolean {
   for (let d = 0; d < 10; d++) if (text.includes(String.fromCharCode(48 + d))) return true;
-  return false;
+  return text.includes("\xef\xbc") || text.includes("\xf0\x9d\x9f");
 }
 
 /** What the second pass searches for, built once per masker. */
@@ -110,7 +114,9 @@ export class SkeletonSearch {
     const close = () => {
       if (!last) return;
       const index = map.offset(last.index);
-      const end = map.offset(last.end - 1) + 1;
+      // The whole of a last character of more than one byte (`ｋ` read as `k`), and the
+      // invisible ones after it.
+      const end = spreadEnd(text, map.offset(last.end - 1) + 1);
       cuts.push({
         index,
         end,
@@ -135,7 +141,7 @@ export class SkeletonSearch {
 }
 
 /** A URL's user information (`user:password` before `@`): group 1. */
-const URL_USERINFO = /^[A-Za-z][A-Za-z0-9+.-]*:\/\/(?:([^\s/?#@]*)@)?/;
+const URL_USERINFO = /^[A-Za-z][A-Za-z0-9+.-]*(?::[A-Za-z][A-Za-z0-9+.-]*)*:\/\/(?:([^\s/?#@]*)@)?/;
 
 /**
  * The part of a value whose fragments reveal it: for a URL, only its user information (a
@@ -164,9 +170,12 @@ export interface SkeletonCut {
 function replacement(original: string, name: string): string {
   if (!original.includes("\n")) return name;
   return original.split(/(\r?\n)/).map((piece, i) =>
-    i % 2 === 1 || skeleton(piece) === "" ? piece : /^[ \t]*/.exec(piece)![0] + name
+    i % 2 === 1 || skeleton(piece) === "" ? piece : LINE_START.exec(piece)![0] + name
   ).join("");
 }
+
+/** What a replaced line keeps of its start: indentation, a line number (`cat -n`, `grep -n`). */
+const LINE_START = /^[ \t]*(?:[0-9]{1,9}[\t:])?/;
 
 /** Beyond this many bytes held, a stream releases what it would rather keep. */
 const MAX_HELD = 1 << 20;

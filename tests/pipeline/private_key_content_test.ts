@@ -33,12 +33,19 @@ const FORMS: Record<string, string> = {
   "DER hex, xxd -p": hex.replace(/.{60}/g, "$&\n") + "\n",
   "DER base64, one line": `{"key":"${b64}"}\n`,
   "pkey -text": read("rsa_text.txt"),
+  "cat -n": read("rsa.pem").split("\n").slice(1).map((l, i) => `${String(i + 1).padStart(6)}\t${l}`)
+    .join("\n") + "\n",
+  "nl": body("ossh_ed25519").map((l, i) => `${String(i + 1).padStart(6)}\t${l}`).join("\n") + "\n",
+  "grep -n": body("rsa1.pem").map((l, i) => `${i + 2}:${l}`).join("\n") + "\n",
+  "> quoted": body("rsa.pem").map((l) => `> > ${l}`).join("\n") + "\n",
+  "paste -sd,": body("rsa.pem").join(",") + "\n",
+  "JSON \\n": `{"k": "${body("rsa1.pem").join("\\n")}\\n"}\n`,
   "ec -text, no header": read("ec_text.txt").split("\n").slice(1).join("\n"),
 };
 
 /** Pieces of each form whose presence is a leak. */
 function leaksOf(form: string): string[] {
-  return form.split(/[\s"{}=]+/).filter((p) => p.length >= 24 && !/^-|KEY|Private/.test(p));
+  return form.split(/[\s"{}=,>]+|\\n/).filter((p) => p.length >= 24 && !/^-|KEY|Private/.test(p));
 }
 
 Deno.test("key material without its marker lines is masked whole, however a stream is cut", () => {
@@ -58,6 +65,28 @@ Deno.test("key material without its marker lines is masked whole, however a stre
     const out = new Masker([]).maskText(read(name));
     for (const line of dumpLines(name)) assert.ok(!out.includes(line), `${name}: ${line}`);
   }
+});
+
+Deno.test("key material cut into numbered, quoted or comma-joined lines leaks into no channel", async () => {
+  const files = ["rsa.pem", "rsa1.pem", "ossh_ed25519"];
+  const channels = await throughChannels(
+    [
+      'sed 1d "$DATA/rsa.pem" | cat -n',
+      `sed '1d;$d' "$DATA/ossh_ed25519" | nl`,
+      'grep -n . "$DATA/rsa1.pem" | sed 1d',
+      `sed 's/^/> /' "$DATA/rsa.pem" | sed 1d`,
+      `sed '1d;$d' "$DATA/rsa1.pem" | paste -sd,`,
+      "echo after: done",
+    ].join("\n"),
+    { files: Object.fromEntries(files.map((n) => [n, Deno.readFileSync(join(KEYS, n))])) },
+  );
+  const leaks = [
+    ...body("rsa.pem").slice(1),
+    ...body("rsa1.pem").slice(1),
+    ...body("ossh_ed25519").slice(1),
+  ].map((l) => l.slice(0, 40));
+  assertMasked(channels, leaks, "$PRIVATE_KEY");
+  assert.match(channels.shown, /after: done/);
 });
 
 Deno.test("public keys, certificates, requests and their dumps are not key material", () => {

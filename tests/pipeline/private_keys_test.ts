@@ -3,6 +3,9 @@
  * or not magi knows its value — through maskText, and through a stream however it is cut.
  */
 import assert from "node:assert/strict";
+import { join } from "node:path";
+import { TESTDATA } from "../helpers.ts";
+import { assertMasked, throughChannels } from "./mask_channels.ts";
 import { Masker } from "../../lib/pipeline/mask.ts";
 import { maskPrivateKeys, PrivateKeyStream } from "../../lib/pipeline/private_keys.ts";
 
@@ -22,8 +25,43 @@ Deno.test("a private-key block is masked by its shape, with or without known sec
   }
   assert.equal(
     maskPrivateKeys("x -----BEGIN RSA PRIVATE KEY-----\nMIIE never ends"),
-    "x $PRIVATE_KEY",
+    "x $PRIVATE_KEY never ends",
   );
+});
+
+Deno.test("a block whose END line never comes masks only its body: what follows is shown", () => {
+  const pem = Deno.readTextFileSync(join(TESTDATA, "keys", "rsa.pem")).split("\n");
+  const body = pem.slice(1, -2);
+  const cases: Array<[string, string]> = [
+    [
+      JSON.stringify({ private_key: pem.slice(0, 10).join("\n") }) + "\nmore\n",
+      '{"private_key":"$PRIVATE_KEY"}\nmore\n',
+    ],
+    [pem.slice(0, 8).join("\n") + "\nafter the cut\n", "$PRIVATE_KEY\nafter the cut\n"],
+    [
+      `-----BEGIN PRIVATE KEY-----\n${"Abcdefghij".repeat(6)} words after\nnext line\n`,
+      "$PRIVATE_KEY words after\nnext line\n",
+    ],
+    [`'${pem.slice(0, 3).join("\\n")}' and then`, "'$PRIVATE_KEY' and then"],
+    [
+      "-----BEGIN ENCRYPTED PRIVATE KEY-----\nProc-Type: 4,ENCRYPTED\nDEK-Info: AES-128-CBC,0A\n\n" +
+      body.join("\n") + "\nstatus: ok\n",
+      "$PRIVATE_KEY\nstatus: ok\n",
+    ],
+    [
+      pem.map((l, i) => `${String(i + 1).padStart(6)}\t${l}`).join("\n") + "\nend\n",
+      `     1\t$PRIVATE_KEY\n${String(pem.length).padStart(6)}\t\nend\n`,
+    ],
+  ];
+  for (const [text, want] of cases) {
+    assert.equal(maskPrivateKeys(text), want);
+    for (let at = 1; at < text.length; at += 11) {
+      const stream = new Masker([]).stream();
+      const out = stream.push(text.slice(0, at)) + stream.push(text.slice(at)) + stream.end();
+      assert.equal(out, want, `cut at ${at}`);
+    }
+    for (const line of body.slice(1, 8)) assert.ok(!maskPrivateKeys(text).includes(line));
+  }
 });
 
 Deno.test("a stream masks a private key cut at every place, and releases plain text at once", () => {
@@ -67,4 +105,16 @@ Deno.test("PuTTY key files and age identities are masked by shape too, however a
   // Ordinary capitals are not held back.
   const keys = new PrivateKeyStream();
   assert.equal(keys.push("A Plan for April"), "A Plan for April");
+});
+
+Deno.test("a tool cannot hide the rest of its output behind a BEGIN line with no END", async () => {
+  const pem = Deno.readTextFileSync(join(TESTDATA, "keys", "rsa.pem")).split("\n");
+  const sa = JSON.stringify({ type: "service_account", private_key: pem.slice(0, 6).join("\n") });
+  const channels = await throughChannels(`cat "$DATA/sa.json"; echo; echo "more: the rest"`, {
+    files: { "sa.json": sa },
+  });
+  assertMasked(channels, pem.slice(1, 6).map((l) => l.slice(0, 40)), "$PRIVATE_KEY");
+  for (const [channel, text] of Object.entries(channels)) {
+    assert.match(text, /more: the rest/, channel);
+  }
 });
