@@ -109,6 +109,9 @@ for (const mode of ["read-only", "workspace-write"] as const) {
       const tmux = join(Deno.env.get("TMPDIR")!, "tmux-reuse");
       for (const sock of [inHome, join(tmux, "default")]) {
         await Deno.mkdir(join(sock, ".."), { recursive: true });
+        // The other mode's listener on the same path may not be unlinked yet (Deno unlinks a
+        // closed listener's file later): a server removes a stale one before it binds.
+        await Deno.remove(sock).catch(() => {});
         const listener = Deno.listen({ transport: "unix", path: sock });
         (async () => {
           for await (const c of listener) {
