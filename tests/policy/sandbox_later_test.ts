@@ -42,6 +42,27 @@ async function world() {
 
 const exists = (p: string) => Deno.stat(p).then(() => true, () => false);
 
+const GIT_ENV = { GIT_CONFIG_GLOBAL: "/dev/null", GIT_CONFIG_NOSYSTEM: "1" };
+
+/** A runtime that acts without asking, in workspace-write, over the root (unless `more` says). */
+function acting(
+  w: Awaited<ReturnType<typeof world>>,
+  cwd: string,
+  more: { env?: Record<string, string>; config?: Record<string, unknown> } = {},
+) {
+  return testRuntime({
+    cwd,
+    env: { ...w.env, ...more.env },
+    config: {
+      shipped_tools: false,
+      roots: [w.root],
+      approval: "never",
+      sandbox: { mode: "workspace-write" },
+      ...more.config,
+    },
+  });
+}
+
 Deno.test({
   name: "sandbox: a tools_dir and a lua_dirs folder in a root stay read-only (run, write)",
   ignore,
@@ -172,16 +193,7 @@ Deno.test({
     await git(repo, "config", "--local", "include.path", "../.gitconfig");
     await git(repo, "config", "--local", "core.hooksPath", ".githooks");
     await git(repo, "commit", "-q", "--allow-empty", "-m", "0");
-    await using t = await testRuntime({
-      cwd: repo,
-      env: { ...w.env, GIT_CONFIG_GLOBAL: "/dev/null", GIT_CONFIG_NOSYSTEM: "1" },
-      config: {
-        shipped_tools: false,
-        roots: [w.root],
-        approval: "never",
-        sandbox: { mode: "workspace-write" },
-      },
-    });
+    await using t = await acting(w, repo, { env: GIT_ENV });
     try {
       const r = await runTool(t.rt, {
         name: "run",
@@ -228,16 +240,7 @@ Deno.test({
     await Deno.symlink("dotfiles/bashrc", join(w.home, ".bashrc"));
     await Deno.symlink(join(dot, "gitconfig"), join(w.home, ".gitconfig"));
     await Deno.symlink(join(dot, "local-bin"), join(w.home, ".local", "bin"));
-    await using t = await testRuntime({
-      cwd: w.home,
-      env: w.env,
-      config: {
-        shipped_tools: false,
-        roots: [w.home],
-        approval: "never",
-        sandbox: { mode: "workspace-write" },
-      },
-    });
+    await using t = await acting(w, w.home, { config: { roots: [w.home] } });
     try {
       const r = await runTool(t.rt, {
         name: "run",
@@ -380,16 +383,7 @@ Deno.test({
     await Deno.mkdir(repo);
     await git(repo, "init", "-q");
     await git(repo, "commit", "-q", "--allow-empty", "-m", "0");
-    await using t = await testRuntime({
-      cwd: repo,
-      env: { ...w.env, GIT_CONFIG_GLOBAL: "/dev/null", GIT_CONFIG_NOSYSTEM: "1" },
-      config: {
-        shipped_tools: false,
-        roots: [w.root],
-        approval: "never",
-        sandbox: { mode: "workspace-write" },
-      },
-    });
+    await using t = await acting(w, repo, { env: GIT_ENV });
     try {
       const r = await runTool(t.rt, {
         name: "run",
