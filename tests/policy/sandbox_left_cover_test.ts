@@ -29,7 +29,11 @@ Deno.test({
     assert.ok(command.covers?.includes(sock), command.covers?.join(" "));
     // ... and the server goes (Deno removes the file) before bwrap mounts over it.
     first.close();
-    // (Deno unlinks a closed listener's path, maybe later: gone now, for certain.)
+    // Deno unlinks a closed listener's path, maybe later: wait for that unlink (one coming after
+    // bwrap made its mount point would remove that file too), then make sure the path is gone.
+    for (let i = 0; i < 100 && await Deno.lstat(sock).then(() => true, () => false); i++) {
+      await new Promise((r) => setTimeout(r, 20));
+    }
     await Deno.remove(sock).catch(() => {});
     const r = await spawnProcess({
       program: command.program,
