@@ -2,7 +2,9 @@
  * The skeleton of a byte string: what is left when everyday transformations are undone, so
  * that one search finds a secret however a program dressed it. The skeleton is the text in
  * lower case (ASCII and Latin-1 letters), without terminal escape sequences (CSI such as SGR
- * colours, OSC up to BEL or ST, and two-byte ESC sequences), without line breaks (`\n`,
+ * colours, OSC up to BEL or ST, the DCS, SOS, PM and APC strings up to ST, and two-byte ESC
+ * sequences), without a character a backspace overstrikes (`k\bk`, nroff's bold as `man`
+ * pipes it to a pager; `_\bk` underline; `x\b` that the next character hides), without line breaks (`\n`,
  * `\r`: wrapping at any column, `fold`) and the indentation after them, and without `\`, `'` and `"` (the escapes of shell
  * quoting — `printf %q`, `set -x`'s `'\''` —, of `repr` and of JSON, applied once or twice).
  *
@@ -16,12 +18,14 @@ import { fromByteString, toByteString } from "./bytes.ts";
 
 /**
  * What the skeleton leaves out; each match is removed whole. Escape sequences are bounded
- * (an OSC must end within 512 bytes, by BEL or ST, on its line), so a stray ESC cannot hide
- * what follows it.
+ * (an OSC, DCS, SOS, PM or APC string must end within 512 bytes, by BEL or ST — ST alone for
+ * the last four, ECMA-48 — on its line), so a stray ESC cannot hide what follows it. A
+ * character followed by a backspace is what a terminal overwrites with the next one. The text
+ * is lower-cased first, so letters are matched in both cases (`ESC P` is `ESC p` there).
  */
 const NOISE =
   // deno-lint-ignore no-control-regex
-  /\x1b(?:\[[0-?]{0,32}[ -/]{0,8}[@-~]?|\][^\x07\x1b\n]{0,512}(?:\x07|\x1b\\)|[ -/]{0,8}[0-~]?)|\n[ \t]*|[\\'"\r]/g;
+  /\x1b(?:\[[0-?]{0,32}[ -/]{0,8}[@-~]?|\][^\x07\x1b\n]{0,512}(?:\x07|\x1b\\)|[PXpx^_][^\x1b\n]{0,512}\x1b\\|[ -/]{0,8}[0-~]?)|[^\x08\n]\x08|\n[ \t]*|[\\'"\r]/g;
 
 /** The characters NOISE removes one by one. */
 const SINGLE = /[\\'"\r\n]/g;
@@ -50,7 +54,8 @@ export function skeleton(text: string): string {
  * indentation after a line break), so that it still holds every form as written.
  */
 export function onlySingles(text: string): boolean {
-  return !text.includes("\x1b") && !text.includes("\n ") && !text.includes("\n\t");
+  return !text.includes("\x1b") && !text.includes("\b") && !text.includes("\n ") &&
+    !text.includes("\n\t");
 }
 
 /** The most separator characters between two pieces that the spread skeleton joins. */

@@ -26,6 +26,13 @@ const FORMS: Array<[string, string]> = [
   ["UTF-16BE with BOM", "\xfe\xff" + Buffer.from(VALUE, "utf16le").swap16().toString("latin1")],
   ...[1, 2, 3, 5, 7, 11].map((w): [string, string] => [`folded at ${w}`, fold(VALUE, w)]),
   ["CRLF folded", fold(VALUE, 4).replaceAll("\n", "\r\n")],
+  // What a terminal renders as the value: nroff bold (`man` into a pager), underline, a letter
+  // the next one overwrites, and DCS/APC strings a terminal does not show.
+  ["backspace bold", [...VALUE].map((c) => `${c}\b${c}`).join("")],
+  ["backspace underline", [...VALUE].map((c) => `_\b${c}`).join("")],
+  ["a letter overstruck every 4", VALUE.replace(/.{4}/g, "$&x\b")],
+  ["DCS between pieces", VALUE.replace(/.{6}/g, "$&\x1bP0;1|ab\x1b\\")],
+  ["APC and PM between pieces", VALUE.replace(/.{5}/g, "$&\x1b_x\x1b\\\x1b^y\x1b\\")],
   ["prefix", `id ${VALUE.slice(0, FRAGMENT)}…`],
   ["suffix", `…${VALUE.slice(-FRAGMENT)} end`],
 ];
@@ -36,7 +43,10 @@ Deno.test("skeleton forms are masked whatever the chunks", () => {
     const whole = masker.maskBytes(text);
     assert.ok(whole.includes("$API_KEY"), what);
     // deno-lint-ignore no-control-regex
-    const squeezed = whole.replace(/\x1b[^a-zA-Z]*[a-zA-Z]|[\\'"\r\n\0]/g, "").toLowerCase();
+    const squeezed = whole.replace(
+      /.\x08|\x1b[P_^][^\x1b]*\x1b\\|\x1b[^a-zA-Z]*[a-zA-Z]|[\\'"\r\n\0]/g,
+      "",
+    ).toLowerCase();
     for (let i = 0; i + FRAGMENT <= VALUE.length; i++) {
       assert.ok(
         !squeezed.includes(VALUE.slice(i, i + FRAGMENT).toLowerCase()),
