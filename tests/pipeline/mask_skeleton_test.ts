@@ -42,8 +42,8 @@ Deno.test("skeleton forms are masked whatever the chunks", () => {
     const text = `before ${form} middle ${form}\nafter\n`.repeat(5);
     const whole = masker.maskBytes(text);
     assert.ok(whole.includes("$API_KEY"), what);
-    // deno-lint-ignore no-control-regex
     const squeezed = whole.replace(
+      // deno-lint-ignore no-control-regex
       /.\x08|\x1b[P_^][^\x1b]*\x1b\\|\x1b[^a-zA-Z]*[a-zA-Z]|[\\'"\r\n\0]/g,
       "",
     ).toLowerCase();
