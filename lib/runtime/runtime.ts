@@ -29,7 +29,7 @@ import { gatedInner } from "../policy/gate.ts";
 import { type SessionSettings, setSessionSettings } from "../policy/facts.ts";
 import { sandboxProblem, sandboxSettings } from "../confinement/sandbox.ts";
 import { luaConfinement } from "../policy/lua_exec.ts";
-import { pathFolders, runsLater, xdgStartup } from "../policy/runs_later.ts";
+import { pathFolders, runsLater, xdgStartup, xdgStartupMissing } from "../policy/runs_later.ts";
 import { builtinShim, selfCommand } from "../exec/self_command.ts";
 import { shellWord } from "../core/quote.ts";
 import { defaultCachePath, DiscoveryCache } from "../sources/discovery_cache.ts";
@@ -372,6 +372,8 @@ export async function createRuntime(opts: RuntimeOptions): Promise<Runtime> {
         return true;
       }
     });
+  // The XDG start-up folders not made yet (`autostart` in a root that is the config folder).
+  door.laterMissing.push(...xdgStartupMissing(opts.env));
 
   const runtime: Runtime = built.runtime = {
     config,

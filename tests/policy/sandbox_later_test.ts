@@ -407,3 +407,74 @@ Deno.test({
     }
   },
 });
+
+Deno.test({
+  name: "sandbox: where a tools_dir's links lead in a root stays read-only (run, write)",
+  ignore,
+  sanitizeResources: false,
+  sanitizeOps: false,
+  fn: async () => {
+    await using w = await world();
+    // A tool under development kept in the project and linked in, a program and a folder.
+    for (const d of ["tools/linked", "scripts", "pkg/dtool"]) {
+      await Deno.mkdir(join(w.root, d), { recursive: true });
+    }
+    const help = "#!/bin/sh\necho 'usage: x'\n";
+    await Deno.writeTextFile(join(w.root, "scripts", "linked.sh"), help, { mode: 0o755 });
+    await Deno.writeTextFile(join(w.root, "pkg", "dtool", "dtool"), help, { mode: 0o755 });
+    await Deno.symlink("../../scripts/linked.sh", join(w.root, "tools", "linked", "linked"));
+    await Deno.symlink("../pkg/dtool", join(w.root, "tools", "dtool"));
+    await using t = await acting(w, w.root, { config: { tools_dir: [join(w.root, "tools")] } });
+    try {
+      const r = await runTool(t.rt, {
+        name: "run",
+        args: {
+          command: `echo id >> scripts/linked.sh; echo id >> pkg/dtool/dtool; ` +
+            `echo x > pkg/dtool/planted; echo ok > made; cat made`,
+        },
+      });
+      assert.match(r.said, /^ok$/m, r.said);
+      assert.match(r.said, /Read-only file system/);
+      assert.equal(await Deno.readTextFile(join(w.root, "scripts", "linked.sh")), help);
+      assert.equal(await Deno.readTextFile(join(w.root, "pkg", "dtool", "dtool")), help);
+      assert.equal(await exists(join(w.root, "pkg", "dtool", "planted")), false);
+      for (const path of ["scripts/linked.sh", "pkg/dtool/dtool"]) {
+        const res = await runTool(t.rt, { name: "write", args: { path, content: "id\n" } });
+        assert.equal(res.is_error, true, `${path}: ${res.said}`);
+        assert.match(res.said, /what magi runs later/);
+      }
+      assert.equal(await Deno.readTextFile(join(w.root, "scripts", "linked.sh")), help);
+    } finally {
+      closeBodyProcesses();
+    }
+  },
+});
+
+Deno.test({
+  name: "sandbox: with the XDG config folder a root, its missing start-up folders cannot be made",
+  ignore,
+  sanitizeResources: false,
+  sanitizeOps: false,
+  fn: async () => {
+    await using w = await world();
+    const xdg = join(w.home, ".config");
+    await Deno.mkdir(join(xdg, "git"), { recursive: true });
+    await using t = await acting(w, xdg, { config: { roots: [xdg] } });
+    try {
+      const r = await runTool(t.rt, {
+        name: "run",
+        args: {
+          command: `for d in autostart environment.d direnv; do mkdir -p $d; ` +
+            `echo evil > $d/x; done; echo evil > direnv/direnvrc; echo ok > made; cat made`,
+        },
+      });
+      assert.match(r.said, /^ok$/m, r.said);
+      for (const p of ["autostart/x", "environment.d/x", "direnv/x", "direnv/direnvrc"]) {
+        assert.equal(await exists(join(xdg, p)), false, `${p}: ${r.said}`);
+      }
+      assert.equal(await exists(join(xdg, "made")), true);
+    } finally {
+      closeBodyProcesses();
+    }
+  },
+});
