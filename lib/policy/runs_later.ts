@@ -163,6 +163,65 @@ export function xdgStartupMissing(env: Record<string, string | undefined>): stri
   return out;
 }
 
+/**
+ * Start-up files the environment moves out of HOME, which the person's programs run or read
+ * later (git's global and system config, zsh's `ZDOTDIR`, `BASH_ENV` and `ENV` of every
+ * non-interactive shell, Python's `PYTHONSTARTUP`, readline's `INPUTRC`): the variable, and
+ * whether it names a file or a folder whose start-up files are read (`ZDOTDIR`: kept whole).
+ */
+const RELOCATED_STARTUP: readonly { name: string; list?: boolean }[] = [
+  { name: "GIT_CONFIG_GLOBAL" },
+  { name: "GIT_CONFIG_SYSTEM" },
+  { name: "GIT_CONFIG" },
+  { name: "ZDOTDIR" },
+  { name: "BASH_ENV" },
+  { name: "ENV" },
+  { name: "PYTHONSTARTUP" },
+  { name: "INPUTRC" },
+  { name: "IPYTHONDIR" },
+];
+
+/**
+ * The start-up files and folders that variables of magi's environment move out of HOME
+ * ({@link RELOCATED_STARTUP}), as real paths of those that exist (`GIT_CONFIG_GLOBAL=
+ * ~/dotfiles/gitconfig`, `ZDOTDIR=~/.config/zsh`): kept read-only as HOME's own are.
+ */
+export function relocatedStartup(env: Record<string, string | undefined>): string[] {
+  const out: string[] = [];
+  for (const { name } of RELOCATED_STARTUP) {
+    const value = env[name];
+    if (!value || !isAbsolute(value)) continue;
+    const real = realOrUndefined(value);
+    if (real) out.push(real);
+  }
+  return out;
+}
+
+/**
+ * What a trusted project (config `trusted_projects`) runs from: its `.magi` (a config that may
+ * name hooks, tools and MCP servers) and its repository's `.git/config` and `.git/hooks` —
+ * wherever a root holds the project, however deep. Those that exist (`present`), and a
+ * missing `.magi` where the project exists (`missing`: made empty and read-only).
+ *
+ * @param projects the folders, absolute
+ */
+export function trustedProjectFiles(
+  projects: readonly string[],
+): { present: string[]; missing: string[] } {
+  const present: string[] = [];
+  const missing: string[] = [];
+  for (const p of projects) {
+    const project = isAbsolute(p) ? realOrUndefined(p) : undefined;
+    if (!project) continue;
+    for (const rel of [".magi", ".git/config", ".git/hooks"]) {
+      const real = realOrUndefined(join(project, rel));
+      if (real) present.push(real);
+      else if (rel === ".magi") missing.push(join(project, rel));
+    }
+  }
+  return { present, missing };
+}
+
 function inside(path: string, dir: string): boolean {
   return path === dir || path.startsWith(dir.endsWith("/") ? dir : dir + "/");
 }

@@ -478,3 +478,118 @@ Deno.test({
     }
   },
 });
+
+Deno.test({
+  name: "sandbox: start-up files variables move out of HOME stay read-only (run, write)",
+  ignore,
+  sanitizeResources: false,
+  sanitizeOps: false,
+  fn: async () => {
+    await using w = await world();
+    const dot = join(w.root, "dotfiles");
+    await Deno.mkdir(join(dot, "zsh"), { recursive: true });
+    const files = ["gitconfig", "bashenv", "pystartup.py", "inputrc", "zsh/.zshrc"];
+    for (const f of files) await Deno.writeTextFile(join(dot, f), "# mine\n");
+    const env = {
+      GIT_CONFIG_GLOBAL: join(dot, "gitconfig"),
+      BASH_ENV: join(dot, "bashenv"),
+      PYTHONSTARTUP: join(dot, "pystartup.py"),
+      INPUTRC: join(dot, "inputrc"),
+      ZDOTDIR: join(dot, "zsh"),
+    };
+    await using t = await acting(w, w.root, { env });
+    try {
+      const r = await runTool(t.rt, {
+        name: "run",
+        args: {
+          command: `for f in ${files.join(" ")}; do echo evil >> dotfiles/$f; done; ` +
+            `echo evil > dotfiles/zsh/.zshenv; echo ok > made; cat made`,
+        },
+      });
+      assert.match(r.said, /^ok$/m, r.said);
+      for (const f of files) {
+        assert.equal(await Deno.readTextFile(join(dot, f)), "# mine\n", `${f}: ${r.said}`);
+      }
+      assert.equal(await exists(join(dot, "zsh", ".zshenv")), false);
+      const res = await runTool(t.rt, {
+        name: "write",
+        args: { path: "dotfiles/gitconfig", content: "[core]\n\tfsmonitor = id\n" },
+      });
+      assert.equal(res.is_error, true, res.said);
+    } finally {
+      closeBodyProcesses();
+    }
+  },
+});
+
+Deno.test({
+  name: "sandbox: a trusted project's .magi and git config three folders below a root stay " +
+    "read-only",
+  ignore,
+  sanitizeResources: false,
+  sanitizeOps: false,
+  fn: async () => {
+    await using w = await world();
+    const app = join(w.root, "a", "b", "c", "app");
+    await Deno.mkdir(join(app, ".git", "hooks"), { recursive: true });
+    await Deno.writeTextFile(join(app, ".git", "config"), "[core]\n");
+    await using t = await acting(w, w.root, { config: { trusted_projects: [app] } });
+    try {
+      const r = await runTool(t.rt, {
+        name: "run",
+        args: {
+          command: `cd a/b/c/app; mkdir -p .magi; echo '{}' > .magi/config.jsonc; ` +
+            `echo evil >> .git/config; echo id > .git/hooks/post-checkout; ` +
+            `echo ok > made; cat made`,
+        },
+      });
+      assert.match(r.said, /^ok$/m, r.said);
+      assert.equal(await exists(join(app, ".magi", "config.jsonc")), false, r.said);
+      assert.equal(await Deno.readTextFile(join(app, ".git", "config")), "[core]\n");
+      assert.equal(await exists(join(app, ".git", "hooks", "post-checkout")), false);
+    } finally {
+      closeBodyProcesses();
+    }
+  },
+});
+
+Deno.test({
+  name: "sandbox: a configured sessions_dir and spill_dir in a root are hidden in magi call too",
+  ignore,
+  sanitizeResources: false,
+  sanitizeOps: false,
+  fn: async () => {
+    await using w = await world();
+    const sessions = join(w.root, "sess");
+    const spills = join(w.root, "spills");
+    await Deno.mkdir(join(sessions, "20260101-000000-aaaaaa"), { recursive: true });
+    await Deno.writeTextFile(join(sessions, "20260101-000000-aaaaaa", "transcript.jsonl"), "{}\n");
+    await Deno.mkdir(spills);
+    await Deno.writeTextFile(join(spills, "old.txt"), "spilled\n");
+    await using t = await acting(w, w.root, {
+      config: { sessions_dir: sessions, spill_dir: spills },
+    });
+    try {
+      const r = await runTool(t.rt, {
+        name: "run",
+        args: {
+          command: `ls sess spills; echo forged >> sess/20260101-000000-aaaaaa/transcript.jsonl; ` +
+            `echo ok > made; cat made`,
+        },
+      });
+      assert.match(r.said, /^ok$/m, r.said);
+      assert.doesNotMatch(r.said, /^20260101|old\.txt/m, r.said);
+      assert.equal(
+        await Deno.readTextFile(join(sessions, "20260101-000000-aaaaaa", "transcript.jsonl")),
+        "{}\n",
+      );
+      const path = "sess/20260101-000000-aaaaaa/transcript.jsonl";
+      const res = await runTool(t.rt, { name: "read", args: { path } });
+      assert.equal(res.is_error, true, res.said);
+      const wr = await runTool(t.rt, { name: "write", args: { path, content: "x\n" } });
+      assert.equal(wr.is_error, true, wr.said);
+    } finally {
+      closeBodyProcesses();
+    }
+  },
+});
