@@ -42,7 +42,41 @@ export function runsLater(
   const cache = xdgBase(env, "cache");
   add(env.DENO_DIR ?? (cache ? join(cache, "deno") : undefined));
   for (const p of programs) for (const f of namedFiles(p, env)) out.add(f);
-  for (const f of folders) add(f);
+  for (const f of folders) {
+    add(f);
+    for (const t of linkTargets(f)) out.add(t);
+  }
+  return [...out];
+}
+
+/** How deep {@link linkTargets} looks: a tools_dir's entries and each tool folder's. */
+const LINK_DEPTH = 2;
+
+/**
+ * Where the symlinks in a tools folder lead, as real paths: a tool kept in the project and
+ * linked in (`tools/x/x -> ../../scripts/x.sh`, a whole tool folder `tools/x -> ../pkg/x`) is
+ * run by discovery as the folder's own programs are, so its target is kept read-only too. Looks
+ * at the folder's entries and theirs ({@link LINK_DEPTH}); a link to nowhere is left out.
+ */
+export function linkTargets(folder: string): string[] {
+  const out = new Set<string>();
+  const walk = (dir: string, depth: number) => {
+    let entries: Deno.DirEntry[];
+    try {
+      entries = [...Deno.readDirSync(dir)];
+    } catch {
+      return;
+    }
+    for (const e of entries) {
+      const path = join(dir, e.name);
+      if (e.isSymlink) {
+        const real = realOrUndefined(path);
+        if (real) out.add(real);
+      }
+      if (depth > 1 && (e.isDirectory || e.isSymlink)) walk(path, depth - 1);
+    }
+  };
+  walk(folder, LINK_DEPTH);
   return [...out];
 }
 
@@ -73,8 +107,11 @@ export function pathFolders(
   return [...out];
 }
 
-/** What runs later from the XDG config folder: git's, fish's, systemd's and the desktop's. */
-const XDG_CONFIG_STARTUP = ["git", "fish", "systemd", "autostart", "environment.d"];
+/**
+ * What runs later from the XDG config folder: git's, fish's, systemd's, the desktop's
+ * (`autostart`, `environment.d`) and direnv's (`direnvrc`, sourced before every `.envrc`).
+ */
+const XDG_CONFIG_STARTUP = ["git", "fish", "systemd", "autostart", "environment.d", "direnv"];
 /** And from the XDG data folder: systemd's user units, desktop entries, fish's vendor files. */
 const XDG_DATA_STARTUP = ["systemd", "applications", "fish"];
 
@@ -98,6 +135,91 @@ export function xdgStartup(env: Record<string, string | undefined>): string[] {
   const data = env.XDG_DATA_HOME;
   if (data && isAbsolute(data)) { for (const sub of XDG_DATA_STARTUP) add(join(data, sub)); }
   return out;
+}
+
+/**
+ * The start-up parts of the XDG config and data folders ({@link xdgStartup}) that do not exist
+ * yet where their folder does: a program could make `autostart/x.desktop` in a root that is
+ * the config folder itself, so each is made empty and read-only for the call (`laterMissing`).
+ */
+export function xdgStartupMissing(env: Record<string, string | undefined>): string[] {
+  const out: string[] = [];
+  const parts: [string | undefined, string[]][] = [
+    [env.XDG_CONFIG_HOME, XDG_CONFIG_STARTUP],
+    [env.XDG_DATA_HOME, XDG_DATA_STARTUP],
+  ];
+  for (const [base, subs] of parts) {
+    if (!base || !isAbsolute(base)) continue;
+    const real = realOrUndefined(base);
+    if (!real) continue;
+    for (const sub of subs) {
+      try {
+        Deno.lstatSync(join(real, sub));
+      } catch {
+        out.push(join(real, sub));
+      }
+    }
+  }
+  return out;
+}
+
+/**
+ * Start-up files the environment moves out of HOME, which the person's programs run or read
+ * later (git's global and system config, zsh's `ZDOTDIR`, `BASH_ENV` and `ENV` of every
+ * non-interactive shell, Python's `PYTHONSTARTUP`, readline's `INPUTRC`): the variable, and
+ * whether it names a file or a folder whose start-up files are read (`ZDOTDIR`: kept whole).
+ */
+const RELOCATED_STARTUP: readonly { name: string; list?: boolean }[] = [
+  { name: "GIT_CONFIG_GLOBAL" },
+  { name: "GIT_CONFIG_SYSTEM" },
+  { name: "GIT_CONFIG" },
+  { name: "ZDOTDIR" },
+  { name: "BASH_ENV" },
+  { name: "ENV" },
+  { name: "PYTHONSTARTUP" },
+  { name: "INPUTRC" },
+  { name: "IPYTHONDIR" },
+];
+
+/**
+ * The start-up files and folders that variables of magi's environment move out of HOME
+ * ({@link RELOCATED_STARTUP}), as real paths of those that exist (`GIT_CONFIG_GLOBAL=
+ * ~/dotfiles/gitconfig`, `ZDOTDIR=~/.config/zsh`): kept read-only as HOME's own are.
+ */
+export function relocatedStartup(env: Record<string, string | undefined>): string[] {
+  const out: string[] = [];
+  for (const { name } of RELOCATED_STARTUP) {
+    const value = env[name];
+    if (!value || !isAbsolute(value)) continue;
+    const real = realOrUndefined(value);
+    if (real) out.push(real);
+  }
+  return out;
+}
+
+/**
+ * What a trusted project (config `trusted_projects`) runs from: its `.magi` (a config that may
+ * name hooks, tools and MCP servers) and its repository's `.git/config` and `.git/hooks` —
+ * wherever a root holds the project, however deep. Those that exist (`present`), and a
+ * missing `.magi` where the project exists (`missing`: made empty and read-only).
+ *
+ * @param projects the folders, absolute
+ */
+export function trustedProjectFiles(
+  projects: readonly string[],
+): { present: string[]; missing: string[] } {
+  const present: string[] = [];
+  const missing: string[] = [];
+  for (const p of projects) {
+    const project = isAbsolute(p) ? realOrUndefined(p) : undefined;
+    if (!project) continue;
+    for (const rel of [".magi", ".git/config", ".git/hooks"]) {
+      const real = realOrUndefined(join(project, rel));
+      if (real) present.push(real);
+      else if (rel === ".magi") missing.push(join(project, rel));
+    }
+  }
+  return { present, missing };
 }
 
 function inside(path: string, dir: string): boolean {

@@ -29,7 +29,14 @@ import { gatedInner } from "../policy/gate.ts";
 import { type SessionSettings, setSessionSettings } from "../policy/facts.ts";
 import { sandboxProblem, sandboxSettings } from "../confinement/sandbox.ts";
 import { luaConfinement } from "../policy/lua_exec.ts";
-import { pathFolders, runsLater, xdgStartup } from "../policy/runs_later.ts";
+import {
+  pathFolders,
+  relocatedStartup,
+  runsLater,
+  trustedProjectFiles,
+  xdgStartup,
+  xdgStartupMissing,
+} from "../policy/runs_later.ts";
 import { builtinShim, selfCommand } from "../exec/self_command.ts";
 import { shellWord } from "../core/quote.ts";
 import { defaultCachePath, DiscoveryCache } from "../sources/discovery_cache.ts";
@@ -339,6 +346,7 @@ export async function createRuntime(opts: RuntimeOptions): Promise<Runtime> {
   // What magi runs later outside any sandbox — its code, Deno, the hooks' and MCP servers'
   // programs — stays read-only wherever a root holds it (sandbox and `write`/`edit`).
   const mcpFile = config.origins.mcp_servers === "default" ? undefined : config.origins.mcp_servers;
+  const trusted = trustedProjectFiles(v.trusted_projects ?? []);
   door.runsLater = runsLater(opts.env, [
     ...Object.values(v.hooks).flatMap((list) => list ?? []).map((h) => ({
       line: h.command,
@@ -361,6 +369,10 @@ export async function createRuntime(opts: RuntimeOptions): Promise<Runtime> {
     ...pathFolders(opts.env, policy.roots, opts.env.HOME ? realPath(opts.env.HOME) : ""),
     // The XDG config folder where the variable puts it (outside HOME too) and its start-up parts.
     ...xdgStartup(opts.env),
+    // Start-up files variables move out of HOME (`GIT_CONFIG_GLOBAL`, `ZDOTDIR`, `BASH_ENV`).
+    ...relocatedStartup(opts.env),
+    // What a trusted project runs from, however deep a root holds it (its `.magi`, git config).
+    ...trusted.present,
   ]);
   door.laterMissing = [...configured, ...luaDirs(config, opts.cwd, opts.env)]
     .map((d) => resolve(opts.cwd, d))
@@ -372,6 +384,12 @@ export async function createRuntime(opts: RuntimeOptions): Promise<Runtime> {
         return true;
       }
     });
+  // The XDG start-up folders not made yet (`autostart` in a root that is the config folder).
+  door.laterMissing.push(...xdgStartupMissing(opts.env), ...trusted.missing);
+  // A configured sessions or spill folder is magi's own state wherever it lies (the default
+  // ones are inside magi's state folder, hidden already): hidden in every entry point, not
+  // only in `magi run` (which shows its own session's folder again).
+  for (const dir of [v.sessions_dir, v.spill_dir]) if (dir) (door.hidden ??= []).push(dir);
 
   const runtime: Runtime = built.runtime = {
     config,

@@ -407,3 +407,189 @@ Deno.test({
     }
   },
 });
+
+Deno.test({
+  name: "sandbox: where a tools_dir's links lead in a root stays read-only (run, write)",
+  ignore,
+  sanitizeResources: false,
+  sanitizeOps: false,
+  fn: async () => {
+    await using w = await world();
+    // A tool under development kept in the project and linked in, a program and a folder.
+    for (const d of ["tools/linked", "scripts", "pkg/dtool"]) {
+      await Deno.mkdir(join(w.root, d), { recursive: true });
+    }
+    const help = "#!/bin/sh\necho 'usage: x'\n";
+    await Deno.writeTextFile(join(w.root, "scripts", "linked.sh"), help, { mode: 0o755 });
+    await Deno.writeTextFile(join(w.root, "pkg", "dtool", "dtool"), help, { mode: 0o755 });
+    await Deno.symlink("../../scripts/linked.sh", join(w.root, "tools", "linked", "linked"));
+    await Deno.symlink("../pkg/dtool", join(w.root, "tools", "dtool"));
+    await using t = await acting(w, w.root, { config: { tools_dir: [join(w.root, "tools")] } });
+    try {
+      const r = await runTool(t.rt, {
+        name: "run",
+        args: {
+          command: `echo id >> scripts/linked.sh; echo id >> pkg/dtool/dtool; ` +
+            `echo x > pkg/dtool/planted; echo ok > made; cat made`,
+        },
+      });
+      assert.match(r.said, /^ok$/m, r.said);
+      assert.match(r.said, /Read-only file system/);
+      assert.equal(await Deno.readTextFile(join(w.root, "scripts", "linked.sh")), help);
+      assert.equal(await Deno.readTextFile(join(w.root, "pkg", "dtool", "dtool")), help);
+      assert.equal(await exists(join(w.root, "pkg", "dtool", "planted")), false);
+      for (const path of ["scripts/linked.sh", "pkg/dtool/dtool"]) {
+        const res = await runTool(t.rt, { name: "write", args: { path, content: "id\n" } });
+        assert.equal(res.is_error, true, `${path}: ${res.said}`);
+        assert.match(res.said, /what magi runs later/);
+      }
+      assert.equal(await Deno.readTextFile(join(w.root, "scripts", "linked.sh")), help);
+    } finally {
+      closeBodyProcesses();
+    }
+  },
+});
+
+Deno.test({
+  name: "sandbox: with the XDG config folder a root, its missing start-up folders cannot be made",
+  ignore,
+  sanitizeResources: false,
+  sanitizeOps: false,
+  fn: async () => {
+    await using w = await world();
+    const xdg = join(w.home, ".config");
+    await Deno.mkdir(join(xdg, "git"), { recursive: true });
+    await using t = await acting(w, xdg, { config: { roots: [xdg] } });
+    try {
+      const r = await runTool(t.rt, {
+        name: "run",
+        args: {
+          command: `for d in autostart environment.d direnv; do mkdir -p $d; ` +
+            `echo evil > $d/x; done; echo evil > direnv/direnvrc; echo ok > made; cat made`,
+        },
+      });
+      assert.match(r.said, /^ok$/m, r.said);
+      for (const p of ["autostart/x", "environment.d/x", "direnv/x", "direnv/direnvrc"]) {
+        assert.equal(await exists(join(xdg, p)), false, `${p}: ${r.said}`);
+      }
+      assert.equal(await exists(join(xdg, "made")), true);
+    } finally {
+      closeBodyProcesses();
+    }
+  },
+});
+
+Deno.test({
+  name: "sandbox: start-up files variables move out of HOME stay read-only (run, write)",
+  ignore,
+  sanitizeResources: false,
+  sanitizeOps: false,
+  fn: async () => {
+    await using w = await world();
+    const dot = join(w.root, "dotfiles");
+    await Deno.mkdir(join(dot, "zsh"), { recursive: true });
+    const files = ["gitconfig", "bashenv", "pystartup.py", "inputrc", "zsh/.zshrc"];
+    for (const f of files) await Deno.writeTextFile(join(dot, f), "# mine\n");
+    const env = {
+      GIT_CONFIG_GLOBAL: join(dot, "gitconfig"),
+      BASH_ENV: join(dot, "bashenv"),
+      PYTHONSTARTUP: join(dot, "pystartup.py"),
+      INPUTRC: join(dot, "inputrc"),
+      ZDOTDIR: join(dot, "zsh"),
+    };
+    await using t = await acting(w, w.root, { env });
+    try {
+      const r = await runTool(t.rt, {
+        name: "run",
+        args: {
+          command: `for f in ${files.join(" ")}; do echo evil >> dotfiles/$f; done; ` +
+            `echo evil > dotfiles/zsh/.zshenv; echo ok > made; cat made`,
+        },
+      });
+      assert.match(r.said, /^ok$/m, r.said);
+      for (const f of files) {
+        assert.equal(await Deno.readTextFile(join(dot, f)), "# mine\n", `${f}: ${r.said}`);
+      }
+      assert.equal(await exists(join(dot, "zsh", ".zshenv")), false);
+      const res = await runTool(t.rt, {
+        name: "write",
+        args: { path: "dotfiles/gitconfig", content: "[core]\n\tfsmonitor = id\n" },
+      });
+      assert.equal(res.is_error, true, res.said);
+    } finally {
+      closeBodyProcesses();
+    }
+  },
+});
+
+Deno.test({
+  name: "sandbox: a trusted project's .magi and git config three folders below a root stay " +
+    "read-only",
+  ignore,
+  sanitizeResources: false,
+  sanitizeOps: false,
+  fn: async () => {
+    await using w = await world();
+    const app = join(w.root, "a", "b", "c", "app");
+    await Deno.mkdir(join(app, ".git", "hooks"), { recursive: true });
+    await Deno.writeTextFile(join(app, ".git", "config"), "[core]\n");
+    await using t = await acting(w, w.root, { config: { trusted_projects: [app] } });
+    try {
+      const r = await runTool(t.rt, {
+        name: "run",
+        args: {
+          command: `cd a/b/c/app; mkdir -p .magi; echo '{}' > .magi/config.jsonc; ` +
+            `echo evil >> .git/config; echo id > .git/hooks/post-checkout; ` +
+            `echo ok > made; cat made`,
+        },
+      });
+      assert.match(r.said, /^ok$/m, r.said);
+      assert.equal(await exists(join(app, ".magi", "config.jsonc")), false, r.said);
+      assert.equal(await Deno.readTextFile(join(app, ".git", "config")), "[core]\n");
+      assert.equal(await exists(join(app, ".git", "hooks", "post-checkout")), false);
+    } finally {
+      closeBodyProcesses();
+    }
+  },
+});
+
+Deno.test({
+  name: "sandbox: a configured sessions_dir and spill_dir in a root are hidden in magi call too",
+  ignore,
+  sanitizeResources: false,
+  sanitizeOps: false,
+  fn: async () => {
+    await using w = await world();
+    const sessions = join(w.root, "sess");
+    const spills = join(w.root, "spills");
+    await Deno.mkdir(join(sessions, "20260101-000000-aaaaaa"), { recursive: true });
+    await Deno.writeTextFile(join(sessions, "20260101-000000-aaaaaa", "transcript.jsonl"), "{}\n");
+    await Deno.mkdir(spills);
+    await Deno.writeTextFile(join(spills, "old.txt"), "spilled\n");
+    await using t = await acting(w, w.root, {
+      config: { sessions_dir: sessions, spill_dir: spills },
+    });
+    try {
+      const r = await runTool(t.rt, {
+        name: "run",
+        args: {
+          command: `ls sess spills; echo forged >> sess/20260101-000000-aaaaaa/transcript.jsonl; ` +
+            `echo ok > made; cat made`,
+        },
+      });
+      assert.match(r.said, /^ok$/m, r.said);
+      assert.doesNotMatch(r.said, /^20260101|old\.txt/m, r.said);
+      assert.equal(
+        await Deno.readTextFile(join(sessions, "20260101-000000-aaaaaa", "transcript.jsonl")),
+        "{}\n",
+      );
+      const path = "sess/20260101-000000-aaaaaa/transcript.jsonl";
+      const res = await runTool(t.rt, { name: "read", args: { path } });
+      assert.equal(res.is_error, true, res.said);
+      const wr = await runTool(t.rt, { name: "write", args: { path, content: "x\n" } });
+      assert.equal(wr.is_error, true, wr.said);
+    } finally {
+      closeBodyProcesses();
+    }
+  },
+});
