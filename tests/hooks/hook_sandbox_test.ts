@@ -68,7 +68,15 @@ Deno.test({
       reply("openai", "Done."),
     ]);
     const config = await agentConfig(w.base, "openai", server.url, {
-      hooks: { after_tool: [{ command: "sh ./lint.sh" }] },
+      // Outside the temp folder: magi's sessions are hidden but for this session's folder.
+      sessions_dir: join(w.outside, "sessions"),
+      hooks: {
+        after_tool: [
+          { command: "sh ./lint.sh" },
+          // A hook reads its transcript, as Claude Code's do.
+          { command: `cat "$(sed -n 's/.*"transcript_path":"\\([^"]*\\)".*/\\1/p')" > copy` },
+        ],
+      },
     });
     const run = await magi(["run", "fix the lint", "--auto", "--config", config], {
       cwd: w.root,
@@ -79,6 +87,7 @@ Deno.test({
     assert.equal(toolResultsIn("openai", server.requests[1])[0].content, "rewritten\n");
     assert.ok(exists(join(w.root, "hook-ran")), "the hook ran, writing in the root");
     assert.ok(!exists(join(w.outside, "planted")), "nothing was written outside the roots");
+    assert.match(await Deno.readTextFile(join(w.root, "copy")), /fix the lint/);
     const stolen = await Deno.readTextFile(join(w.root, "stolen"));
     assert.ok(!stolen.includes(FAKE_KEY), stolen);
     assert.equal(await Deno.readTextFile(join(w.root, "api-key")), "key=\n");
