@@ -15,8 +15,8 @@
  * past its time limit (default 60 s) the group is ended (bwrap and all inside it). Exit
  * status 2 blocks (a `before_tool` call, a prompt) with stderr as the reason; stdout
  * `{"decision": "allow"}` (or Claude Code's `hookSpecificOutput.permissionDecision`) approves a
- * call the policy would ask about — never one a rule denies. Any other failure, a time-out or bad output costs only that hook: one
- * stderr line, and the event goes on as if it had not run.
+ * call the policy would ask about — never one a rule denies. Any other failure, a time-out or
+ * bad output costs only that hook: one stderr line, and the event goes on as if it had not run.
  *
  * @module
  */
