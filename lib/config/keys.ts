@@ -153,6 +153,7 @@ const hookList = {
     command: { type: "string", minLength: 1 },
     matcher: { type: "string", minLength: 1 },
     timeout_seconds: { type: "number", exclusiveMinimum: 0, maximum: 600 },
+    sandbox: { type: "boolean" },
   }, ["command"]),
 };
 
@@ -481,7 +482,8 @@ export const KEYS = {
       additionalProperties: false,
     },
     expected: "an object {before_tool?, after_tool?, session_start?, user_prompt?}, each a list " +
-      "of {command, matcher?, timeout_seconds?} (matcher: a regular expression over tool names)",
+      "of {command, matcher?, timeout_seconds?, sandbox?} (matcher: a regular expression over " +
+      "tool names; sandbox: false runs it unsandboxed)",
     default: {},
   }),
   "agents.max_depth": plainKey<number>({

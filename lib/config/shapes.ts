@@ -51,6 +51,8 @@ export interface HookSpec {
   /** A regular expression a tool's name must match in full (tool events only). */
   matcher?: string;
   timeout_seconds?: number;
+  /** False: the hook runs unsandboxed (default: inside the session's sandbox). */
+  sandbox?: boolean;
 }
 
 /** What a rule decides; `deny` is stricter than `ask`, which is stricter than `allow`. */

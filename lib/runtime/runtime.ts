@@ -55,6 +55,7 @@ import { shippedToolsDir } from "../exec/shipped.ts";
 import { discoverSkills, type Skill } from "../sources/skills/discover.ts";
 import { skillTool } from "../sources/skills/tool.ts";
 import { Hooks } from "./hooks/hooks.ts";
+import { hookMode } from "./hooks/hook_sandbox.ts";
 import { magiDir } from "../core/xdg.ts";
 
 /** The session a call belongs to. `cwd` changes when `run` does `cd`. */
@@ -343,15 +344,15 @@ export async function createRuntime(opts: RuntimeOptions): Promise<Runtime> {
     ]),
   );
 
-  // What magi runs later outside any sandbox — its code, Deno, the hooks' and MCP servers'
-  // programs — stays read-only wherever a root holds it (sandbox and `write`/`edit`).
+  // What magi runs later outside any sandbox — its code, Deno, the unsandboxed hooks' and MCP
+  // servers' programs — stays read-only wherever a root holds it (sandbox and `write`/`edit`).
+  // A sandboxed hook reaches no more than the call that rewrote its script.
   const mcpFile = config.origins.mcp_servers === "default" ? undefined : config.origins.mcp_servers;
   const trusted = trustedProjectFiles(v.trusted_projects ?? []);
   door.runsLater = runsLater(opts.env, [
-    ...Object.values(v.hooks).flatMap((list) => list ?? []).map((h) => ({
-      line: h.command,
-      cwd: opts.cwd,
-    })),
+    ...Object.values(v.hooks).flatMap((list) => list ?? [])
+      .filter((h) => hookMode(door.mode, h) === "off")
+      .map((h) => ({ line: h.command, cwd: opts.cwd })),
     ...Object.values(v.mcp_servers).filter((s) => s.command).map((s) => ({
       argv: [s.command!, ...s.args ?? []],
       cwd: s.cwd ? resolve(mcpFile ? dirname(mcpFile) : opts.cwd, s.cwd) : opts.cwd,

@@ -110,7 +110,7 @@ const SAMPLES: { [K in KeyName]: NonNullable<Settings[K]> } = {
   policy: { rules: [{ tool: "run", command: "git status *", decision: "allow" }] },
   system_prompt: "You are terse.",
   system_prompt_file: "/srv/prompt.md",
-  hooks: { before_tool: [{ command: "/bin/true", matcher: "run" }] },
+  hooks: { before_tool: [{ command: "/bin/true", matcher: "run", sandbox: false }] },
   "agents.max_depth": 1,
   "agents.summary_bytes": 256,
   "mcp.audience_pair": true,

@@ -264,7 +264,8 @@ Deno.test({
         shipped_tools: false,
         roots: [root, dirname(code)],
         approval: "never",
-        hooks: { after_tool: [{ command: `sh ${hook}` }] },
+        // An unsandboxed hook (a sandboxed one reaches no more than the call that rewrote it).
+        hooks: { after_tool: [{ command: `sh ${hook}`, sandbox: false }] },
         mcp_servers: { s: { command: "deno", args: ["run", server], cwd: root } },
       },
     });

@@ -10,12 +10,13 @@
  *
  * (`PostToolUse` adds `tool_response: {said, is_error}`; `UserPromptSubmit` has `prompt`;
  * `SessionStart` has `source`: "startup" or "resume".) A hook is `sh -c COMMAND` in its own
- * process group, in the session's working folder, with the environment a tool gets; past its
- * time limit (default 60 s) the group is ended. Exit status 2 blocks (a `before_tool` call,
- * a prompt) with stderr as the reason; stdout `{"decision": "allow"}` (or Claude Code's
- * `hookSpecificOutput.permissionDecision`) approves a call the policy would ask about — never
- * one a rule denies. Any other failure, a time-out or bad output costs only that hook: one
- * stderr line, and the event goes on as if it had not run.
+ * process group, in the session's working folder, with the environment a tool gets, inside the
+ * OS sandbox (`hook_sandbox.ts`: workspace-write unless its entry says `"sandbox": false`);
+ * past its time limit (default 60 s) the group is ended (bwrap and all inside it). Exit
+ * status 2 blocks (a `before_tool` call, a prompt) with stderr as the reason; stdout
+ * `{"decision": "allow"}` (or Claude Code's `hookSpecificOutput.permissionDecision`) approves a
+ * call the policy would ask about — never one a rule denies. Any other failure, a time-out or
+ * bad output costs only that hook: one stderr line, and the event goes on as if it had not run.
  *
  * @module
  */
@@ -26,13 +27,18 @@ import { spawnProcess } from "../../exec/spawn.ts";
 import { concatBytes } from "../../core/bytes.ts";
 import type { Warn } from "../../core/types.ts";
 import type { CallContext } from "../../exec/env.ts";
+import type { Policy } from "../../policy/decide.ts";
+import { hookLaunch } from "./hook_sandbox.ts";
 
 /** What a hook's run reads of the session (a `Runtime` is one). */
 export interface HookHost {
   session: { cwd: string };
-  env: Record<string, string>;
+  /** A tool call's environment base (no provider API keys): a hook's too. */
+  toolEnv: Record<string, string>;
   context: Omit<CallContext, "MAGI_CWD">;
   linksDir: string | undefined;
+  /** The session's policy: its sandbox settings (`sessionSettings`) and launcher. */
+  policy: Policy;
 }
 
 /** The events, and Claude Code's name for each (`hook_event_name`). */
@@ -142,21 +148,32 @@ export class Hooks {
     const timeoutMs = (hook.timeout_seconds ?? HOOK_TIMEOUT_SECONDS) * 1000;
     const chunks: Uint8Array[] = [];
     let size = 0;
-    const spawned = await spawnProcess({
-      program: "sh",
-      args: ["-c", hook.command],
-      cwd: rt.session.cwd,
-      env: childEnv(rt.env, rt.linksDir, { ...rt.context, MAGI_CWD: rt.session.cwd }),
-      stdin: input,
-      timeoutMs,
-      graceMs: 500,
-      maxStdoutBytes: STDOUT_BYTES,
-      onStdout: (chunk) => {
-        chunks.push(chunk.slice());
-        size += chunk.length;
-      },
-    });
     const where = `hook ${event} "${hook.command}"`;
+    const launch = hookLaunch(rt.policy, hook);
+    if ("refused" in launch) {
+      this.#warn(`${where} ${launch.refused}; ignored`);
+      return {};
+    }
+    let spawned;
+    try {
+      spawned = await spawnProcess({
+        program: launch.program,
+        args: launch.args,
+        restart: launch.restart,
+        cwd: rt.session.cwd,
+        env: childEnv(rt.toolEnv, rt.linksDir, { ...rt.context, MAGI_CWD: rt.session.cwd }),
+        stdin: input,
+        timeoutMs,
+        graceMs: 500,
+        maxStdoutBytes: STDOUT_BYTES,
+        onStdout: (chunk) => {
+          chunks.push(chunk.slice());
+          size += chunk.length;
+        },
+      });
+    } finally {
+      launch.release();
+    }
     const reason = stderrTail(spawned.stderrTail, spawned.stderrCut).trim();
     if (spawned.startError) {
       this.#warn(`${where} could not start: ${spawned.startError}; ignored`);
