@@ -5,7 +5,8 @@
  *
  * @module
  */
-import { delimiter, isAbsolute, join, resolve } from "node:path";
+import { basename, delimiter, dirname, isAbsolute, join, resolve } from "node:path";
+import { systemTempDir } from "./temp.ts";
 
 /** How the PATH's folders are read. */
 export interface LookUpOptions {
@@ -57,4 +58,59 @@ export function findProgram(
     if (isExecutableFile(candidate)) return candidate;
   }
   return undefined;
+}
+
+/**
+ * The host look-up: PATH's folders that no sandboxed program can have filled, for every
+ * program magi itself starts outside the sandbox by a bare name (the default peer, a peer or
+ * MCP server named by name, what start-up discovery runs). Kept are the absolute entries
+ * whose real path (the nearest existing folder's, for one that does not exist yet) lies
+ * outside every folder of `avoid` and the system temp folder — what `workspace-write` makes
+ * writable, where a model's `run` could plant `node_modules/.bin/casper` or `bin/sh`.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { hostPath } from "./program.ts";
+ * assert.equal(hostPath("./bin:/opt/p/node_modules/.bin:/usr/bin", ["/opt/p"]), "/usr/bin");
+ * ```
+ *
+ * @param path a PATH value (`:`-separated); undefined is an empty PATH
+ * @param avoid real absolute folders whose programs are not taken (the roots)
+ * @returns the PATH value kept, in order (possibly "")
+ */
+export function hostPath(path: string | undefined, avoid: readonly string[]): string {
+  const away = [...avoid, realOrLexical(systemTempDir())];
+  return (path ?? "").split(delimiter).filter((entry) => {
+    if (!isAbsolute(entry)) return false;
+    const real = realOrLexical(entry);
+    return !away.some((a) => real === a || real.startsWith(a.endsWith("/") ? a : a + "/"));
+  }).join(delimiter);
+}
+
+/**
+ * {@link findProgram} on {@link hostPath}: the program magi may start on the host for a bare
+ * name.
+ *
+ * @param avoid real absolute folders passed over (the roots)
+ * @returns the candidate's path as found, or undefined
+ */
+export function hostProgram(
+  name: string,
+  path: string | undefined,
+  avoid: readonly string[],
+): string | undefined {
+  return findProgram(name, hostPath(path, avoid));
+}
+
+/** The real path of `path`, or of its nearest existing folder with the rest appended. */
+function realOrLexical(path: string): string {
+  const abs = resolve(path);
+  for (let dir = abs, rest = "";; rest = join(basename(dir), rest), dir = dirname(dir)) {
+    try {
+      return join(Deno.realPathSync(dir), rest);
+    } catch {
+      if (dirname(dir) === dir) return abs;
+    }
+  }
 }

@@ -143,7 +143,7 @@ export class Hooks {
     const chunks: Uint8Array[] = [];
     let size = 0;
     const spawned = await spawnProcess({
-      program: "sh",
+      program: "/bin/sh", // by its path: PATH may hold a root's folders (README, host look-up)
       args: ["-c", hook.command],
       cwd: rt.session.cwd,
       env: childEnv(rt.env, rt.linksDir, { ...rt.context, MAGI_CWD: rt.session.cwd }),

@@ -26,6 +26,8 @@ export interface DeclaredSourcesOptions {
   /** The environment `<peer> tools --json` runs with. */
   childEnv: Record<string, string>;
   builtins: readonly Tool[];
+  /** The allowed roots (real absolute paths): peers named by name are not looked up there. */
+  roots: readonly string[];
   /** Runs Lua bodies in Workers under the policy (see `loadLuaTools`). */
   confine?: LuaConfinement;
   warn: Warn;
@@ -88,6 +90,7 @@ export async function declaredTools(opts: DeclaredSourcesOptions): Promise<Decla
     opts.config.origins.peers,
     opts.env,
     opts.warn,
+    opts.roots,
   );
   const peerCache = new StampCache<PeerListing>(stampCachePath(opts.env, "peers"), "peers-2");
   const fromPeers = await peerTools({
