@@ -22,7 +22,7 @@ import { parseQuestion } from "./program_call.ts";
 import { schemaProblem, stripExtensions } from "../core/json_schema.ts";
 import type { StampCache } from "../core/stamp_cache.ts";
 import type { Declaration, Invocation, JsonSchema, Outcome, Tool, Warn } from "../core/types.ts";
-import { hostProgram } from "../core/program.ts";
+import { hostProgram, type HostScope } from "../core/program.ts";
 import { parseJsonObject } from "../core/json_object.ts";
 
 /** The peer name used when the config names none. */
@@ -60,22 +60,20 @@ export interface PeerListing {
  *
  * @param configured the `peers` config value, if set
  * @param origin the file that set it, for relative paths
- * @param roots real absolute roots, whose PATH folders are passed over
+ * @param host where bare names are not looked up (the roots, but their protected PATH folders)
  */
 export function configuredPeers(
   configured: Readonly<Record<string, string>> | undefined,
   origin: string | undefined,
   env: Record<string, string>,
   warn: Warn,
-  roots: readonly string[],
+  host: HostScope,
 ): Peer[] {
   const entries = configured ? Object.entries(configured) : [[DEFAULT_PEER, DEFAULT_PEER]];
   const base = origin && isAbsolute(origin) ? dirname(origin) : Deno.cwd();
   const peers: Peer[] = [];
   for (const [name, value] of entries) {
-    const program = value.includes("/")
-      ? resolve(base, value)
-      : hostProgram(value, env.PATH, roots);
+    const program = value.includes("/") ? resolve(base, value) : hostProgram(value, env.PATH, host);
     let usable = program !== undefined;
     if (program && value.includes("/")) {
       try {

@@ -122,6 +122,25 @@ Deno.test({
   },
 });
 
+Deno.test("host look-up: a PATH folder the sandbox keeps read-only inside a root (~/go/bin, HOME a root) is still searched", async () => {
+  await using dir = await tempDir("magi-hostpath-");
+  const w = await world(dir.path);
+  const goBin = join(w.home, "go", "bin");
+  await Deno.mkdir(goBin, { recursive: true });
+  await Deno.writeTextFile(
+    join(goBin, "casper"),
+    `#!/bin/sh\necho '[{"name":"casper_gone","description":"Say gone"}]'\n`,
+    { mode: 0o755 },
+  );
+  const cfg = await config(join(dir.path, "config.json"), w.root, { roots: [w.home, w.root] });
+  const listed = await magi(["tools", "--config", cfg], {
+    cwd: w.root,
+    env: { ...w.env, PATH: `${goBin}:/usr/local/bin:/usr/bin:/bin` },
+    home: w.home,
+  });
+  assert.match(listed.stdout, /casper_gone +peer/, listed.stdout + listed.stderr);
+});
+
 Deno.test("hostPath keeps PATH's absolute folders outside the roots and the temp folder", async () => {
   await using dir = await tempDir("magi-hostpath-");
   const root = join(dir.path, "root");
@@ -138,9 +157,9 @@ Deno.test("hostPath keeps PATH's absolute folders outside the roots and the temp
     out,
     "/usr/bin",
   ].join(":");
-  const kept = hostPath(path, [root]).split(":");
+  const kept = hostPath(path, { avoid: [root] }).split(":");
   assert.ok(!kept.includes(join(root, "bin")) && !kept.includes(join(out, "link")));
   assert.ok(!kept.includes("bin") && !kept.includes(join(root, "not-yet")));
   assert.ok(kept.includes("/usr/bin"));
-  assert.equal(hostProgram("zz-prog", path, [root]), undefined);
+  assert.equal(hostProgram("zz-prog", path, { avoid: [root] }), undefined);
 });
