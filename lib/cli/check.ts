@@ -24,7 +24,7 @@ export async function checkCommand(args: string[]): Promise<number> {
     ran++;
     const out: Uint8Array[] = [];
     const spawned = await spawnProcess({
-      program: "sh",
+      program: "/bin/sh", // by its path: PATH may hold a root's folders (README, host look-up)
       args: [tool.selftest],
       cwd: tool.folder,
       env: childEnv(rt.toolEnv, rt.linksDir, { ...rt.context, MAGI_CWD: tool.folder }),

@@ -9,6 +9,7 @@ import { basename, dirname, isAbsolute, join, resolve } from "node:path";
 import { lstatNoted, noteContents, realNoted, statNoted } from "./sandbox_reads.ts";
 import { ownUid } from "../exec/unix_socket.ts";
 import { identity as socketIdentity, isDead, probeLater } from "./sandbox_dead.ts";
+import { isRelocatedStore } from "./relocated_stores.ts";
 
 /** Credential stores under HOME that every mode hides. */
 export const CREDENTIAL_STORES = [
@@ -393,7 +394,14 @@ export function hiddenEntries(
   }
   for (const p of own) {
     if (!isAbsolute(p)) continue;
-    add(p, TICKET_CACHE.test(basename(p)) ? "a Kerberos ticket cache" : "magi's own files");
+    add(
+      p,
+      TICKET_CACHE.test(basename(p))
+        ? "a Kerberos ticket cache"
+        : isRelocatedStore(p)
+        ? "a credential store"
+        : "magi's own files",
+    );
   }
   // A link inside a hidden folder (`~/.aws/credentials -> ~/dotfiles/aws/credentials`, as stow
   // and yadm lay them out) would leave its target readable by the target's own path.

@@ -5,7 +5,8 @@
  *
  * @module
  */
-import { delimiter, isAbsolute, join, resolve } from "node:path";
+import { basename, delimiter, dirname, isAbsolute, join, resolve } from "node:path";
+import { systemTempDir } from "./temp.ts";
 
 /** How the PATH's folders are read. */
 export interface LookUpOptions {
@@ -57,4 +58,74 @@ export function findProgram(
     if (isExecutableFile(candidate)) return candidate;
   }
   return undefined;
+}
+
+/**
+ * Where the host look-up may not take programs from: the folders a sandboxed call can write
+ * (the roots; the system temp folder is always added), and the PATH folders inside them that
+ * every sandbox keeps read-only nonetheless (`~/go/bin` with HOME a root: runs_later.ts's
+ * `pathFolders`, as protected).
+ */
+export interface HostScope {
+  /** Real absolute folders whose programs are not taken (the roots). */
+  avoid: readonly string[];
+  /** Real absolute PATH folders inside `avoid` taken all the same: read-only in the sandbox. */
+  kept?: readonly string[];
+}
+
+/**
+ * The host look-up: PATH's folders that no sandboxed program can have filled, for every
+ * program magi itself starts outside the sandbox by a bare name (the default peer, a peer or
+ * MCP server named by name, what start-up discovery runs). Kept are the absolute entries
+ * whose real path (the nearest existing folder's, for one that does not exist yet) lies
+ * outside every folder of `scope.avoid` and the system temp folder — what `workspace-write`
+ * makes writable, where a model's `run` could plant `node_modules/.bin/casper` or `bin/sh` —
+ * or is one of `scope.kept` (not in the temp folder).
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { hostPath } from "./program.ts";
+ * const path = "./bin:/opt/p/node_modules/.bin:/usr/bin";
+ * assert.equal(hostPath(path, { avoid: ["/opt/p"] }), "/usr/bin");
+ * ```
+ *
+ * @param path a PATH value (`:`-separated); undefined is an empty PATH
+ * @returns the PATH value kept, in order (possibly "")
+ */
+export function hostPath(path: string | undefined, scope: HostScope): string {
+  const temp = realOrLexical(systemTempDir());
+  const inside = (p: string, a: string) => p === a || p.startsWith(a.endsWith("/") ? a : a + "/");
+  return (path ?? "").split(delimiter).filter((entry) => {
+    if (!isAbsolute(entry)) return false;
+    const real = realOrLexical(entry);
+    if (inside(real, temp)) return false;
+    return scope.kept?.includes(real) || !scope.avoid.some((a) => inside(real, a));
+  }).join(delimiter);
+}
+
+/**
+ * {@link findProgram} on {@link hostPath}: the program magi may start on the host for a bare
+ * name.
+ *
+ * @returns the candidate's path as found, or undefined
+ */
+export function hostProgram(
+  name: string,
+  path: string | undefined,
+  scope: HostScope,
+): string | undefined {
+  return findProgram(name, hostPath(path, scope));
+}
+
+/** The real path of `path`, or of its nearest existing folder with the rest appended. */
+function realOrLexical(path: string): string {
+  const abs = resolve(path);
+  for (let dir = abs, rest = "";; rest = join(basename(dir), rest), dir = dirname(dir)) {
+    try {
+      return join(Deno.realPathSync(dir), rest);
+    } catch {
+      if (dirname(dir) === dir) return abs;
+    }
+  }
 }

@@ -22,11 +22,13 @@ import {
 import { xdgBase } from "../core/xdg.ts";
 import { systemTempDir } from "../core/temp.ts";
 import {
+  CREDENTIAL_STORES,
   type Hidden,
   hiddenEntries,
   type HiddenSet,
   within,
 } from "../confinement/sandbox_paths.ts";
+import { relocatedStores } from "../confinement/relocated_stores.ts";
 
 /** The session's settings for the door, with the sandbox's own. */
 export interface SessionSettings extends DoorSettings {
@@ -149,11 +151,16 @@ export function runsLater(policy: Policy): string[] {
 }
 
 /**
- * What the session hides besides the credential stores and `sandbox.deny_read`: magi's own
- * files, the session's (a `sessions_dir`), the ticket cache `KRB5CCNAME` names.
+ * What the session hides besides the credential stores under HOME and `sandbox.deny_read`:
+ * magi's own files, the session's (a `sessions_dir`), the ticket cache `KRB5CCNAME` names,
+ * the credential stores the environment's variables name (`relocated_stores.ts`).
  */
 function hiddenOwn(policy: Policy): string[] {
-  return [...magiOwnFiles(policy.env), ...sessionSettings(policy).hidden ?? []];
+  return [
+    ...magiOwnFiles(policy.env),
+    ...sessionSettings(policy).hidden ?? [],
+    ...relocatedStores(policy.env, policy.roots, CREDENTIAL_STORES),
+  ];
 }
 
 /**

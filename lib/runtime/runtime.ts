@@ -21,7 +21,8 @@ import { useMasker } from "../pipeline/out.ts";
 import { type CallContext, childEnv } from "../exec/env.ts";
 import { type LinkEntry, prepareLinks } from "../exec/links.ts";
 import { builtinTool } from "../sources/builtins/builtin.ts";
-import { effectiveRoots } from "../policy/roots.ts";
+import { effectiveRoots, isInside } from "../policy/roots.ts";
+import { hostPath, type HostScope } from "../core/program.ts";
 import { loadPolicy, type Policy, policySources, userConfigFile } from "../policy/decide.ts";
 import { newApprovalKey, serveApprovals, TOKEN_VARIABLE } from "../policy/approvals.ts";
 import { confinedBody } from "../sources/builtins/body_worker.ts";
@@ -220,7 +221,20 @@ export async function createRuntime(opts: RuntimeOptions): Promise<Runtime> {
   // is masked with this runtime's secrets (lib/pipeline/out.ts).
   useMasker(masker);
   const context = { MAGI_CONFIG: config.explicit };
-  const helpEnv = childEnv(opts.env, undefined, { ...context, MAGI_CWD: opts.cwd });
+  const roots = effectiveRoots(v.roots && [...v.roots], opts.cwd);
+  // What magi starts at start-up on the host (`--help` discovery, peers' `tools --json`, MCP
+  // servers) gets PATH's folders outside the roots and the temp folder, but for those the
+  // sandbox keeps read-only: an MCP command or a `#!/usr/bin/env python3` line cannot pick a
+  // program a sandboxed call planted (`./node_modules/.bin` of a root stays writable).
+  const home = opts.env.HOME ? realPath(opts.env.HOME) : "";
+  const host: HostScope = {
+    avoid: roots,
+    kept: pathFolders(opts.env, roots, home).filter((p) => !roots.some((r) => isInside(r, p))),
+  };
+  const helpEnv = childEnv({ ...opts.env, PATH: hostPath(opts.env.PATH, host) }, undefined, {
+    ...context,
+    MAGI_CWD: opts.cwd,
+  });
 
   const seen = new Set<string>();
   const configured = stringList(v.tools_dir).filter((dir) => {
@@ -231,7 +245,6 @@ export async function createRuntime(opts: RuntimeOptions): Promise<Runtime> {
   const realConfigured = new Set(configured.map(realPath));
   const shippedDirs = shipped.filter((d) => !realConfigured.has(realPath(d)));
 
-  const roots = effectiveRoots(v.roots && [...v.roots], opts.cwd);
   const spillDir = v.spill_dir ?? join(stateDir(opts.env), "spill");
   /** The runtime once built (a late server's tools are swapped into its registry). */
   const built: { runtime?: Runtime } = {};
@@ -270,6 +283,7 @@ export async function createRuntime(opts: RuntimeOptions): Promise<Runtime> {
     childEnv: helpEnv,
     // A Lua declaration re-describing a builtin reaches it through the policy again.
     builtins: builtinTools.map((t) => innerOf.get(t)!),
+    host,
     // Lua bodies run in Workers with Deno permissions from the policy; `magi.exec` is judged.
     confine: luaConfinement(() => policy),
     warn: opts.warn,
@@ -357,7 +371,7 @@ export async function createRuntime(opts: RuntimeOptions): Promise<Runtime> {
       argv: [s.command!, ...s.args ?? []],
       cwd: s.cwd ? resolve(mcpFile ? dirname(mcpFile) : opts.cwd, s.cwd) : opts.cwd,
     })),
-    ...configuredPeers(v.peers, config.origins.peers, opts.env, () => {}).map((p) => ({
+    ...configuredPeers(v.peers, config.origins.peers, opts.env, () => {}, host).map((p) => ({
       argv: [p.program],
       cwd: opts.cwd,
     })),

@@ -22,7 +22,7 @@ import { parseQuestion } from "./program_call.ts";
 import { schemaProblem, stripExtensions } from "../core/json_schema.ts";
 import type { StampCache } from "../core/stamp_cache.ts";
 import type { Declaration, Invocation, JsonSchema, Outcome, Tool, Warn } from "../core/types.ts";
-import { findProgram } from "../core/program.ts";
+import { hostProgram, type HostScope } from "../core/program.ts";
 import { parseJsonObject } from "../core/json_object.ts";
 
 /** The peer name used when the config names none. */
@@ -51,30 +51,29 @@ export interface PeerListing {
   problem?: string;
 }
 
-/** Looks a program name up on PATH; returns its absolute path or undefined. */
-export function which(name: string, path: string | undefined): string | undefined {
-  return findProgram(name, path);
-}
-
 /**
  * The configured peers. A value with a "/" is a path (relative to the config file that set
- * it); a bare name is looked up on PATH. A configured peer that cannot be found costs one warn
- * line; the implicit default `casper` is silently absent.
+ * it); a bare name — the implicit default `casper` too — is looked up on PATH's folders
+ * outside the roots and the temp folder (`hostProgram`: a sandboxed call can write
+ * `./node_modules/.bin/casper`, and `tools --json` runs on the host at every start). A
+ * configured peer that cannot be found costs one warn line; the default is silently absent.
  *
  * @param configured the `peers` config value, if set
  * @param origin the file that set it, for relative paths
+ * @param host where bare names are not looked up (the roots, but their protected PATH folders)
  */
 export function configuredPeers(
   configured: Readonly<Record<string, string>> | undefined,
   origin: string | undefined,
   env: Record<string, string>,
   warn: Warn,
+  host: HostScope,
 ): Peer[] {
   const entries = configured ? Object.entries(configured) : [[DEFAULT_PEER, DEFAULT_PEER]];
   const base = origin && isAbsolute(origin) ? dirname(origin) : Deno.cwd();
   const peers: Peer[] = [];
   for (const [name, value] of entries) {
-    const program = value.includes("/") ? resolve(base, value) : which(value, env.PATH);
+    const program = value.includes("/") ? resolve(base, value) : hostProgram(value, env.PATH, host);
     let usable = program !== undefined;
     if (program && value.includes("/")) {
       try {

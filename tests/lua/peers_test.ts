@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { runTool } from "../../lib/runtime/run_tool.ts";
-import { REPO, tempDir, TESTDATA, testRuntime } from "../helpers.ts";
+import { magi, REPO, tempDir, TESTDATA, testRuntime } from "../helpers.ts";
 
 const PEERS = join(TESTDATA, "peers");
 
@@ -49,27 +49,32 @@ Deno.test("peer results: JSON {said, shown}, plain text, a failing exit status; 
   assert.match(bad.said, /field "text" is required/);
 });
 
-Deno.test("the default peer casper is found on PATH; its list is cached until the program changes", async () => {
-  await using bin = await tempDir();
-  const log = join(bin.path, "listed.log");
-  const casper = join(bin.path, "casper");
+Deno.test("the default peer casper is found on PATH outside the roots and the temp folder; its list is cached until the program changes", async () => {
+  // magi runs with a temp folder and a root of its own, so `bin` lies outside both.
+  await using base = await tempDir();
+  const bin = join(base.path, "bin");
+  const root = join(base.path, "root");
+  const tmp = join(base.path, "tmp");
+  for (const d of [bin, root, tmp]) await Deno.mkdir(d);
+  const log = join(base.path, "listed.log");
+  const casper = join(bin, "casper");
   await Deno.writeTextFile(
     casper,
     `#!/bin/sh\necho listed >> "${log}"\n` +
       `echo '[{"name":"casper_hello","description":"Say hello"}]'\n`,
     { mode: 0o755 },
   );
-  const env = { PATH: `${bin.path}:${Deno.env.get("PATH")}` };
-  await using first = await testRuntime({ env, config: { shipped_tools: false } });
-  assert.equal(first.rt.registry.get("casper_hello")?.origin.where, `casper ${casper}`);
-  const { createRuntime } = await import("../../lib/runtime/runtime.ts");
-  const again = await createRuntime({
-    cwd: first.home,
-    env: first.rt.env,
-    configFlag: join(first.home, "config.jsonc"),
-    warn: () => {},
-  });
-  assert.ok(again.registry.get("casper_hello"));
+  const config = join(base.path, "config.json");
+  await Deno.writeTextFile(config, JSON.stringify({ shipped_tools: false }));
+  const opts = {
+    cwd: root,
+    home: join(base.path, "home"),
+    env: { PATH: `${bin}:${Deno.env.get("PATH")}`, TMPDIR: tmp },
+  };
+  for (let i = 0; i < 2; i++) {
+    const run = await magi(["tools", "--config", config], opts);
+    assert.match(run.stdout, /casper_hello +peer/, run.stdout + run.stderr);
+  }
   assert.equal(await Deno.readTextFile(log), "listed\n");
 });
 

@@ -51,7 +51,7 @@ export function hookLaunch(
   const settings = sessionSettings(policy);
   const mode = hookMode(settings.mode, spec);
   const sh = ["-c", spec.command];
-  if (mode === "off") return { program: "sh", args: sh, mode, release: () => {} };
+  if (mode === "off") return { program: "/bin/sh", args: sh, mode, release: () => {} };
   if (settings.problem) {
     return {
       refused: `was not run: no sandbox can start here (${settings.problem}) and a hook runs ` +
@@ -63,7 +63,7 @@ export function hookLaunch(
     // A domain list (`sandbox.network`) that cannot be served, too many sockets to cover:
     // the launcher throws, and the hook does not run.
     launches = trackLaunches(launcherFor(policy, mode));
-    const command = launches.wrap!("sh", sh);
+    const command = launches.wrap!("/bin/sh", sh);
     return {
       program: command.program,
       args: command.args,

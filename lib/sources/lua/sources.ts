@@ -10,6 +10,7 @@ import type { Config } from "../../config/load.ts";
 import { stringList } from "../../config/load.ts";
 import { shippedToolsDir } from "../../exec/shipped.ts";
 import { configuredPeers, type PeerListing, peerTools } from "../peers.ts";
+import type { HostScope } from "../../core/program.ts";
 import { StampCache, stampCachePath } from "../../core/stamp_cache.ts";
 import type { Tool, Warn } from "../../core/types.ts";
 import { type CachedFile, loadLuaTools, LUA_CACHE_VERSION } from "./declarations.ts";
@@ -26,6 +27,8 @@ export interface DeclaredSourcesOptions {
   /** The environment `<peer> tools --json` runs with. */
   childEnv: Record<string, string>;
   builtins: readonly Tool[];
+  /** Where peers named by name are not looked up (the roots; `hostProgram`). */
+  host: HostScope;
   /** Runs Lua bodies in Workers under the policy (see `loadLuaTools`). */
   confine?: LuaConfinement;
   warn: Warn;
@@ -88,6 +91,7 @@ export async function declaredTools(opts: DeclaredSourcesOptions): Promise<Decla
     opts.config.origins.peers,
     opts.env,
     opts.warn,
+    opts.host,
   );
   const peerCache = new StampCache<PeerListing>(stampCachePath(opts.env, "peers"), "peers-2");
   const fromPeers = await peerTools({
