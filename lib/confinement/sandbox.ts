@@ -551,10 +551,15 @@ function assemble(f: Facts, churned: readonly string[] = []): Built {
     if (!hidden(dir) && !held(dir) && inHome(dir)) args.push("--bind-try", dir, dir);
   }
   const absent: string[] = [];
+  const madeFiles: string[] = [];
   for (const p of protects) {
     if (hidden(p.path) || held(p.path)) continue;
     if (p.kind === "absent") absent.push(p.path);
-    else if (p.kind === "missing-dir") {
+    else if (p.kind === "missing-file") {
+      // An empty read-only file bwrap makes on the host, removed when the call ends (`covers`).
+      args.push("--ro-bind", "/dev/null", p.path);
+      madeFiles.push(p.path);
+    } else if (p.kind === "missing-dir") {
       // bwrap makes the folder on the host: counted, and removed once no command uses it.
       args.push("--tmpfs", p.path, "--remount-ro", p.path);
       missing.push(p.path);
@@ -576,7 +581,7 @@ function assemble(f: Facts, churned: readonly string[] = []): Built {
   const emptiedFolders = folders.filter((dir) => !f.emptied.some((e) => within(dir, e)));
   for (const dir of emptiedFolders) args.push("--tmpfs", dir);
   args.push(...f.isolation);
-  return { args, missing, covered, covers: [...sockets, ...emptiedFolders], absent };
+  return { args, missing, covered, covers: [...sockets, ...emptiedFolders, ...madeFiles], absent };
 }
 
 /**
