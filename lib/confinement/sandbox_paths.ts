@@ -489,6 +489,15 @@ function listing(dir: string): Listing | undefined {
   return l;
 }
 
+/**
+ * A folder's sub-folders (but `.git`, `node_modules` and the other build and cache folders
+ * skipped) and whether it holds a repository, from the cached listing (one `stat` while
+ * unchanged); undefined when it cannot be read.
+ */
+export function folderListing(dir: string): { dirs: readonly string[]; repo: boolean } | undefined {
+  return listing(dir);
+}
+
 /** Listings already looked at during {@link listingsOnce}. */
 let once: Map<string, Listing | undefined> | undefined;
 

@@ -1,0 +1,394 @@
+/**
+ * Repositories a call planted in the roots (SPEC S8.3): after a call that could write the roots
+ * (`workspace-write`, `write`, `edit`), what git would run from a repository whose git files
+ * the call made or changed is disarmed — renamed aside (`config` → `config.magi-disarmed`), so
+ * the person's next `git status` there (or in the repository above, for a submodule: git runs
+ * git in each one) runs nothing the call left.
+ *
+ * The sandbox keeps the git files of the repositories it finds at a call's start read-only (a
+ * walk of 200 folders, two levels down). A repository deeper than that, one the call makes
+ * (`git init sub`, `git clone`, a gitlink `git add`ed to the index), or a `.git` file pointing
+ * at a git dir in the temp folder, it cannot cover: bwrap cannot cover paths that do not exist
+ * yet. So after the call every folder of the roots is looked at (one `stat` each while
+ * unchanged: the cached listings of `sandbox_paths.ts`), and for each repository found, and each
+ * gitlink of an index the call changed (`node_modules/x`, where the walk does not go), the
+ * change times of its `.git` file, `config`, `config.worktree`, `commondir` and hooks are
+ * compared with the call's start (change times cannot be set back). What changed and would run
+ * a program — a config with a key of {@link PROGRAM_KEYS} that runs one, an include or
+ * `core.hooksPath`; a hook that is not a `.sample`; a `commondir` outside a worktree's git dir —
+ * is renamed aside. A plain `git init` or `git clone` the call made (template hooks are
+ * `.sample` files, a clone's config names no program) is left as it is.
+ *
+ * @module
+ */
+import { basename, dirname, join, resolve } from "node:path";
+import { folderListing, within } from "./sandbox_paths.ts";
+import { gitEntriesOf, programKind } from "./git_programs.ts";
+
+/** One thing renamed aside, and why. */
+export interface Disarmed {
+  path: string;
+  movedTo: string;
+  why: string;
+}
+
+/** The most folders one look after a call reads; past it the rest is not looked at (said). */
+const FOLDER_BUDGET = 50_000;
+
+/** The suffix of what is renamed aside. */
+export const DISARMED = ".magi-disarmed";
+
+/** What one look after a call found and did. */
+export interface PlantedLook {
+  disarmed: Disarmed[];
+  /** Folders looked at, and whether the budget stopped the look before the end. */
+  folders: number;
+  cut: boolean;
+}
+
+/** The repositories in the roots before a call: each one's top and what it was then. */
+export interface Before {
+  tops: Map<string, string>;
+}
+
+/**
+ * The repositories in the roots now (and the submodules their indexes name), each with the
+ * identity of its `.git` (or a bare one's `HEAD`): taken before a call, so that one the call
+ * makes, or swaps in, is told from one the person had.
+ */
+export function lookBefore(roots: readonly string[]): Before {
+  const tops = new Map<string, string>();
+  const { found } = walk(roots);
+  for (const top of found) tops.set(top, signature(top));
+  for (const top of found) {
+    for (const g of plainGitDirs(top)) {
+      for (const p of gitlinksCached(g)) {
+        const sub = join(top, p);
+        if (!tops.has(sub)) tops.set(sub, signature(sub));
+      }
+    }
+  }
+  return { tops };
+}
+
+/**
+ * Looks for repositories made or changed since `since` in the roots and disarms what they
+ * would run: one not there before (or whose `.git` was swapped) whole, one there before in
+ * what changed.
+ *
+ * @param roots real absolute folders the call could write (the system temp folder left out)
+ * @param since when the call started (ms since the epoch)
+ */
+export function disarmPlanted(
+  roots: readonly string[],
+  since: number,
+  before: Before,
+): PlantedLook {
+  // Change times are whole seconds: anything changed in the second the call started counts.
+  const from = Math.floor(since / 1000) * 1000;
+  const changed = (p: string) => {
+    try {
+      return (Deno.lstatSync(p).ctime?.getTime() ?? Infinity) >= from;
+    } catch {
+      return false;
+    }
+  };
+  const out: Disarmed[] = [];
+  const seen = new Set<string>();
+  const { found, folders, cut } = walk(roots);
+  const fresh = (top: string) => before.tops.get(top) !== signature(top);
+  const gitlinks: string[] = [];
+  for (const top of found) {
+    for (const g of gitDirsOf(top, changed, fresh(top), out)) {
+      checkGitDir(g, changed, fresh(top), out, seen);
+      if (changed(join(g, "index"))) {
+        gitlinks.push(...gitlinksCached(g).map((p) => join(top, p)));
+      }
+    }
+  }
+  // Submodules where the walk does not go (`node_modules/x`, past the budget).
+  for (const top of gitlinks) {
+    if (found.has(top)) continue;
+    for (const g of gitDirsOf(top, changed, fresh(top), out)) {
+      checkGitDir(g, changed, fresh(top), out, seen);
+    }
+  }
+  return { disarmed: out, folders, cut };
+}
+
+/** Every folder of the roots (but those `folderListing` skips), and those holding a repository. */
+function walk(roots: readonly string[]): { found: Set<string>; folders: number; cut: boolean } {
+  const found = new Set<string>();
+  let folders = 0;
+  let cut = false;
+  const outer = roots.filter((r) => !roots.some((o) => o !== r && within(r, o)));
+  for (const root of outer) {
+    let level = [root];
+    while (level.length > 0 && !cut) {
+      const next: string[] = [];
+      for (const dir of level) {
+        if (++folders > FOLDER_BUDGET) {
+          cut = true;
+          break;
+        }
+        const l = folderListing(dir);
+        if (!l) continue;
+        if (l.repo) found.add(dir);
+        next.push(...l.dirs);
+      }
+      level = next;
+    }
+  }
+  return { found, folders, cut };
+}
+
+/** What tells a repository from one made in its place: its `.git`'s (or `HEAD`'s) identity. */
+function signature(top: string): string {
+  for (const name of [".git", "HEAD"]) {
+    try {
+      const st = Deno.lstatSync(join(top, name));
+      return `${name}:${st.dev}:${st.ino}:${st.isSymlink}:${st.isFile}`;
+    } catch {
+      // not this one
+    }
+  }
+  return "none";
+}
+
+/** The git dir of a repository at `top` without judging it: `.git` or where it points. */
+function plainGitDirs(top: string): string[] {
+  return gitDirsOf(top, () => false, false, []);
+}
+
+/** Each index's gitlinks, with the index's identity and times they were read at. */
+const linksKept = new Map<string, { stamp: string; links: string[] }>();
+
+function gitlinksCached(g: string): string[] {
+  const index = join(g, "index");
+  let stamp: string;
+  try {
+    const st = Deno.statSync(index);
+    stamp = `${st.dev}:${st.ino}:${st.size}:${st.mtime?.getTime()}:${st.ctime?.getTime()}`;
+  } catch {
+    return [];
+  }
+  const kept = linksKept.get(index);
+  if (kept?.stamp === stamp) return kept.links;
+  const links = gitlinksOf(g);
+  linksKept.set(index, { stamp, links });
+  if (linksKept.size > 256) linksKept.delete(linksKept.keys().next().value!);
+  return links;
+}
+
+/**
+ * The git dirs of the repository at `top`: `.git` (a folder, or where a `.git` file or link
+ * points), or `top` itself when it is a bare repository. A `.git` file the call made that points
+ * at a git dir that would run a program (one in the temp folder, say) is renamed aside.
+ */
+function gitDirsOf(
+  top: string,
+  changed: (p: string) => boolean,
+  fresh: boolean,
+  out: Disarmed[],
+): string[] {
+  const dotGit = join(top, ".git");
+  let st: Deno.FileInfo | undefined;
+  try {
+    st = Deno.lstatSync(dotGit);
+  } catch {
+    st = undefined;
+  }
+  if (st?.isDirectory) return [dotGit];
+  if (st) {
+    let target: string | undefined;
+    try {
+      target = st.isSymlink
+        ? Deno.realPathSync(dotGit)
+        : resolve(top, /^gitdir:\s*(.+)$/m.exec(Deno.readTextFileSync(dotGit))?.[1].trim() ?? "");
+    } catch {
+      target = undefined;
+    }
+    if (!target || target === top) return [];
+    if ((fresh || changed(dotGit)) && runsSomething(target)) {
+      // Where it points may lie outside the roots (the temp folder): the pointer goes.
+      const kind = st.isSymlink ? "link" : "file";
+      move(dotGit, `a .git ${kind} to ${target}, which runs programs,`, out);
+      return [];
+    }
+    return [target];
+  }
+  const bare = ["HEAD", "objects", "refs", "config"].every((n) => exists(join(top, n)));
+  return bare ? [top] : [];
+}
+
+/**
+ * Disarms what git dir `g` runs that changed since the call started — all of it when `fresh`
+ * (a repository the call made) — and what changed in its common dir.
+ */
+function checkGitDir(
+  g: string,
+  changed: (p: string) => boolean,
+  fresh: boolean,
+  out: Disarmed[],
+  seen: Set<string>,
+): void {
+  if (seen.has(g)) return;
+  seen.add(g);
+  const now = (p: string) => fresh || changed(p);
+  for (const name of ["config", "config.worktree"]) {
+    const file = join(g, name);
+    if (exists(file) && now(file)) {
+      const why = configRuns(file);
+      if (why) move(file, `a git config that ${why}`, out);
+    }
+  }
+  const common = join(g, "commondir");
+  const inWorktrees = basename(dirname(g)) === "worktrees";
+  if (exists(common)) {
+    if (now(common) && !inWorktrees) {
+      move(common, "a commondir (git takes config and hooks from where it points)", out);
+    } else {
+      try {
+        const c = resolve(g, Deno.readTextFileSync(common).trim());
+        // The common dir is the person's repository: only what changed in it.
+        if (c !== g) checkGitDir(c, changed, false, out, seen);
+      } catch {
+        // unreadable: git fails there too
+      }
+    }
+  }
+  // A hook made, changed or renamed into place changes its own change time: the person's
+  // other hooks stay.
+  for (const hook of hooksIn(join(g, "hooks"))) if (now(hook)) move(hook, "a git hook", out);
+}
+
+/** The hooks in a folder: every entry but the `.sample` files and what was disarmed. */
+function hooksIn(dir: string): string[] {
+  try {
+    return [...Deno.readDirSync(dir)]
+      .filter((e) => !e.isDirectory && !e.name.endsWith(".sample") && !e.name.includes(DISARMED))
+      .map((e) => join(dir, e.name));
+  } catch {
+    return [];
+  }
+}
+
+/** Whether a git dir would run a program: its config does, or it has a hook. */
+function runsSomething(g: string): boolean {
+  return ["config", "config.worktree"].some((n) => configRuns(join(g, n)) !== undefined) ||
+    hooksIn(join(g, "hooks")).length > 0 ||
+    (exists(join(g, "commondir")) && basename(dirname(g)) !== "worktrees");
+}
+
+/**
+ * What a config file makes git run, in words ("sets core.fsmonitor"), or undefined: a key of
+ * {@link PROGRAM_KEYS} whose value runs a program, an include, `core.hooksPath`.
+ */
+export function configRuns(file: string): string | undefined {
+  for (const e of gitEntriesOf(file)) {
+    const key = e.key.toLowerCase();
+    const value = e.value?.trim() ?? "";
+    if (/^include(if\..*)?\.path$/.test(key) || key === "core.hookspath") return `sets ${e.key}`;
+    const kind = programKind(key);
+    if (!kind || !value) continue;
+    const runs = kind === "bang"
+      ? value.startsWith("!")
+      : kind === "shell-or-bool"
+      ? !/^(true|false|yes|no|on|off|1|0)$/i.test(value)
+      : kind === "helper"
+      ? value.startsWith("!") || value.includes("/")
+      : true;
+    if (runs) return `sets ${e.key}`;
+  }
+  return undefined;
+}
+
+/** Renames `path` aside (a free name ending in {@link DISARMED}) and records it. */
+function move(path: string, why: string, out: Disarmed[]): void {
+  for (let n = 0; n < 100; n++) {
+    const to = `${path}${DISARMED}${n === 0 ? "" : `.${n}`}`;
+    if (exists(to)) continue;
+    try {
+      Deno.renameSync(path, to);
+      out.push({ path, movedTo: to, why });
+    } catch {
+      // not ours to move (gone meanwhile, or a read-only mount's)
+    }
+    return;
+  }
+}
+
+function exists(path: string): boolean {
+  try {
+    Deno.lstatSync(path);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** How large an index {@link gitlinksOf} reads (larger ones: read as far as this). */
+const INDEX_LIMIT = 64 * 1024 * 1024;
+
+/**
+ * The paths of the gitlinks (submodules: mode 160000) in git dir `g`'s index, as relative
+ * paths; [] when there is none or the index cannot be read (index versions 2, 3 and 4).
+ */
+export function gitlinksOf(g: string): string[] {
+  let data: Uint8Array;
+  try {
+    data = Deno.readFileSync(join(g, "index"));
+  } catch {
+    return [];
+  }
+  if (data.length > INDEX_LIMIT) data = data.subarray(0, INDEX_LIMIT);
+  const view = new DataView(data.buffer, data.byteOffset, data.byteLength);
+  if (data.length < 12 || new TextDecoder().decode(data.subarray(0, 4)) !== "DIRC") return [];
+  const version = view.getUint32(4);
+  const count = view.getUint32(8);
+  if (version < 2 || version > 4) return [];
+  const sha256 = gitEntriesOf(join(g, "config")).some((e) =>
+    e.key.toLowerCase() === "extensions.objectformat" && e.value?.trim() === "sha256"
+  );
+  const hash = sha256 ? 32 : 20;
+  const out: string[] = [];
+  const decoder = new TextDecoder();
+  let at = 12;
+  let previous: Uint8Array = new Uint8Array(0);
+  for (let i = 0; i < count; i++) {
+    const start = at;
+    if (at + 40 + hash + 2 > data.length) break;
+    const mode = view.getUint32(at + 24);
+    at += 40 + hash;
+    const flags = view.getUint16(at);
+    at += 2;
+    if (version >= 3 && flags & 0x4000) at += 2;
+    let name: Uint8Array;
+    if (version === 4) {
+      // A varint of how many bytes to take off the previous name, then the rest, NUL-ended.
+      let strip = 0;
+      let b = data[at++];
+      strip = b & 0x7f;
+      while (b & 0x80) {
+        b = data[at++];
+        strip = ((strip + 1) << 7) | (b & 0x7f);
+      }
+      const end = data.indexOf(0, at);
+      if (end < 0) break;
+      const kept = previous.subarray(0, Math.max(0, previous.length - strip));
+      name = new Uint8Array(kept.length + end - at);
+      name.set(kept);
+      name.set(data.subarray(at, end), kept.length);
+      at = end + 1;
+    } else {
+      const end = data.indexOf(0, at);
+      if (end < 0) break;
+      name = data.subarray(at, end);
+      // Padded with NULs to a multiple of eight bytes from the entry's start.
+      at = start + ((end - start + 8) & ~7);
+    }
+    previous = name;
+    if ((mode & 0o170000) === 0o160000) out.push(decoder.decode(name));
+  }
+  return out.filter((p) => p && !p.split("/").some((s) => s === ".." || s === ".git"));
+}
