@@ -46,19 +46,65 @@ export interface PlantedLook {
   cut: boolean;
 }
 
-/** The repositories in the roots before a call: each one's top and what it was then. */
+/** The repositories in the roots before a call, and what git would run from each then. */
 export interface Before {
+  /** Each repository's top → the identity of its `.git` (or a bare one's `HEAD`). */
   tops: Map<string, string>;
+  /** Their git files (`.git`, `config`, `config.worktree`, `commondir`, hooks) → content. */
+  items: Map<string, string>;
 }
 
+/** The repositories last seen in each set of roots (the look after a call sees them all). */
+const lastSeen = new Map<string, Map<string, string>>();
+
 /**
- * The repositories in the roots now (and the submodules their indexes name), each with the
- * identity of its `.git` (or a bare one's `HEAD`): taken before a call, so that one the call
- * makes, or swaps in, is told from one the person had.
+ * The repositories in the roots before a call (and the submodules their indexes name) — what
+ * the look after the last call saw, or, for the first, a look now — and the content, now, of
+ * the files git runs from each. A repository the call makes or swaps in is told from one the
+ * person had, and a change the call makes in one from what the person left.
  */
 export function lookBefore(roots: readonly string[]): Before {
+  const key = JSON.stringify(roots);
+  let tops = lastSeen.get(key);
+  if (!tops) {
+    tops = seenTops(walk(roots).found);
+    lastSeen.set(key, tops);
+  }
+  const items = new Map<string, string>();
+  for (const top of tops.keys()) {
+    items.set(join(top, ".git"), contentOf(join(top, ".git")));
+    for (const g of plainGitDirs(top)) capture(g, items, 0);
+  }
+  return { tops, items };
+}
+
+/** Notes the content of what git dir `g` runs from (and its common dir's). */
+function capture(g: string, items: Map<string, string>, depth: number): void {
+  if (depth > 2 || items.has(join(g, "config"))) return;
+  for (const name of ["config", "config.worktree", "commondir"]) {
+    items.set(join(g, name), contentOf(join(g, name)));
+  }
+  for (const hook of hooksIn(join(g, "hooks"))) items.set(hook, contentOf(hook));
+  const common = items.get(join(g, "commondir"));
+  if (common?.startsWith("file:")) capture(resolve(g, common.slice(5).trim()), items, depth + 1);
+}
+
+/** What a path is, to tell a change: its text (a file), its target (a link), "" when missing. */
+function contentOf(path: string): string {
+  try {
+    const st = Deno.lstatSync(path);
+    if (st.isSymlink) return `link:${Deno.readLinkSync(path)}`;
+    if (st.isDirectory) return `dir:${st.dev}:${st.ino}`;
+    if (st.size > 1024 * 1024) return `big:${st.ino}:${st.size}:${st.mtime?.getTime()}`;
+    return `file:${Deno.readTextFileSync(path)}`;
+  } catch {
+    return "";
+  }
+}
+
+/** The tops found and the submodules their indexes name, each with its signature. */
+function seenTops(found: ReadonlySet<string>): Map<string, string> {
   const tops = new Map<string, string>();
-  const { found } = walk(roots);
   for (const top of found) tops.set(top, signature(top));
   for (const top of found) {
     for (const g of plainGitDirs(top)) {
@@ -68,13 +114,14 @@ export function lookBefore(roots: readonly string[]): Before {
       }
     }
   }
-  return { tops };
+  return tops;
 }
 
 /**
- * Looks for repositories made or changed since `since` in the roots and disarms what they
- * would run: one not there before (or whose `.git` was swapped) whole, one there before in
- * what changed.
+ * Looks for repositories made or changed during a call in the roots and disarms what they
+ * would run: one the call made (not seen before, or its `.git` swapped, and its folder or
+ * `.git` changed since `since`) whole; one seen before in what differs from `before`; one the
+ * person made between two calls in what changed since `since`.
  *
  * @param roots real absolute folders the call could write (the system temp folder left out)
  * @param since when the call started (ms since the epoch)
@@ -86,33 +133,41 @@ export function disarmPlanted(
 ): PlantedLook {
   // Change times are whole seconds: anything changed in the second the call started counts.
   const from = Math.floor(since / 1000) * 1000;
-  const changed = (p: string) => {
+  const changedSince = (p: string) => {
     try {
       return (Deno.lstatSync(p).ctime?.getTime() ?? Infinity) >= from;
     } catch {
       return false;
     }
   };
+  // A file of a repository seen before: changed when its content is not what it was.
+  const differs = (p: string) => {
+    const was = before.items.get(p);
+    return was === undefined ? contentOf(p) !== "" : contentOf(p) !== was;
+  };
   const out: Disarmed[] = [];
   const seen = new Set<string>();
   const { found, folders, cut } = walk(roots);
-  const fresh = (top: string) => before.tops.get(top) !== signature(top);
-  const gitlinks: string[] = [];
+  const judge = (top: string) => {
+    const known = before.tops.has(top);
+    const made = before.tops.get(top) !== signature(top) &&
+      (changedSince(top) || changedSince(join(top, ".git")) || changedSince(join(top, "HEAD")));
+    const changed = known && !made ? differs : changedSince;
+    for (const g of gitDirsOf(top, changed, made, out)) checkGitDir(g, changed, made, out, seen);
+  };
+  for (const top of found) judge(top);
+  // Submodules where the walk does not go (`node_modules/x`, past the budget): the gitlinks of
+  // every index (read again only when the index changed).
   for (const top of found) {
-    for (const g of gitDirsOf(top, changed, fresh(top), out)) {
-      checkGitDir(g, changed, fresh(top), out, seen);
-      if (changed(join(g, "index"))) {
-        gitlinks.push(...gitlinksCached(g).map((p) => join(top, p)));
+    for (const g of plainGitDirs(top)) {
+      for (const p of gitlinksCached(g)) {
+        const sub = join(top, p);
+        if (!found.has(sub)) judge(sub);
       }
     }
   }
-  // Submodules where the walk does not go (`node_modules/x`, past the budget).
-  for (const top of gitlinks) {
-    if (found.has(top)) continue;
-    for (const g of gitDirsOf(top, changed, fresh(top), out)) {
-      checkGitDir(g, changed, fresh(top), out, seen);
-    }
-  }
+  if (!cut) lastSeen.set(JSON.stringify(roots), seenTops(found));
+  else lastSeen.delete(JSON.stringify(roots));
   return { disarmed: out, folders, cut };
 }
 

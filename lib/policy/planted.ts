@@ -52,7 +52,7 @@ export function watchWrites(policy: Policy, tool: Tool, wrap: Wrap | undefined):
   try {
     before = lookBefore(roots);
   } catch {
-    before = { tops: new Map() };
+    before = { tops: new Map(), items: new Map() };
   }
   return {
     end(outcome, tell) {

@@ -191,3 +191,41 @@ Deno.test({
     assert.equal(await exists(join(w.root, "w", "config.magi-disarmed")), true);
   },
 });
+
+Deno.test({
+  name: "planted: the person's own config and hooks in a deep repository stay, however recent; " +
+    "a git dir prepared in one call and moved into place in the next is disarmed",
+  ignore,
+  sanitizeResources: false,
+  sanitizeOps: false,
+  fn: async () => {
+    await using w = await world();
+    const mine = join(w.root, "k", "l", "m", "mine");
+    await Deno.mkdir(mine, { recursive: true });
+    await git(mine, "init", "-q");
+    // Set by the person right before the call, in the same second.
+    await git(mine, "config", "core.pager", "less -R");
+    await git(mine, "config", "alias.up", "!git fetch && git rebase");
+    await Deno.writeTextFile(join(mine, ".git", "hooks", "pre-push"), "#!/bin/sh\nexit 0\n");
+    const r = await runTool(w.rt.rt, {
+      name: "run",
+      args: {
+        command: `cd k/l/m/mine && echo x > f && git add f && ` +
+          `git -c user.name=t -c user.email=t@t commit -qm 1 && cd "$OLDPWD" && ` +
+          `mkdir -p staged/dotgit && printf '[core]\\n\\tfsmonitor = ./evil\\n' > ` +
+          `staged/dotgit/config && echo ok`,
+      },
+    });
+    assert.match(r.said, /^ok$/m, r.said);
+    assert.doesNotMatch(r.said, /disarmed/, r.said);
+    assert.equal(await exists(join(mine, ".git", "config")), true);
+    assert.equal(await exists(join(mine, ".git", "hooks", "pre-push")), true);
+    const moved = await runTool(w.rt.rt, {
+      name: "run",
+      args: { command: "mv staged/dotgit staged/.git && echo moved" },
+    });
+    assert.match(moved.said, /^moved$/m, moved.said);
+    assert.match(moved.said, /disarmed a git config that sets core\.fsmonitor/, moved.said);
+    assert.equal(await exists(join(w.root, "staged", ".git", "config")), false);
+  },
+});
