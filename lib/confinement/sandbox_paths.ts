@@ -328,7 +328,11 @@ export function gitConfigReach(
     } else {
       // A program git runs (`core.fsmonitor = ./watch.sh`), from the worktree's top: a missing
       // one as its resolved path, which the sandbox keeps from being made.
-      for (const p of programPaths(entry, home, top.slice(0, 1))) out.add(realOf(p) ?? p);
+      // A folder a line names (`!cd ./src && make`, `./`) is no program: not the whole tree.
+      for (const p of programPaths(entry, home, top.slice(0, 1))) {
+        const r = realOf(p);
+        if (!r || kindOf(r) !== "dir") out.add(r ?? p);
+      }
     }
   }
   return [...out];

@@ -135,6 +135,8 @@ Deno.test({
         ["gpg.program", "tools/gpg"],
         ["filter.x.clean", "./gone.sh %f"],
         ["diff.x.textconv", "newdir/conv.sh"],
+        // A folder on a line is no program: the tree stays writable.
+        ["alias.b", "!cd ./tools && make -C ./"],
       ];
       for (const name of ["fsmon.sh", "lint.sh", "cred.sh", "gpg"]) {
         await Deno.writeTextFile(join(repo, "tools", name), "#!/bin/sh\nexit 0\n");
@@ -170,6 +172,12 @@ Deno.test({
         });
         assert.match(r.said, /^ok$/m, r.said);
         assert.match(r.said, /Read-only file system/);
+        assert.equal(await Deno.readTextFile(join(repo, "made")), "ok\n");
+        const tools = await runTool(t.rt, {
+          name: "run",
+          args: { command: "echo t > tools/new && cat tools/new" },
+        });
+        assert.match(tools.said, /^t$/m, tools.said);
         for (const name of ["fsmon.sh", "lint.sh", "cred.sh", "gpg"]) {
           assert.equal(
             await Deno.readTextFile(join(repo, "tools", name)),
