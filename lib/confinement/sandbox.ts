@@ -157,7 +157,9 @@ export function trackLaunches(wrap: Wrap | undefined): { wrap?: Wrap; release():
     },
     release: () => {
       releaseMountPoints(made.splice(0));
-      for (const { path, since } of covers.splice(0)) removeLeftCover(path, since);
+      for (const { path, since } of covers.splice(0)) {
+        if (!madeMountPoints.has(path)) removeLeftCover(path, since);
+      }
       removeMade([...absent]);
       absent.clear();
     },
@@ -557,8 +559,10 @@ function assemble(f: Facts, churned: readonly string[] = []): Built {
     if (p.kind === "absent") absent.push(p.path);
     else if (p.kind === "missing-file") {
       // An empty read-only file bwrap makes on the host, removed when the call ends (`covers`).
+      // Counted as a mount point too: not removed while another command of magi's uses it.
       args.push("--ro-bind", "/dev/null", p.path);
       madeFiles.push(p.path);
+      missing.push(p.path);
     } else if (p.kind === "missing-dir") {
       // bwrap makes the folder on the host: counted, and removed once no command uses it.
       args.push("--tmpfs", p.path, "--remount-ro", p.path);
