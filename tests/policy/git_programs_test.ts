@@ -82,6 +82,18 @@ Deno.test("git_programs: every PROGRAM_KEYS entry has a case, read by git from a
       assert.deepEqual(programPaths(entries[0], "/h", ["/top"]), runs ? ["/top/p"] : [], key);
       await Deno.remove(file);
     }
+    // Reading a config runs nothing it names.
+    const mark = join(base, "ran");
+    const script = join(base, "mark.sh");
+    await Deno.writeTextFile(script, `#!/bin/sh\ntouch ${mark}\n`);
+    await Deno.chmod(script, 0o755);
+    const hostile = join(base, "hostile");
+    await Deno.writeTextFile(
+      hostile,
+      `[core]\n\tfsmonitor = ${script}\n\tpager = ${script}\n[include]\n\tpath = ${script}\n`,
+    );
+    assert.equal(gitEntriesOf(hostile).length, 3);
+    assert.equal(await Deno.lstat(mark).then(() => true, () => false), false);
     // A continuation line, as git joins it, and `~/` against HOME.
     const file = join(base, "cont");
     await Deno.writeTextFile(file, "[core]\n\tfsmonitor = ./wat\\\nch.sh\n\tpager = ~/bin/p\n");
