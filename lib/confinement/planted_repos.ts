@@ -66,11 +66,11 @@ const lastSeen = new Map<string, Map<string, string>>();
  * the files git runs from each. A repository the call makes or swaps in is told from one the
  * person had, and a change the call makes in one from what the person left.
  */
-export function lookBefore(roots: readonly string[]): Before {
+export function lookBefore(roots: readonly string[], skip: Skip = () => false): Before {
   const key = JSON.stringify(roots);
   let tops = lastSeen.get(key);
   if (!tops) {
-    tops = seenTops(walk(roots).found);
+    tops = seenTops(walk(roots, skip).found);
     lastSeen.set(key, tops);
   }
   const items = new Map<string, string>();
@@ -133,6 +133,7 @@ export function disarmPlanted(
   roots: readonly string[],
   since: number,
   before: Before,
+  skip: Skip = () => false,
 ): PlantedLook {
   // Change times are whole seconds: anything changed in the second the call started counts.
   const from = Math.floor(since / 1000) * 1000;
@@ -150,7 +151,7 @@ export function disarmPlanted(
   };
   const out: Disarmed[] = [];
   const seen = new Set<string>();
-  const { found, folders, cut } = walk(roots);
+  const { found, folders, cut } = walk(roots, skip);
   const judge = (top: string) => {
     const known = before.tops.has(top);
     const made = before.tops.get(top) !== signature(top) &&
@@ -175,7 +176,13 @@ export function disarmPlanted(
 }
 
 /** Every folder of the roots (but those `folderListing` skips), and those holding a repository. */
-function walk(roots: readonly string[]): { found: Set<string>; folders: number; cut: boolean } {
+/** Folders the look does not go into: those the call could not write (HOME's hidden entries). */
+export type Skip = (dir: string) => boolean;
+
+function walk(
+  roots: readonly string[],
+  skip: Skip,
+): { found: Set<string>; folders: number; cut: boolean } {
   const found = new Set<string>();
   let folders = 0;
   let cut = false;
@@ -192,7 +199,7 @@ function walk(roots: readonly string[]): { found: Set<string>; folders: number; 
         const l = folderListing(dir);
         if (!l) continue;
         if (l.repo) found.add(dir);
-        next.push(...l.dirs);
+        next.push(...l.dirs.filter((d) => !skip(d)));
       }
       level = next;
     }

@@ -9,6 +9,7 @@ import type { Policy } from "./decide.ts";
 import type { Wrap } from "../confinement/sandbox.ts";
 import { type Before, disarmPlanted, lookBefore } from "../confinement/planted_repos.ts";
 import { systemTempDir } from "../core/temp.ts";
+import { homeDotEntry, within } from "../confinement/sandbox_paths.ts";
 
 /** The launchers of workspace-write calls (`facts.ts` marks them). */
 const writing = new WeakSet<Wrap>();
@@ -47,10 +48,20 @@ export function watchWrites(policy: Policy, tool: Tool, wrap: Wrap | undefined):
     // as it is
   }
   const roots = policy.roots.filter((r) => r !== temp && r !== "/");
+  // HOME's hidden entries are read-only for a call when a root holds HOME (`homeCover`): not
+  // looked into, but for a root inside one.
+  let home = policy.env.HOME ?? "";
+  try {
+    home = home && Deno.realPathSync(home);
+  } catch {
+    home = "";
+  }
+  const skip = (dir: string) =>
+    home !== "" && homeDotEntry(dir, home) === dir && !roots.some((r) => within(r, dir));
   const since = Date.now();
   let before: Before;
   try {
-    before = lookBefore(roots);
+    before = lookBefore(roots, skip);
   } catch {
     before = { tops: new Map(), items: new Map() };
   }
@@ -58,7 +69,7 @@ export function watchWrites(policy: Policy, tool: Tool, wrap: Wrap | undefined):
     end(outcome, tell) {
       let look;
       try {
-        look = disarmPlanted(roots, since, before);
+        look = disarmPlanted(roots, since, before, skip);
       } catch (error) {
         tell?.(
           `magi: could not look for repositories the call planted: ${(error as Error).message}`,
