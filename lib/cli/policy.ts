@@ -11,6 +11,7 @@ import { POLICY_OPTIONS } from "./options.ts";
 import { door } from "../policy/door.ts";
 import { effectsOf, NONE } from "../policy/effects.ts";
 import { judge } from "../policy/facts.ts";
+import { hiddenReason } from "./explain_hidden.ts";
 import { argumentsProblem } from "../core/json_schema.ts";
 import { EXIT, parseCommand, runtimeFor, UsageError, write, writeJson } from "./common.ts";
 
@@ -50,13 +51,16 @@ export async function policyCommand(args: string[]): Promise<number> {
     : null;
   if (problem) throw new UsageError(`invalid arguments for "${name}": ${problem}`);
   const cwd = values.cwd ?? rt.session.cwd;
-  const verdict = judge(rt.policy, {
+  const judged = judge(rt.policy, {
     tool: name,
     source,
     args: callArgs,
     cwd,
     path: [rt.linksDir, rt.env.PATH].filter(Boolean).join(":"),
   });
+  // A path the file builtins refuse as hidden is refused whatever the rules say.
+  const hidden = hiddenReason(rt.policy, name, source, callArgs, cwd);
+  const verdict = hidden ? { decision: "deny" as const, rule: null, reason: hidden } : judged;
   // What the door decides for a model's call of it, and in which sandbox.
   const effects = tool ? effectsOf(tool, own, cwd) : NONE;
   const ruling = door({ tool: name, verdict, effects, caller: "model", settings: rt.door });
@@ -80,7 +84,7 @@ export async function policyCommand(args: string[]): Promise<number> {
     ? `a model's call: allow; it runs ${sandbox}`
     : ruling.decision === "ask"
     ? `a model's call: ask${ruling.why ? ` (${ruling.why})` : ""}; approved, it runs ${sandbox}`
-    : "a model's call: deny";
+    : `a model's call: deny${hidden ? ` (${hidden})` : ""}`;
   lines.push(runs);
   if (execs) {
     lines.push(

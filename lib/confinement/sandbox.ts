@@ -157,7 +157,9 @@ export function trackLaunches(wrap: Wrap | undefined): { wrap?: Wrap; release():
     },
     release: () => {
       releaseMountPoints(made.splice(0));
-      for (const { path, since } of covers.splice(0)) removeLeftCover(path, since);
+      for (const { path, since } of covers.splice(0)) {
+        if (!madeMountPoints.has(path)) removeLeftCover(path, since);
+      }
       removeMade([...absent]);
       absent.clear();
     },
@@ -551,10 +553,17 @@ function assemble(f: Facts, churned: readonly string[] = []): Built {
     if (!hidden(dir) && !held(dir) && inHome(dir)) args.push("--bind-try", dir, dir);
   }
   const absent: string[] = [];
+  const madeFiles: string[] = [];
   for (const p of protects) {
     if (hidden(p.path) || held(p.path)) continue;
     if (p.kind === "absent") absent.push(p.path);
-    else if (p.kind === "missing-dir") {
+    else if (p.kind === "missing-file") {
+      // An empty read-only file bwrap makes on the host, removed when the call ends (`covers`).
+      // Counted as a mount point too: not removed while another command of magi's uses it.
+      args.push("--ro-bind", "/dev/null", p.path);
+      madeFiles.push(p.path);
+      missing.push(p.path);
+    } else if (p.kind === "missing-dir") {
       // bwrap makes the folder on the host: counted, and removed once no command uses it.
       args.push("--tmpfs", p.path, "--remount-ro", p.path);
       missing.push(p.path);
@@ -576,7 +585,7 @@ function assemble(f: Facts, churned: readonly string[] = []): Built {
   const emptiedFolders = folders.filter((dir) => !f.emptied.some((e) => within(dir, e)));
   for (const dir of emptiedFolders) args.push("--tmpfs", dir);
   args.push(...f.isolation);
-  return { args, missing, covered, covers: [...sockets, ...emptiedFolders], absent };
+  return { args, missing, covered, covers: [...sockets, ...emptiedFolders, ...madeFiles], absent };
 }
 
 /**

@@ -10,6 +10,7 @@ import { lstatNoted, noteContents, realNoted, statNoted } from "./sandbox_reads.
 import { ownUid } from "../exec/unix_socket.ts";
 import { identity as socketIdentity, isDead, probeLater } from "./sandbox_dead.ts";
 import { isRelocatedStore } from "./relocated_stores.ts";
+import { firstMissing, gitEntriesOf, programPaths } from "./git_programs.ts";
 
 /** Credential stores under HOME that every mode hides. */
 export const CREDENTIAL_STORES = [
@@ -240,11 +241,21 @@ export function startupReach(
     const r = realOf(p);
     if (r && r !== p) out.add(r);
   }
-  for (const rel of [".gitconfig", ".config/git/config"]) {
-    for (const p of gitConfigReach(join(homeReal, rel), homeReal, [], realOf)) out.add(p);
+  // The system's git config too: what it runs may lie in a root as well.
+  for (
+    const file of [
+      join(homeReal, ".gitconfig"),
+      join(homeReal, ".config/git/config"),
+      SYSTEM_GITCONFIG,
+    ]
+  ) {
+    for (const p of gitConfigReach(file, homeReal, [], realOf)) out.add(p);
   }
   return [...out];
 }
+
+/** The system's git config file (Debian's git; `git config --system`). */
+const SYSTEM_GITCONFIG = "/etc/gitconfig";
 
 /** Whether `path` is `dir` or inside it (both absolute, normalised). */
 export function within(path: string, dir: string): boolean {
@@ -296,53 +307,36 @@ export function gitConfigReach(
   if (!at || seen.has(at) || seen.size > 32) return [];
   seen.add(at);
   noteContents(at);
-  let body: string;
-  try {
-    body = Deno.readTextFileSync(at);
-  } catch {
-    return [];
-  }
   const expand = (v: string, base: readonly string[]) =>
     v.startsWith("~/") && home ? [join(home, v.slice(2))] : base.map((b) => resolve(b, v));
-  let section = "";
-  for (const raw of body.split("\n")) {
-    const head = /^\s*\[\s*([A-Za-z0-9.-]+)(?:\s+"(?:[^"\\]|\\.)*")?\s*\]/.exec(raw);
-    const rest = head ? raw.slice(head[0].length) : raw;
-    if (head) section = head[1].toLowerCase();
-    const kv = /^\s*([A-Za-z][A-Za-z0-9-]*)\s*=\s*(.*)$/.exec(rest);
-    if (!kv) continue;
-    const key = kv[1].toLowerCase();
-    const value = gitValue(kv[2]);
-    if (!value) continue;
-    if ((section === "include" || section === "includeif") && key === "path") {
+  for (const entry of gitEntriesOf(at)) {
+    const lower = entry.key.toLowerCase();
+    const section = lower.slice(0, lower.indexOf("."));
+    const key = lower.slice(lower.lastIndexOf(".") + 1);
+    const value = entry.value?.trim();
+    if ((section === "include" || section === "includeif") && key === "path" && value) {
       for (const p of expand(value, [dirname(at)])) {
         const r = realOf(p);
         // A missing one is named as written: `write` refuses to make it.
         out.add(r ?? p);
         if (r) { for (const q of gitConfigReach(r, home, top, realOf, seen)) out.add(q); }
       }
-    } else if (section === "core" && key === "hookspath") {
+    } else if (lower === "core.hookspath" && value) {
       for (const p of expand(value, top.length > 0 ? top : [dirname(at)])) {
         const r = realOf(p);
         if (r) out.add(r);
       }
+    } else {
+      // A program git runs (`core.fsmonitor = ./watch.sh`), from the worktree's top: a missing
+      // one as its resolved path, which the sandbox keeps from being made.
+      // A folder a line names (`!cd ./src && make`, `./`) is no program: not the whole tree.
+      for (const p of programPaths(entry, home, top.slice(0, 1))) {
+        const r = realOf(p);
+        if (!r || kindOf(r) !== "dir") out.add(r ?? p);
+      }
     }
   }
   return [...out];
-}
-
-/** A git config value: quotes and escapes taken off, a comment after it left out. */
-function gitValue(raw: string): string {
-  let out = "";
-  let quoted = false;
-  for (let i = 0; i < raw.length; i++) {
-    const c = raw[i];
-    if (c === "\\" && i + 1 < raw.length) out += raw[++i];
-    else if (c === '"') quoted = !quoted;
-    else if (!quoted && (c === "#" || c === ";")) break;
-    else out += c;
-  }
-  return out.trim();
 }
 
 /** One hidden path and why it is hidden, in words for a refusal ("a credential store"). */
@@ -507,6 +501,15 @@ function listing(dir: string): Listing | undefined {
   return l;
 }
 
+/**
+ * A folder's sub-folders (but `.git`, `node_modules` and the other build and cache folders
+ * skipped) and whether it holds a repository, from the cached listing (one `stat` while
+ * unchanged); undefined when it cannot be read.
+ */
+export function folderListing(dir: string): { dirs: readonly string[]; repo: boolean } | undefined {
+  return listing(dir);
+}
+
 /** Listings already looked at during {@link listingsOnce}. */
 let once: Map<string, Listing | undefined> | undefined;
 
@@ -613,9 +616,11 @@ export interface Protect {
    * "dir"/"file": bind it read-only; "missing-dir": an empty read-only folder there;
    * "absent": a file git reads from a git dir that is missing (`commondir`, `config.worktree`):
    * no mount point can be made for it without making it, and git would die on an empty one,
-   * so one a program made there is removed once the call's programs have ended.
+   * so one a program made there is removed once the call's programs have ended;
+   * "missing-file": a missing file a git config names (a program it runs, an include): an empty
+   * read-only file in its place, which bwrap makes on the host and the call's end removes.
    */
-  kind: "dir" | "file" | "missing-dir" | "absent";
+  kind: "dir" | "file" | "missing-dir" | "absent" | "missing-file";
 }
 
 /** At most this many folders are looked at below each writable folder for nested repositories. */
@@ -647,10 +652,17 @@ export function protectedPaths(
   const add = (path: string, kind: Protect["kind"]) => {
     if (isWritable(path) && !out.has(path)) out.set(path, { path, kind });
   };
-  /** An existing real path, read-only as the kind it is. */
-  const addReal = (p: string) => {
+  /**
+   * What a git config reaches (an include, a program it runs): read-only when it exists; a
+   * missing one kept from being made — an empty read-only file in its place (removed when the
+   * call ends), or its first missing folder made empty and read-only.
+   */
+  const addReach = (p: string) => {
     const k = kindOf(p);
-    if (k === "dir" || k === "file") add(p, k);
+    if (k === "dir" || k === "file") return add(p, k);
+    if (k === "link") return;
+    const first = firstMissing(p);
+    add(first, first === p ? "missing-file" : "missing-dir");
   };
   const seen = new Set<string>();
   /** `nested`: a worktree's git dir (its hooks are the common dir's) or a submodule's. */
@@ -664,7 +676,7 @@ export function protectedPaths(
     }
     // What those configs include, and their hooks folder (`core.hooksPath`: `.githooks/`).
     for (const name of ["config", "config.worktree"]) {
-      for (const p of gitConfigReach(join(g, name), home, [dirname(g), g])) addReal(p);
+      for (const p of gitConfigReach(join(g, name), home, [dirname(g), g])) addReach(p);
     }
     const hooks = join(g, "hooks");
     const hk = kindOf(hooks);
@@ -765,7 +777,7 @@ export function protectedPaths(
   // Where HOME's start-up files lead (`~/.bashrc -> dotfiles/bashrc`, stow), when a writable
   // folder holds that, and what HOME's git configs include: wherever HOME lies.
   for (const p of startupReach(home)) {
-    if (!writable.some((w) => within(w, p))) addReal(p);
+    if (!writable.some((w) => within(w, p))) addReach(p);
   }
   return [...out.values()];
 }

@@ -20,6 +20,7 @@ import {
   type Wrap,
 } from "../confinement/sandbox.ts";
 import { xdgBase } from "../core/xdg.ts";
+import { markWriting } from "./planted.ts";
 import { systemTempDir } from "../core/temp.ts";
 import {
   CREDENTIAL_STORES,
@@ -114,7 +115,7 @@ export function launcherFor(
   if (mode === "off") return undefined;
   const settings = sessionSettings(policy);
   const home = policy.env.HOME ?? "";
-  return sandboxLauncher(settings.sandbox, {
+  const wrap = sandboxLauncher(settings.sandbox, {
     roots: policy.roots,
     home,
     hidden: hiddenOwn(policy),
@@ -124,6 +125,8 @@ export function launcherFor(
     sockets: settings.sockets,
     scratch: [scratchDir(), ...settings.writable ?? []],
   }, mode);
+  // What it plants in the roots' repositories is looked for when it ends (`planted.ts`).
+  return mode === "workspace-write" ? markWriting(wrap) : wrap;
 }
 
 /**

@@ -25,6 +25,7 @@ import {
 import { effectsOf } from "./effects.ts";
 import { judge, launcherFor, sessionSettings } from "./facts.ts";
 import { trackLaunches, type Wrap } from "../confinement/sandbox.ts";
+import { watchWrites } from "./planted.ts";
 
 export type { ApprovalAnswer, Approver, Caller } from "./door.ts";
 
@@ -258,14 +259,18 @@ export function gatedInner(policy: () => Policy, tool: Tool): Tool {
   return {
     ...tool,
     invoke: async (inv) => {
-      const got = await gate(contextOf(policy(), callerOf(inv)), tool, inv);
+      const ctx = contextOf(policy(), callerOf(inv));
+      const got = await gate(ctx, tool, inv);
       if (isOutcome(got)) return got;
       const launches = trackLaunches(got.wrap);
+      const watch = watchWrites(ctx.policy, tool, got.wrap);
+      let outcome: Outcome;
       try {
-        return await tool.invoke({ ...inv, sandbox: launches.wrap });
+        outcome = await tool.invoke({ ...inv, sandbox: launches.wrap });
       } finally {
         launches.release();
       }
+      return watch.end(outcome, ctx.tell);
     },
   };
 }
@@ -302,8 +307,11 @@ export function guardedFor(
         if (isOutcome(got)) return got;
         // The empty folders bwrap makes as mount points go once the call's programs have.
         const launches = trackLaunches(got.wrap);
+        // What the call plants in the roots' repositories is disarmed (`planted.ts`).
+        const watch = watchWrites(rt.policy, tool, got.wrap);
+        let outcome: Outcome;
         try {
-          return await tool.invoke({
+          outcome = await tool.invoke({
             ...inv,
             env,
             sandbox: launches.wrap,
@@ -312,6 +320,7 @@ export function guardedFor(
         } finally {
           launches.release();
         }
+        return watch.end(outcome, ctx.tell);
       } finally {
         release();
       }

@@ -427,7 +427,7 @@ export async function createRuntime(opts: RuntimeOptions): Promise<Runtime> {
     policy,
     door,
     skills,
-    hooks: new Hooks(v.hooks, opts.warn),
+    hooks: new Hooks(v.hooks, opts.warn, { cwd: opts.cwd, home: opts.env.HOME }),
     warn: opts.warn,
   };
   for (const [server, tools] of early) {

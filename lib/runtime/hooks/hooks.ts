@@ -24,6 +24,7 @@ import { dirname, join } from "node:path";
 import { childEnv } from "../../exec/env.ts";
 import { stderrTail } from "../../exec/outcome.ts";
 import { spawnProcess } from "../../exec/spawn.ts";
+import { type LaterMissing, laterMissing, plantedSince } from "../../policy/later_missing.ts";
 import { concatBytes } from "../../core/bytes.ts";
 import type { Warn } from "../../core/types.ts";
 import type { CallContext } from "../../exec/env.ts";
@@ -68,19 +69,29 @@ const STDOUT_BYTES = 64 * 1024;
 
 interface Loaded extends HookSpec {
   pattern?: RegExp;
+  /** The files its line names that were missing when the session started. */
+  missing?: LaterMissing;
 }
 
 /** The configured hooks, by event. */
 export class Hooks {
   readonly #byEvent = new Map<HookEvent, Loaded[]>();
   readonly #warn: Warn;
+  readonly #start: { cwd: string; home?: string } | undefined;
 
   /**
    * @param config the value of config `hooks` (checked against its schema already)
    * @param warn one line per hook that cannot load or that fails
+   * @param start the session's start folder and HOME: a file a hook's line names that is
+   *   missing now and there later is refused (`later_missing.ts`)
    */
-  constructor(config: Readonly<Partial<Record<HookEvent, readonly HookSpec[]>>>, warn: Warn) {
+  constructor(
+    config: Readonly<Partial<Record<HookEvent, readonly HookSpec[]>>>,
+    warn: Warn,
+    start?: { cwd: string; home?: string },
+  ) {
     this.#warn = warn;
+    this.#start = start;
     for (const event of Object.keys(HOOK_EVENTS) as HookEvent[]) {
       const loaded: Loaded[] = [];
       for (const spec of config[event] ?? []) {
@@ -96,7 +107,10 @@ export class Hooks {
             continue;
           }
         }
-        loaded.push({ ...spec, pattern });
+        const missing = start
+          ? laterMissing({ line: spec.command, cwd: start.cwd }, start.home)
+          : undefined;
+        loaded.push({ ...spec, pattern, missing });
       }
       if (loaded.length > 0) this.#byEvent.set(event, loaded);
     }
@@ -145,6 +159,15 @@ export class Hooks {
       hook_event_name: HOOK_EVENTS[event],
       ...fields,
     });
+    // A file its line names that was missing at the start, there now: not run.
+    if (hook.missing && this.#start) {
+      const program = { line: hook.command, cwd: this.#start.cwd };
+      const why = plantedSince(program, hook.missing, rt.session.cwd, this.#start.home);
+      if (why) {
+        this.#warn(`hook ${event} "${hook.command}" not run: ${why}; ignored`);
+        return {};
+      }
+    }
     const timeoutMs = (hook.timeout_seconds ?? HOOK_TIMEOUT_SECONDS) * 1000;
     const chunks: Uint8Array[] = [];
     let size = 0;

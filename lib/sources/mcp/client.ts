@@ -24,6 +24,7 @@
  */
 import type * as NodeCrypto from "node:crypto";
 import { dirname, isAbsolute, resolve } from "node:path";
+import { type LaterMissing, laterMissing, plantedSince } from "../../policy/later_missing.ts";
 // @ts-types="@modelcontextprotocol/sdk/client/index"
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 // @ts-types="@modelcontextprotocol/sdk/client/streamableHttp"
@@ -177,7 +178,18 @@ class Connection {
     private readonly env: Record<string, string>,
     private readonly maxMessageBytes: number | undefined,
     readonly auth?: StoredOAuth,
-  ) {}
+  ) {
+    if (spec.command !== undefined) {
+      this.#missing = laterMissing(this.#program(), env.HOME);
+    }
+  }
+
+  /** What the files its command names that were missing when it was first configured. */
+  readonly #missing: LaterMissing | undefined;
+
+  #program() {
+    return { argv: [this.spec.command!, ...this.spec.args ?? []], cwd: this.cwd };
+  }
 
   get startTimeoutMs(): number {
     return (this.spec.timeout_seconds ?? START_TIMEOUT_SECONDS) * 1000;
@@ -212,6 +224,11 @@ class Connection {
       McpError,
     } = await loadSdk();
     checkHeaders(this.spec.headers);
+    // A file its command names that was missing at the start and is there now: not started.
+    if (this.#missing) {
+      const why = plantedSince(this.#program(), this.#missing, this.cwd, this.env.HOME);
+      if (why) throw new Error(`MCP server "${this.name}" not started: ${why}`);
+    }
     const transport: Transport = this.spec.url
       ? new StreamableHTTPClientTransport(new URL(this.spec.url), {
         requestInit: { headers: this.spec.headers ?? {} },
