@@ -116,6 +116,10 @@ Deno.test({
       const read = await runTool(t.rt, { name: "read", args: { path: join(session, "x") } });
       assert.equal(read.is_error, false, read.said);
       assert.match(read.said, /kept/);
+      // A magi inside the sandbox (`magi builtin`) shares the session's temp folder as a root.
+      const shim = await run(`printf shim | magi builtin write "$TMPDIR/shim.txt"`);
+      assert.equal(shim.is_error, false, shim.said);
+      assert.equal(await Deno.readTextFile(join(session, "shim.txt")), "shim");
 
       // The file builtins' roots are the start folder and the session's temp folder.
       const outside = join(temp, `magi-written-${tag}`);
