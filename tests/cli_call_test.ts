@@ -91,6 +91,8 @@ Deno.test("magi ended by SIGTERM mid-call removes the unmasked $MAGI_SHOWN file 
   const child = magiCommand(
     ["call", "shown-then-sleep", JSON.stringify({ args: [report] }), "--tools-dir", TOOLS],
     {
+      // The report's folder is the start folder, a root (the system temp folder is none).
+      cwd: dir.path,
       env: {
         XDG_CACHE_HOME: join(dir.path, "cache"),
         XDG_STATE_HOME: join(dir.path, "state"),

@@ -2,7 +2,8 @@
  * The system prompt: who the model works for, where it stands (working directory, date), the
  * context files — the person's `$XDG_CONFIG_HOME/magi/AGENTS.md`, then each `AGENTS.md` from
  * the git root down to the working folder, nearest last (a folder with none gives its
- * `CLAUDE.md`) — and the catalogue of skills. Built once per agent: the same inputs give the
+ * `CLAUDE.md`) — the session's temp folder (the shared one is read-only in the sandbox) and the
+ * catalogue of skills. Built once per agent: the same inputs give the
  * same bytes (no clock finer than the day), so a provider's prompt cache keeps the prefix.
  *
  * @module
@@ -12,6 +13,7 @@ import { magiDir } from "../core/xdg.ts";
 import { dirname, isAbsolute, join, relative } from "node:path";
 import { containedPath } from "../sources/skills/contained.ts";
 import type { Runtime } from "../runtime/runtime.ts";
+import { sessionTempDir } from "../confinement/session_temp.ts";
 
 /** The most of all context files together the prompt carries, in bytes. */
 export const AGENTS_MD_MAX_BYTES = 32 * 1024;
@@ -33,6 +35,8 @@ export interface PromptContext {
   skills?: readonly CatalogueEntry[];
   /** Extra text at the end (a sub-agent's profile and role). */
   extra?: string;
+  /** The session's own temp folder (`sessionTempDir`), where temp files go; said when given. */
+  temp?: string;
 }
 
 /** A context file the prompt carries: where, how many bytes it has, how many were kept. */
@@ -167,6 +171,12 @@ export function buildPrompt(ctx: PromptContext): Prompt {
     `Working directory: ${ctx.cwd}`,
     `Date: ${ctx.now.toISOString().slice(0, 10)}`,
   ];
+  if (ctx.temp) {
+    lines.push(
+      `Temp folder: ${ctx.temp} (kept until magi exits; \`$TMPDIR\` in \`run\`; the system ` +
+        "temp folder is read-only): put temp files and scratch checkouts there.",
+    );
+  }
   const files: ContextFile[] = [];
   let budget = AGENTS_MD_MAX_BYTES;
   for (const path of contextFiles(ctx.cwd, ctx.env)) {
@@ -223,6 +233,8 @@ export function promptFor(rt: Runtime, now: Date, extra?: string): Prompt {
     base,
     skills: rt.skills,
     extra,
+    // With the sandbox off, `run` writes where it likes: nothing to tell.
+    temp: rt.door.mode === "off" ? undefined : sessionTempDir(),
   });
   return { ...prompt, text: rt.masker.maskText(prompt.text) };
 }

@@ -361,7 +361,7 @@ export const KEYS = {
   }),
   roots: key<readonly string[]>({
     doc: {
-      default: "start directory and temp folder",
+      default: "start directory and the session's temp folder",
       meaning: "folders read, write, edit and grep may touch, relative to the config file",
     },
     project: "trusted",

@@ -6,8 +6,10 @@
  *   system temp path, TMPDIR pointing at it, gone when the call ends) is all it may write,
  *   besides magi's scratch files for the call (see `scratchDir`); what lies in the system temp
  *   folder comes back read-only where the call needs it (the roots, `SandboxScope.needed`).
- * - `workspace-write`: the roots and the temp folder writable, except `.git` (its `config`,
- *   `hooks`, a worktree's `.git` file and common dir) and `.magi` of the repositories there,
+ * - `workspace-write`: the roots and the session's own temp folder (`sessionTempDir`, TMPDIR
+ *   inside) writable, never the shared system temp folder (other programs' repositories, hooks
+ *   and sockets lie there: no per-call scan covers thousands of entries), except `.git` (its
+ *   `config`, `hooks`, a worktree's `.git` file and common dir) and `.magi` of the repositories there,
  *   HOME and its hidden top-level entries when HOME is writable (see `homeCover`), and magi's
  *   own folders and what it runs later (`SandboxScope.ownDirs`, see `protectedPaths`), what the
  *   protected git configs include and their `core.hooksPath`; a git dir's missing `commondir` or
@@ -27,6 +29,7 @@ import { fileURLToPath } from "node:url";
 import { domainProxy } from "./sandbox_proxy.ts";
 import { seccompFile, withSeccomp } from "./seccomp.ts";
 import { systemTempDir } from "../core/temp.ts";
+import { sessionTempDir } from "./session_temp.ts";
 import { boundSockets } from "./bound_sockets.ts";
 import { sandboxRestart } from "./sandbox_restart.ts";
 import {
@@ -326,8 +329,13 @@ interface Facts {
   /** The call's own sockets and read-only re-mounts. */
   tail: string[];
   isolation: string[];
-  /** The shared temp folder, when its listing is read on every call. */
+  /** The shared temp folder, when its sockets are looked for on every call. */
   temp?: string;
+  /**
+   * The writable folders (read-only ones in the read-only sandbox) inside magi's folders of
+   * sockets (`parents`): the session's temp folder, bound again after those are emptied.
+   */
+  reopened: string[];
   home: string;
   ownDirs: string[];
   /** The call's own sockets (real paths) and the folders of sockets covered whole. */
@@ -406,14 +414,17 @@ function gather(
     }
     for (const r of roots) if (within(r, temp)) head.push("--ro-bind", r, r);
   } else {
-    writable = [...new Set([temp, ...roots])];
+    // The roots and the session's own temp folder; the shared one stays read-only (but for
+    // the roots in it): other programs' repositories and sockets lie there.
+    const own = sessionTempDir();
+    writable = [...new Set([own, ...roots])];
     // A folder inside another writable one is writable already: one mount fewer.
     outer = writable.filter((d) => !writable.some((o) => o !== d && within(d, o)));
     for (const dir of outer) head.push("--bind", dir, dir);
+    head.push("--setenv", "TMPDIR", own);
     // HOME inside a writable folder: HOME and its hidden entries read-only (start-up files).
     homeRo = homeCover(realOr(scope.home), writable);
-    // The temp folder's nested repositories are looked for on every call (see Facts).
-    protects = protectedPaths(writable, scope.home, [temp], scope.ownDirs ?? [], "rest");
+    protects = protectedPaths(writable, scope.home, [], scope.ownDirs ?? []);
   }
   const hidden: string[] = [];
   const emptied: string[] = [];
@@ -449,6 +460,8 @@ function gather(
   // (the read-only sandbox's own temp folder is empty already), and the scan skips it.
   const skip = socketParents(temp);
   const parents = skip.filter((p) => !(mode === "read-only" && within(p, temp)));
+  const reopened = (mode === "read-only" ? roots : outer)
+    .filter((d) => parents.some((p) => d !== p && within(d, p)));
   const ways = socketsIn(
     [...scanned].map(([dir, depth]) => ({ dir, depth })),
     own,
@@ -490,6 +503,7 @@ function gather(
     tail,
     isolation: isolation(settings.network !== false),
     temp: shared,
+    reopened,
     home: scope.home,
     ownDirs: [...scope.ownDirs ?? []],
     ownSockets: [...own],
@@ -501,27 +515,19 @@ function gather(
 
 /**
  * The arguments from gathered facts and the shared temp folder's listing, read now: its
- * nested repositories (one level down) and its sockets (two levels).
+ * sockets (two levels down; the folder is read-only, but a socket there is still a way out).
  */
 function assemble(f: Facts, churned: readonly string[] = []): Built {
-  let protects = f.protects;
-  let pins = f.pins;
+  const { protects, pins } = f;
   let folders = f.folders;
   let sockets = f.sockets;
   if (f.temp) {
     const temp = f.temp;
-    const scan = listingsOnce(() => ({
-      more: protectedPaths(f.writable, f.home, [temp], f.ownDirs, "shallow"),
-      ways: socketsIn([{ dir: temp, depth: 2 }], new Set(f.ownSockets), new Set(f.skip), true),
-    }));
-    const more = scan.more.filter((p) => !f.protects.some((q) => q.path === p.path));
-    if (more.length > 0) {
-      protects = [...protects, ...more];
-      pins = [...new Set([...pins, ...pinsFor(more, f.outer)])]
-        .sort((a, b) => a.split("/").length - b.split("/").length);
-    }
-    folders = [...new Set([...folders, ...scan.ways.folders])];
-    sockets = [...new Set([...sockets, ...scan.ways.sockets])];
+    const ways = listingsOnce(() =>
+      socketsIn([{ dir: temp, depth: 2 }], new Set(f.ownSockets), new Set(f.skip), true)
+    );
+    folders = [...new Set([...folders, ...ways.folders])];
+    sockets = [...new Set([...sockets, ...ways.sockets])];
   }
   // Folders where sockets came and went while an earlier try was set up: emptied whole.
   const wholly = churned.filter((d) => mayEmpty(f, d));
@@ -545,17 +551,23 @@ function assemble(f: Facts, churned: readonly string[] = []): Built {
   // Each bind shows the host's folder afresh: the pins above HOME first, then HOME's cover,
   // then the pins inside it.
   const inHome = (p: string) => f.homeRo !== undefined && within(p, f.homeRo.home);
+  // What lies in a folder bound again after magi's folders of sockets are emptied comes after.
+  const later = (p: string) => f.reopened.some((r) => within(p, r));
   for (const dir of pins) {
-    if (!hidden(dir) && !held(dir) && !inHome(dir)) args.push("--bind-try", dir, dir);
+    if (!hidden(dir) && !held(dir) && !inHome(dir) && !later(dir)) {
+      args.push("--bind-try", dir, dir);
+    }
   }
   args.push(...f.homeRo?.args ?? []);
   for (const dir of pins) {
-    if (!hidden(dir) && !held(dir) && inHome(dir)) args.push("--bind-try", dir, dir);
+    if (!hidden(dir) && !held(dir) && inHome(dir) && !later(dir)) {
+      args.push("--bind-try", dir, dir);
+    }
   }
   const absent: string[] = [];
   const madeFiles: string[] = [];
-  for (const p of protects) {
-    if (hidden(p.path) || held(p.path)) continue;
+  const protect = (p: Protect) => {
+    if (hidden(p.path) || held(p.path)) return;
     if (p.kind === "absent") absent.push(p.path);
     else if (p.kind === "missing-file") {
       // An empty read-only file bwrap makes on the host, removed when the call ends (`covers`).
@@ -571,10 +583,17 @@ function assemble(f: Facts, churned: readonly string[] = []): Built {
       args.push("--ro-bind-try", p.path, p.path);
       covered.push(p.path);
     }
-  }
+  };
+  for (const p of protects) if (!later(p.path)) protect(p);
   args.push(...f.hidden);
   for (const c of ticketCaches(f.temps)) args.push("--ro-bind-try", "/dev/null", c);
   for (const dir of f.parents) args.push("--tmpfs", dir);
+  // The session's temp folder, in magi's folder of sockets, with what stays read-only in it.
+  for (const dir of f.reopened) {
+    args.push(f.mode === "read-only" ? "--ro-bind" : "--bind", dir, dir);
+  }
+  for (const dir of pins) if (later(dir) && !hidden(dir)) args.push("--bind-try", dir, dir);
+  for (const p of protects) if (later(p.path)) protect(p);
   args.push(...f.shown);
   for (const sock of sockets) args.push("--ro-bind", "/dev/null", sock);
   args.push(...f.tail);
@@ -636,7 +655,7 @@ function withBoundSockets(
   const emptied = new Set<string>();
   for (const path of boundSockets()) {
     if (out.has(path) || own.has(path) || hiddenTemp(path)) continue;
-    if (whole.some((d) => within(path, d))) continue;
+    if (whole.some((d) => within(path, d)) && !f.reopened.some((r) => within(path, r))) continue;
     try {
       if (!Deno.lstatSync(path).isSocket) continue;
     } catch {

@@ -41,17 +41,33 @@ let uid: number | null | undefined;
 
 /**
  * This process's user id, read from `/proc/self`'s owner (Linux; `Deno.uid()` would need
- * `--allow-sys`, which magi's own permissions leave out); undefined where it cannot be read.
+ * `--allow-sys`, which magi's own permissions leave out), else from the owner of a folder it
+ * makes (Deno asks `--allow-all` for `/proc/self`, which `deno task magi` does not give);
+ * undefined where neither can be read.
  */
 export function ownUid(): number | undefined {
   if (uid === undefined) {
     try {
       uid = Deno.statSync("/proc/self").uid;
     } catch {
-      uid = null;
+      uid = madeOwner();
     }
   }
   return uid ?? undefined;
+}
+
+/** The owner of a new empty folder in the temp folder (removed at once), or null. */
+function madeOwner(): number | null {
+  try {
+    const dir = Deno.makeTempDirSync({ prefix: "magi-uid-" });
+    try {
+      return Deno.statSync(dir).uid;
+    } finally {
+      Deno.removeSync(dir);
+    }
+  } catch {
+    return null;
+  }
 }
 
 function tempDir(): string {

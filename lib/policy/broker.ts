@@ -97,12 +97,15 @@ export function brokerAnswer(
     );
     return [...policy.roots, ...extra].some((r) => isInside(real, realPathLenient(r)));
   };
+  // Connecting to a unix socket asks for reading and writing its path: magi's own sockets lie
+  // in its private folder, outside the roots (the shared temp folder is no root).
+  const ownSocket = (path: string) => value !== "" && options.sockets.includes(path);
   switch (permission) {
     case "read":
-      if (value === "" || inRoots(value, options.readable)) return allow;
+      if (value === "" || ownSocket(value) || inRoots(value, options.readable)) return allow;
       return deny(`magi's policy: reading "${value}" is outside the allowed roots`);
     case "write":
-      if (value !== "" && inRoots(value, [])) return allow;
+      if (ownSocket(value) || (value !== "" && inRoots(value, []))) return allow;
       return deny(`magi's policy: writing "${value || "anywhere"}" is outside the allowed roots`);
     case "run": {
       // Deno asks with the name as the tool wrote it, then looks a bare name up on whatever

@@ -8,7 +8,7 @@
  */
 import { isAbsolute, relative, resolve, sep } from "node:path";
 import { lenientReal } from "./fs_facts.ts";
-import { systemTempDir } from "../core/temp.ts";
+import { sessionTempDir } from "../confinement/session_temp.ts";
 
 export { systemTempDir } from "../core/temp.ts";
 
@@ -49,14 +49,16 @@ export function physicalPath(base: string, path: string): string {
 }
 
 /**
- * The default and configured roots as real absolute paths.
+ * The default and configured roots as real absolute paths. The default is the start directory
+ * and the session's own temp folder (`sessionTempDir`), never the shared system temp folder:
+ * other programs' repositories and sockets lie there.
  *
  * @param configured the config's `roots` (absolute paths), or undefined for the default
  * @param startDir the session's starting directory (part of the default)
  * @returns distinct real paths, in order
  */
 export function effectiveRoots(configured: string[] | undefined, startDir: string): string[] {
-  const raw = configured ?? [startDir, systemTempDir()];
+  const raw = configured ?? [startDir, sessionTempDir()];
   return [...new Set(raw.map((r) => realPathLenient(resolve(startDir, r))))];
 }
 
@@ -75,7 +77,7 @@ export function isInside(path: string, root: string): boolean {
  * @param roots real absolute paths, from {@link effectiveRoots}
  * @param action the verb for the message, such as "read" or "write"
  * @returns the resolved path, or an error message naming the roots, such as
- *   `Cannot read "../x": outside the allowed roots ("/home/a/p", "/tmp")`
+ *   `Cannot read "../x": outside the allowed roots ("/home/a/p", "/tmp/magi-sockets-1000/magi-tmp-x")`
  */
 export function checkPath(
   path: string,

@@ -1,6 +1,8 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { checkPath } from "../../lib/policy/roots.ts";
+import { sessionTempDir } from "../../lib/confinement/session_temp.ts";
+import { systemTempDir } from "../../lib/core/temp.ts";
 import { tempDir } from "../helpers.ts";
 import { builtinRuntime, call } from "./helpers.ts";
 
@@ -66,10 +68,14 @@ Deno.test("file builtins refuse paths escaping the roots and leave the files alo
   assert.equal((await call(t.rt, "read", { path: "ok.txt" })).said, "1\tfine\n");
 });
 
-Deno.test("the default roots are the starting directory and the temp folder", async () => {
+Deno.test("the default roots are the starting directory and the session's temp folder", async () => {
   await using dir = await tempDir();
   await using t = await builtinRuntime(dir.path);
-  assert.deepEqual(t.rt.roots, [dir.path, await Deno.realPath(Deno.env.get("TMPDIR") || "/tmp")]);
+  // Never the shared system temp folder: other programs' repositories lie there.
+  assert.deepEqual(t.rt.roots, [dir.path, sessionTempDir()]);
+  const shared = await call(t.rt, "write", { path: join(systemTempDir(), "x"), content: "x" });
+  assert.equal(shared.is_error, true);
+  assert.match(shared.said, /outside the (allowed )?roots/);
   const r = await call(t.rt, "read", { path: "/etc/hostname" });
   assert.equal(r.is_error, true);
   assert.match(r.said, /outside the (allowed )?roots/);

@@ -188,9 +188,10 @@ Deno.test("a warm start reads declarations from the cache and starts the engine 
 });
 
 Deno.test("calls on the one engine run side by side, each with its own folder and environment", async () => {
-  await using t = await luaRuntime([join(LUA, "basic")]);
   await using a = await tempDir();
   await using b = await tempDir();
+  // Both folders are roots (the system temp folder they lie in is none).
+  await using t = await luaRuntime([join(LUA, "basic")], { roots: [a.path, b.path] });
   const [ra, rb] = await Promise.all([
     runTool(t.rt, { name: "lua_where", args: { cwd: a.path } }),
     runTool(t.rt, { name: "lua_where", args: { cwd: b.path } }),
@@ -241,8 +242,9 @@ Deno.test("a busy Lua body gives way: another call finishes while it computes", 
 });
 
 Deno.test("a command declaration's program path is relative to its file; the call runs in the call's folder", async () => {
-  await using t = await luaRuntime([join(LUA, "relative")]);
   await using dir = await tempDir("magi-where-");
+  // The call's folder is a root (the system temp folder it lies in is none).
+  await using t = await luaRuntime([join(LUA, "relative")], { roots: [dir.path] });
   const r = await runTool(t.rt, { name: "hello_relative", args: { who: "you", cwd: dir.path } });
   assert.equal(r.is_error, false, r.said);
   assert.equal(r.said, `hello you from ${dir.path.split("/").pop()}\n`);

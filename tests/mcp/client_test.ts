@@ -166,6 +166,8 @@ Deno.test("magi uses server-filesystem's tools", async () => {
   await using dir = await tempDir();
   await Deno.writeTextFile(join(dir.path, "notes.txt"), "a line in a file\n");
   await using tr = await testRuntime({
+    // The server's folder is a root (the system temp folder it lies in is none).
+    cwd: dir.path,
     config: {
       shipped_tools: false,
       mcp_servers: {
@@ -406,6 +408,8 @@ Deno.test("magi reaches a Streamable HTTP server: another magi's tools as NAME__
   const server = await startHttp(home.path, ["--config", serverConfig]);
   try {
     await using tr = await testRuntime({
+      // The other magi's folder is a root here too (the system temp folder is none).
+      cwd: home.path,
       config: {
         shipped_tools: false,
         mcp_servers: {

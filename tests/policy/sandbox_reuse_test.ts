@@ -14,6 +14,7 @@ import {
   type SandboxScope,
 } from "../../lib/confinement/sandbox.ts";
 import { probesSettled, setSocketSettledMs } from "../../lib/confinement/sandbox_dead.ts";
+import { sessionTempDir } from "../../lib/confinement/session_temp.ts";
 import { FAKE_KEY, inside, world } from "./sandbox_world.ts";
 
 const why = await sandboxProblem();
@@ -58,10 +59,14 @@ function settle(dir: string, when = PAST): void {
   Deno.utimeSync(dir, when, when);
 }
 
-/** A world (in the child's own temp folder) whose folders all look long settled. */
+/**
+ * A world (in the child's own temp folder) whose folders all look long settled, the session's
+ * temp folder too (made once per process, as magi makes it at start).
+ */
 async function settledWorld() {
   const w = await world();
   await Deno.mkdir(join(w.home, "run"));
+  sessionTempDir();
   settle(w.base);
   settle(Deno.env.get("TMPDIR")!);
   return w;
@@ -144,9 +149,11 @@ Deno.test({
   fn: async () => {
     await using w = await settledWorld();
     const wrap = wrapFor(w, "workspace-write");
-    // The first call's bwrap makes the missing `.magi` it keeps read-only: built again once.
+    // The first call's bwrap makes the missing `.magi` it keeps read-only (in the root and the
+    // session's temp folder): built again once.
     await inside(wrap, "true");
     settle(w.base);
+    settle(sessionTempDir());
     await inside(wrap, "true");
     const built = sandboxArgsBuilt();
     await inside(wrap, "true");
@@ -197,16 +204,23 @@ const GIT_ID = {
 };
 
 Deno.test({
-  name: "sandbox: a repository of the shared temp folder stays writable but for its config and " +
-    "hooks, call after call",
+  name: "sandbox: a repository of the shared temp folder is read-only; given as a root it stays " +
+    "writable but for its config and hooks, call after call",
   ignore,
   fn: async () => {
     await using w = await settledWorld();
     const other = join(Deno.env.get("TMPDIR")!, "other-repo");
     await git(["init", "-q", other]);
     try {
-      const wrap = wrapFor(w, "workspace-write");
-      // A model clones to the temp folder in one call and works there in the next ones.
+      // The shared temp folder is no root: nothing of another program's repository changes.
+      const closed = await inside(
+        wrapFor(w, "workspace-write"),
+        `echo x >> "${other}/.git/config" 2>/dev/null && echo config-changed; ` +
+          `echo ok > "${other}/work.txt" 2>/dev/null && echo wrote`,
+      );
+      assert.doesNotMatch(closed.out, /config-changed|wrote/, closed.out);
+      const wrap = wrapFor(w, "workspace-write", { roots: [w.root, other] });
+      // A checkout in the temp folder the person gave as a root, worked in call after call.
       for (let call = 0; call < 2; call++) {
         const r = await inside(
           wrap,
@@ -236,7 +250,11 @@ Deno.test({
     await git(["-C", main, "commit", "-q", "--allow-empty", "-m", "one"], GIT_ID);
     await git(["-C", main, "worktree", "add", "-q", tree]);
     try {
-      const wrap = wrapFor({ root: tree, home: w.home }, "workspace-write");
+      // Both are roots: the shared temp folder is none (a worktree's common dir outside the
+      // roots is read-only, as anywhere).
+      const wrap = wrapFor({ root: tree, home: w.home }, "workspace-write", {
+        roots: [tree, main],
+      });
       const r = await inside(
         wrap,
         `git -C "${tree}" commit -q --allow-empty -m two && echo committed; ` +

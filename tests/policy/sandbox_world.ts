@@ -1,7 +1,7 @@
 /**
  * Folders for sandbox tests, each chosen explicitly: a temp HOME with fake credential stores,
  * a root, and an "outside" folder that lies under no root and not under the system temp
- * folder (which the workspace-write sandbox keeps writable) — whatever HOME or the checkout is.
+ * folder (a root, or writable, in older versions) — whatever HOME or the checkout is.
  */
 import { join } from "node:path";
 import { tmpdir } from "node:os";

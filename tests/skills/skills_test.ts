@@ -107,7 +107,9 @@ Deno.test("magi run: the model loads a skill and runs its script through the doo
   };
   {
     await using server = scriptedServer("openai", (i) => script(i));
-    const config = await agentConfig(dir.path, "openai", server.url);
+    // The skill's folder is a root with the checkout (it lies in the system temp folder, no
+    // root: a user's skill outside the roots is denied as any path outside them).
+    const config = await agentConfig(dir.path, "openai", server.url, { roots: [work, home] });
     const run = await magi(["run", "greet Ada", "--auto", "--config", config], {
       cwd: work,
       env: ENV,
@@ -127,7 +129,7 @@ Deno.test("magi run: the model loads a skill and runs its script through the doo
   {
     // Without --auto the script is asked about: with no one to ask, a denial the model reads.
     await using server = scriptedServer("openai", (i) => script(i));
-    const config = await agentConfig(dir.path, "openai", server.url);
+    const config = await agentConfig(dir.path, "openai", server.url, { roots: [work, home] });
     const run = await magi(["run", "greet Ada", "--config", config], {
       cwd: work,
       env: ENV,

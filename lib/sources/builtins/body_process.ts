@@ -35,7 +35,6 @@ import {
   within,
 } from "../../confinement/sandbox_paths.ts";
 import { magiOwnDirs } from "../../policy/protected.ts";
-import { systemTempDir } from "../../core/temp.ts";
 import { sourceUrl } from "../../core/source_root.ts";
 
 /** What a body process may touch: as a body Worker's permissions (`body_worker.ts`). */
@@ -56,9 +55,9 @@ export interface BodyAccess {
 /**
  * What stays read-only in a writing body's namespace: the paths the `workspace-write` sandbox
  * protects (`protectedPaths`: `.git/config`, `.git/hooks`, `.magi`, magi's own folders, HOME's
- * start-up files…) that exist, for the repositories at, above and below the roots — but for
- * those one level down the shared temp folder, whose listing changes all the time (a change
- * would start a new body process): there the checks of `protected.ts` alone hold.
+ * start-up files…) that exist, for the repositories at, above and below the roots. The shared
+ * system temp folder is no default root (the session's own temp folder is: `sessionTempDir`),
+ * so its other programs' repositories are outside the namespace altogether.
  *
  * @param roots real absolute paths the body may write
  */
@@ -67,9 +66,8 @@ export function writeProtects(
   env: Record<string, string>,
   later: readonly string[] = [],
 ): string[] {
-  const temp = realOr(systemTempDir());
   const own = [...magiOwnDirs(env), ...later];
-  const protects = protectedPaths(roots, env.HOME ?? "", [temp], own, "rest");
+  const protects = protectedPaths(roots, env.HOME ?? "", [], own);
   const out = protects.filter((p) => p.kind === "dir" || p.kind === "file").map((p) => p.path);
   // HOME's hidden entries that exist, when a root holds HOME (as the sandbox's `homeCover`).
   const home = env.HOME ? realOr(env.HOME) : "";
