@@ -299,6 +299,10 @@ export async function createRuntime(opts: RuntimeOptions): Promise<Runtime> {
 
   const socket = approvalSocket(policy, approvalKey, opts.warn);
   const door = await doorSettings(config, policy, opts, socket);
+  // The person's own config files (the user's, `--config`, MAGI_CONFIG) are magi's own files:
+  // hidden from sandboxed programs and the file builtins wherever they lie, a root included
+  // (they hold tokens and `secrets.values`, and say which hooks run on the host).
+  (door.hidden ??= []).push(...config.files.filter(own));
   setSessionSettings(policy, door);
 
   const links: LinkEntry[] = registry.list()
@@ -361,6 +365,8 @@ export async function createRuntime(opts: RuntimeOptions): Promise<Runtime> {
     ...pathFolders(opts.env, policy.roots, opts.env.HOME ? realPath(opts.env.HOME) : ""),
     // The XDG config folder where the variable puts it (outside HOME too) and its start-up parts.
     ...xdgStartup(opts.env),
+    // The files the config names that magi reads at every start: the system prompt's.
+    ...configNamedFiles(config),
   ]);
   door.laterMissing = [...configured, ...luaDirs(config, opts.cwd, opts.env)]
     .map((d) => resolve(opts.cwd, d))
@@ -438,6 +444,16 @@ async function doorSettings(
     sandbox,
     sockets: socket ? [socket] : [],
   };
+}
+
+/**
+ * The files the config names that magi reads again later, outside any sandbox (each session
+ * start): `system_prompt_file` (resolved against its config file's folder). The hooks', MCP
+ * servers' and peers' programs are `runsLater`'s; `tools_dir` and `lua_dirs` are folders.
+ */
+function configNamedFiles(config: Config): string[] {
+  const prompt = config.values.system_prompt_file;
+  return typeof prompt === "string" && prompt !== "" ? [prompt] : [];
 }
 
 function realPath(path: string): string {
