@@ -166,9 +166,11 @@ export function passwdHome(
 
 /**
  * The home folders the sandbox leaves in sight, whose credential stores it hides as HOME's:
- * HOME, the passwd home (see {@link passwdHome}), and the folders in `/home` and `/root` that
- * {@link otherHomes} does not hide whole (all of them when magi is not root; those holding a
- * root, a needed folder or HOME when it is).
+ * HOME, the passwd home (see {@link passwdHome}), and each folder in `/home` and `/root` that a
+ * folder the call is given lies in (a root, a needed folder such as `DENO_DIR` under
+ * `/root/.cache`, magi's own program) — those {@link otherHomes} keeps when magi is root. Other
+ * users' homes are not walked when magi is not root: their own permissions keep them (and
+ * walking every home of a large `/home` could mount each one).
  */
 export function homesInSight(
   home: string,
@@ -176,9 +178,11 @@ export function homesInSight(
   keep: readonly string[],
 ): string[] {
   const hiddenWhole = new Set(otherHomes(home, keep));
+  const kept = [...keep, dirname(Deno.execPath())].map((k) => real(k) ?? k);
   const out = new Set<string>([home, userHome].filter((h) => h !== "").map((h) => resolve(h)));
   const consider = (p: string) => {
-    if (!hiddenWhole.has(p)) out.add(p);
+    const r = real(p) ?? p;
+    if (!hiddenWhole.has(p) && kept.some((k) => within(k, r))) out.add(p);
   };
   noteContents("/home");
   try {
