@@ -7,6 +7,8 @@
  * only when the wrapper bash exited by itself (not by a signal, not timed out) and the file
  * starts with the call's nonce, which bash reads from stdin before the command runs (so it is
  * in no command line or environment a program of the call could read; see {@link wrapper}).
+ * A program that reads or traces the wrapper's memory (`/proc/PPID/mem`, ptrace: the same user
+ * may, in the sandbox too) can still learn it.
  *
  * @module
  */
