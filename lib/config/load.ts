@@ -74,6 +74,17 @@ function projectConfigPath(cwd: string, skip: string | undefined): string | unde
   }
 }
 
+/** Whether `path` is `/dev/null` mounted over a file, as the sandbox hides magi's own files. */
+function hiddenBySandbox(path: string): boolean {
+  try {
+    const st = Deno.statSync(path);
+    return st.isCharDevice === true && st.rdev === Deno.statSync("/dev/null").rdev &&
+      path !== "/dev/null";
+  } catch {
+    return false;
+  }
+}
+
 function exists(path: string): boolean {
   try {
     return Deno.statSync(path).isFile;
@@ -99,7 +110,7 @@ export function loadConfig(sources: ConfigSources): Config {
   }
   const user = userConfigFile(sources.env);
   const explicitRaw = sources.configFlag ?? sources.env.MAGI_CONFIG;
-  const explicit = explicitRaw ? resolve(sources.cwd, explicitRaw) : undefined;
+  let explicit = explicitRaw ? resolve(sources.cwd, explicitRaw) : undefined;
   const files: string[] = [];
   if (user && exists(user) && user !== explicit) files.push(user);
   const notes: string[] = [];
@@ -110,6 +121,9 @@ export function loadConfig(sources: ConfigSources): Config {
     if (owner === me || owner === 0 || me === null) files.push(project);
     else notes.push(`config ${project} ignored: it belongs to another user (uid ${owner})`);
   }
+  // A magi a tool starts inside magi's sandbox finds MAGI_CONFIG hidden (`/dev/null` mounted
+  // over it, as over the user's config): it runs without that file, as without the user's.
+  if (explicit && !sources.configFlag && hiddenBySandbox(explicit)) explicit = undefined;
   if (explicit) {
     if (!exists(explicit)) {
       const how = sources.configFlag ? "--config" : "MAGI_CONFIG";

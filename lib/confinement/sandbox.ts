@@ -40,6 +40,7 @@ import {
   homeCover,
   kindOf,
   listingsOnce,
+  passwdHome,
   pinsFor,
   type Protect,
   protectedPaths,
@@ -86,6 +87,11 @@ export interface SandboxScope {
   ownDirs?: readonly string[];
   /** magi's own scratch folders (see {@link scratchDir}): writable in every mode. */
   scratch?: readonly string[];
+  /**
+   * The home folder `/etc/passwd` gives magi's uid (default: read there, `passwdHome`): its
+   * credential stores are hidden as HOME's.
+   */
+  userHome?: string;
 }
 
 /**
@@ -434,7 +440,8 @@ function gather(
     ...(scope.visible ?? []),
     ...(scope.scratch ?? []),
   ];
-  for (const p of hiddenPaths(scope.home, settings.denyRead, scope.hidden, keep)) {
+  const userHome = scope.userHome ?? passwdHome();
+  for (const p of hiddenPaths(scope.home, settings.denyRead, scope.hidden, keep, userHome)) {
     const k = kindOf(p);
     if (k === "dir") {
       hidden.push("--tmpfs", p);
@@ -839,7 +846,7 @@ export function sandboxFor(
   if (!policy.sandbox) return undefined;
   const config: SandboxConfig = typeof policy.sandbox === "object" ? policy.sandbox : {};
   const env = policy.env;
-  const home = env.HOME ?? "/root";
+  const home = env.HOME ?? (passwdHome() || "/root");
   const config_ = xdgBase(env, "config", home);
   const state = xdgBase(env, "state", home);
   const settings: SandboxSettings = {

@@ -146,6 +146,59 @@ export function otherHomes(home: string, keep: readonly string[]): string[] {
 }
 
 /**
+ * The home folder `/etc/passwd` gives a user: the sixth field of the first line whose third is
+ * `uid`; "" when there is none, the line is malformed or the folder is not absolute. magi hides
+ * the credential stores under it as under HOME (HOME may be unset — cron, `env -i` — or point
+ * elsewhere — `sudo -E`, a container's `HOME=/work`) and takes it for HOME when HOME is unset.
+ *
+ * @param uid magi's uid (default: `Deno.uid()`; undefined where the system has none)
+ * @param passwd the text of `/etc/passwd` (default: read now; tests pass their own)
+ */
+export function passwdHome(
+  uid: number | undefined = ownUid(),
+  passwd: string | undefined = text("/etc/passwd"),
+): string {
+  if (uid === undefined || passwd === undefined) return "";
+  for (const line of passwd.split("\n")) {
+    const f = line.split(":");
+    if (f.length >= 7 && f[2] === String(uid)) return isAbsolute(f[5]) ? f[5] : "";
+  }
+  return "";
+}
+
+/**
+ * The home folders the sandbox leaves in sight, whose credential stores it hides as HOME's:
+ * HOME, the passwd home (see {@link passwdHome}), and each folder in `/home` and `/root` that a
+ * folder the call is given lies in (a root, a needed folder such as `DENO_DIR` under
+ * `/root/.cache`, magi's own program) — those {@link otherHomes} keeps when magi is root. Other
+ * users' homes are not walked when magi is not root: their own permissions keep them (and
+ * walking every home of a large `/home` could mount each one).
+ */
+export function homesInSight(
+  home: string,
+  userHome: string,
+  keep: readonly string[],
+): string[] {
+  const hiddenWhole = new Set(otherHomes(home, keep));
+  const kept = [...keep, dirname(Deno.execPath())].map((k) => real(k) ?? k);
+  const out = new Set<string>([home, userHome].filter((h) => h !== "").map((h) => resolve(h)));
+  const consider = (p: string) => {
+    const r = real(p) ?? p;
+    if (!hiddenWhole.has(p) && kept.some((k) => within(k, r))) out.add(p);
+  };
+  noteContents("/home");
+  try {
+    for (const e of Deno.readDirSync("/home")) {
+      if (e.isDirectory || e.isSymlink) consider(join("/home", e.name));
+    }
+  } catch {
+    // no /home
+  }
+  if (kindOf("/root") === "dir") consider("/root");
+  return [...out];
+}
+
+/**
  * Kerberos ticket caches in a temp folder: MIT's default `FILE:/tmp/krb5cc_UID`, and those with
  * a suffix (`krb5cc_1000_Xy12`) that PAM and sssd make.
  */
@@ -369,6 +422,7 @@ export function hiddenEntries(
   realOf: (path: string) => string | undefined = real,
   walked: string[] = [],
   keep: readonly string[] = [],
+  userHome: string = passwdHome(),
 ): Hidden[] {
   const out = new Map<string, Hidden>();
   const add = (p: string, why: string) => {
@@ -377,9 +431,11 @@ export function hiddenEntries(
     const r = realOf(abs);
     if (r && !out.has(r)) out.set(r, { path: r, why });
   };
-  if (home) {
-    for (const rel of CREDENTIAL_STORES) add(join(home, rel), "a credential store");
-    for (const rel of HISTORIES) add(join(home, rel), "a shell or client history");
+  // Under HOME, the passwd home and every home folder left in sight (see homesInSight).
+  const homes = homesInSight(home, userHome, keep);
+  for (const h of homes) {
+    for (const rel of CREDENTIAL_STORES) add(join(h, rel), "a credential store");
+    for (const rel of HISTORIES) add(join(h, rel), "a shell or client history");
   }
   for (const p of SYSTEM_SECRETS) if (kindOf(p) !== undefined) add(p, "a system password file");
   for (const p of otherHomes(home, keep)) add(p, "another user's home folder");
@@ -403,12 +459,12 @@ export function hiddenEntries(
   // the browsers' profiles (large, busy, their links are locks and sockets).
   const walkable = (h: Hidden) =>
     (h.why === "a credential store" || h.why === "listed in sandbox.deny_read") &&
-    !(home && BROWSERS.some((b) => within(h.path, join(home, b))));
+    !homes.some((at) => BROWSERS.some((b) => within(h.path, join(at, b))));
   for (const h of [...out.values()].filter(walkable)) {
     for (const link of linksIn(h.path, walked)) {
       const r = realOf(link);
       // Not a folder HOME lies in (a link to `/` or `~`): that would hide everything.
-      if (!r || out.has(r) || within(h.path, r) || (home && within(resolve(home), r))) continue;
+      if (!r || out.has(r) || within(h.path, r) || homes.some((at) => within(at, r))) continue;
       out.set(r, { path: r, why: h.why });
     }
   }
@@ -464,12 +520,15 @@ export function hiddenPaths(
   denyRead: readonly string[],
   own: readonly string[],
   keep: readonly string[] = [],
+  userHome: string = passwdHome(),
 ): string[] {
-  return hiddenEntries(home, denyRead, own, real, [], keep).map((h) => h.path).filter((p) => {
-    const parent = dirname(p);
-    const r = real(parent);
-    return r === undefined || r === parent;
-  });
+  return hiddenEntries(home, denyRead, own, real, [], keep, userHome).map((h) => h.path).filter(
+    (p) => {
+      const parent = dirname(p);
+      const r = real(parent);
+      return r === undefined || r === parent;
+    },
+  );
 }
 
 /** A folder's sub-folders and whether it holds a repository, as last read. */

@@ -27,6 +27,7 @@ import {
   type Hidden,
   hiddenEntries,
   type HiddenSet,
+  passwdHome,
   within,
 } from "../confinement/sandbox_paths.ts";
 import { relocatedStores } from "../confinement/relocated_stores.ts";
@@ -59,6 +60,12 @@ export interface SessionSettings extends DoorSettings {
   laterMissing?: string[];
   /** Tells the person (stderr) what a model's call was refused and what would allow it. */
   tell?: (line: string) => void;
+  /**
+   * The home folder `/etc/passwd` gives magi's uid, read there on first use (`passwdHome`;
+   * tests name a folder): its credential stores are hidden as HOME's, and it stands for HOME
+   * when HOME is unset.
+   */
+  userHome?: string;
 }
 
 const settingsOf = new WeakMap<Policy, SessionSettings>();
@@ -114,10 +121,11 @@ export function launcherFor(
 ): Wrap | undefined {
   if (mode === "off") return undefined;
   const settings = sessionSettings(policy);
-  const home = policy.env.HOME ?? "";
+  const userHome = userHomeOf(settings);
   const wrap = sandboxLauncher(settings.sandbox, {
     roots: policy.roots,
-    home,
+    home: homeOf(policy, settings),
+    userHome,
     hidden: hiddenOwn(policy),
     ownDirs: [...ownDirsMade(policy.env), ...runsLater(policy)],
     visible: settings.visible,
@@ -127,6 +135,16 @@ export function launcherFor(
   }, mode);
   // What it plants in the roots' repositories is looked for when it ends (`planted.ts`).
   return mode === "workspace-write" ? markWriting(wrap) : wrap;
+}
+
+/** The passwd home of magi's uid (see {@link SessionSettings.userHome}), read once. */
+function userHomeOf(settings: SessionSettings): string {
+  return settings.userHome ??= passwdHome();
+}
+
+/** HOME, or the passwd home when HOME is unset (cron, `env -i`); "" when neither is known. */
+function homeOf(policy: Policy, settings: SessionSettings): string {
+  return policy.env.HOME ?? userHomeOf(settings);
 }
 
 /**
@@ -174,22 +192,24 @@ function hiddenOwn(policy: Policy): string[] {
  */
 export function hiddenFor(policy: Policy): HiddenSet {
   const settings = sessionSettings(policy);
-  const inputs = [policy.env.HOME ?? "", settings.sandbox.denyRead, hiddenOwn(policy)] as const;
+  const userHome = userHomeOf(settings);
+  const inputs = [homeOf(policy, settings), settings.sandbox.denyRead, hiddenOwn(policy)] as const;
   const keep = [...policy.roots, ...settings.needed ?? [], ...settings.visible ?? []];
-  const key = JSON.stringify([inputs, keep]);
+  const key = JSON.stringify([inputs, keep, userHome]);
   let kept = hiddenKept.get(key);
   if (!kept || kept.folders.some(([dir, stamp]) => stampOf(dir) !== stamp)) {
     const walked: string[] = [];
-    const entries = hiddenEntries(...inputs, systemReal, walked, keep).map((h) => ({
+    const entries = hiddenEntries(...inputs, systemReal, walked, keep, userHome).map((h) => ({
       ...h,
       kind: kindNow(h.path),
     }));
     const folders = new Set<string>();
-    // The folders up to HOME (HOME's own identity included) for what lies in it; the folder
-    // alone for what does not (above, the busy temp folder would void the set on every call).
-    const home = inputs[0];
+    // The folders up to HOME or the passwd home (its own identity included) for what lies in
+    // it; the folder alone for what does not (above, the busy temp folder would void the set
+    // on every call).
+    const homes = [inputs[0], userHome].filter((h) => h !== "");
     for (const e of entries) {
-      const top = home && within(e.path, home) ? home : dirname(e.path);
+      const top = homes.find((h) => within(e.path, h)) ?? dirname(e.path);
       for (let d = dirname(e.path); within(d, top); d = dirname(d)) {
         folders.add(d);
         if (d === top) break;

@@ -25,6 +25,7 @@ import {
   gitConfigReach,
   HOME_STARTUP,
   homeDotEntry,
+  passwdHome,
   startupReach,
   within,
 } from "../confinement/sandbox_paths.ts";
@@ -80,7 +81,9 @@ export function protectedWrite(
   if (own) return `magi's own folder ${own}`;
   const ran = later.find((p) => within(real, p));
   if (ran) return `what magi runs later (${ran})`;
-  const home = env.HOME && realOr(env.HOME);
+  // HOME unset (cron, `env -i`): the passwd home stands for it, as in the sandbox.
+  const homeVar = env.HOME ?? passwdHome();
+  const home = homeVar && realOr(homeVar);
   if (home && HOME_STARTUP.some((rel) => within(real, join(home, rel)))) {
     return "a start-up file in HOME";
   }

@@ -321,6 +321,10 @@ export async function createRuntime(opts: RuntimeOptions): Promise<Runtime> {
 
   const socket = approvalSocket(policy, approvalKey, opts.warn);
   const door = await doorSettings(config, policy, opts, socket);
+  // The person's own config files (the user's, `--config`, MAGI_CONFIG) are magi's own files:
+  // hidden from sandboxed programs and the file builtins wherever they lie, a root included
+  // (they hold tokens and `secrets.values`, and say which hooks run on the host).
+  (door.hidden ??= []).push(...config.files.filter(own));
   setSessionSettings(policy, door);
 
   const links: LinkEntry[] = registry.list()
@@ -388,6 +392,8 @@ export async function createRuntime(opts: RuntimeOptions): Promise<Runtime> {
     ...relocatedStartup(opts.env),
     // What a trusted project runs from, however deep a root holds it (its `.magi`, git config).
     ...trusted.present,
+    // The files the config names that magi reads at every start: the system prompt's.
+    ...configNamedFiles(config),
   ]);
   door.laterMissing = [...configured, ...luaDirs(config, opts.cwd, opts.env)]
     .map((d) => resolve(opts.cwd, d))
@@ -471,6 +477,16 @@ async function doorSettings(
     sandbox,
     sockets: socket ? [socket] : [],
   };
+}
+
+/**
+ * The files the config names that magi reads again later, outside any sandbox (each session
+ * start): `system_prompt_file` (resolved against its config file's folder). The hooks', MCP
+ * servers' and peers' programs are `runsLater`'s; `tools_dir` and `lua_dirs` are folders.
+ */
+function configNamedFiles(config: Config): string[] {
+  const prompt = config.values.system_prompt_file;
+  return typeof prompt === "string" && prompt !== "" ? [prompt] : [];
 }
 
 function realPath(path: string): string {

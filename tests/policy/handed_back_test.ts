@@ -39,12 +39,14 @@ Deno.test("a tool's MAGI_SHOWN, MAGI_ASK or pwd file swapped for a symlink is no
     assert.match(r.said, /done/);
   }
   // run's last folder: its pwd file swapped for a symlink would move the session's folder to
-  // whatever the linked file says. The line finds the file's name in its own EXIT trap.
+  // whatever the linked file says. The line (which runs in the wrapper shell, and so knows the
+  // call's nonce) finds the file's name in its own EXIT trap and links it to a file it wrote.
   const elsewhere = join(dir.path, "elsewhere");
   await Deno.mkdir(elsewhere);
   const pwdKey = join(root, "pwdkey");
-  await Deno.writeTextFile(pwdKey, elsewhere + "\n");
-  const line = `p=$(trap -p EXIT | sed -E "s/.*>[|] '?([^' ]+)'? 2>.*/\\1/"); trap - EXIT; ` +
+  await Deno.writeTextFile(join(root, "where.txt"), elsewhere + "\n");
+  const line = `p=$(trap -p EXIT | tr "' " '\\n\\n' | grep magi-pwd-); trap - EXIT; ` +
+    `{ printf '%s\\n' "$__magi_nonce"; cat where.txt; } > '${pwdKey}'; ` +
     `rm -f "$p" && ln -s '${pwdKey}' "$p" && echo swapped`;
   const r = await runTool(t.rt, { name: "run", args: { command: line }, caller: "person" });
   assert.match(r.said, /swapped/, r.said);

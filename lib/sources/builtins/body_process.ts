@@ -31,6 +31,7 @@ import {
   homeCover,
   homeDotEntry,
   kindOf,
+  passwdHome,
   protectedPaths,
   within,
 } from "../../confinement/sandbox_paths.ts";
@@ -67,10 +68,12 @@ export function writeProtects(
   later: readonly string[] = [],
 ): string[] {
   const own = [...magiOwnDirs(env), ...later];
-  const protects = protectedPaths(roots, env.HOME ?? "", [], own);
+  // HOME unset (cron, `env -i`): the passwd home stands for it, as in the sandbox.
+  const homeVar = env.HOME ?? passwdHome();
+  const protects = protectedPaths(roots, homeVar, [], own);
   const out = protects.filter((p) => p.kind === "dir" || p.kind === "file").map((p) => p.path);
   // HOME's hidden entries that exist, when a root holds HOME (as the sandbox's `homeCover`).
-  const home = env.HOME ? realOr(env.HOME) : "";
+  const home = homeVar ? realOr(homeVar) : "";
   const cover = homeCover(home, roots);
   if (cover) {
     noteless(() => {

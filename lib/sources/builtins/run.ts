@@ -3,7 +3,12 @@
  * reach said interleaved in arrival order; stdin is closed; the exit status is reported
  * when non-zero; on timeout the group is ended and the output so far returned with a note.
  * `cd` inside the command changes the session's working directory for later calls: an EXIT
- * trap writes bash's final working directory to a temp file, returned as the result's cwd.
+ * trap writes bash's final working directory to a temp file, returned as the result's cwd —
+ * only when the wrapper bash exited by itself (not by a signal, not timed out) and the file
+ * starts with the call's nonce, which bash reads from stdin before the command runs (so it is
+ * in no command line or environment a program of the call could read; see {@link wrapper}).
+ * A program that reads or traces the wrapper's memory (`/proc/PPID/mem`, ptrace: the same user
+ * may, in the sandbox too) can still learn it.
  *
  * @module
  */
@@ -69,9 +74,8 @@ async function runBuiltin(
     : ctx.timeoutMs;
   // In magi's scratch folder: writable inside the read-only sandbox too.
   const pwdFile = await Deno.makeTempFile({ dir: scratchDir(), prefix: "magi-pwd-" });
-  // Errors from bash itself and from the command share stdout's pipe: one arrival order.
-  const script = `trap 'builtin pwd >| ${singleQuoted(pwdFile)} 2>/dev/null' EXIT\nexec 2>&1\n` +
-    command;
+  const nonce = crypto.randomUUID();
+  const script = wrapper(pwdFile, command);
   let bytes = 0;
   const said = (chunk: Uint8Array) => {
     bytes += chunk.length;
@@ -87,14 +91,22 @@ async function runBuiltin(
       restart: command.restart,
       cwd,
       env: { ...ctx.env, PWD: cwd, MAGI_CWD: cwd },
+      stdin: nonce + "\n",
       timeoutMs,
       signal: ctx.signal,
       onStdout: said,
       onStderr: said,
     });
     const outcome = processOutcome(spawned, timeoutMs);
-    // Only the regular file magi made: a symlink planted there could name any file.
-    const final = ((await readSettled(pwdFile, 64 * 1024)) ?? "").replace(/\n$/, "");
+    // Only the regular file magi made (a symlink planted there could name any file), written
+    // by the wrapper's own EXIT trap: a program that wrote it and then killed the wrapper, or
+    // one that could not learn the nonce, does not move the session.
+    const exited = spawned.code !== null && spawned.signal === null && !spawned.timedOut &&
+      !spawned.cancelled;
+    const text = exited ? (await readSettled(pwdFile, 64 * 1024)) ?? "" : "";
+    const final = text.startsWith(nonce + "\n")
+      ? text.slice(nonce.length + 1).replace(/\n$/, "")
+      : "";
     const moved = final !== "" && final !== cwd && isAbsolute(final) && isDirectory(final);
     return {
       said: bytes === 0 && !outcome.isError ? "(no output)\n" : "",
@@ -106,6 +118,20 @@ async function runBuiltin(
   } finally {
     await Deno.remove(pwdFile).catch(() => {});
   }
+}
+
+/**
+ * The wrapper script around a command line: bash reads the call's nonce from stdin into an
+ * unexported variable (stdin is then `/dev/null`, as closed as before), so the nonce is in no
+ * command line, environment or file a program of the call can read; the EXIT trap writes it,
+ * then the final working folder, to `pwdFile`. Errors from bash itself and from the command
+ * share stdout's pipe: one arrival order.
+ */
+function wrapper(pwdFile: string, command: string): string {
+  const trap = `{ builtin printf '%s\\n' "$__magi_nonce"; builtin pwd; } >| ` +
+    `${singleQuoted(pwdFile)} 2>/dev/null`;
+  return `IFS= builtin read -r __magi_nonce\nexec </dev/null 2>&1\n` +
+    `trap ${singleQuoted(trap)} EXIT\n` + command;
 }
 
 function isDirectory(path: string): boolean {
