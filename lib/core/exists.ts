@@ -27,3 +27,26 @@ export function pathExists(path: string, opts: { followLinks?: boolean } = {}): 
     return false;
   }
 }
+
+/** Node's `existsSync`, loaded on first use (Deno's Node layer is not loaded at start). */
+let nodeExists: ((path: string) => boolean) | undefined;
+
+/**
+ * Whether `stat(path)` would succeed (symlinks followed: a dangling link, or a folder above
+ * that cannot be searched, is no) — answered without the exception `Deno.statSync` throws on
+ * a miss, which costs most of it (24 µs against 3 µs here). A check before a `stat` or
+ * `realpath` that would fail alike.
+ *
+ * @example
+ * ```ts
+ * import { statReaches } from "./exists.ts";
+ * statReaches("/"); // true
+ * statReaches("/no/such/path"); // false
+ * ```
+ */
+export function statReaches(path: string): boolean {
+  // deno-lint-ignore no-explicit-any
+  nodeExists ??= (globalThis as any).process?.getBuiltinModule?.("node:fs")?.existsSync ??
+    ((p: string) => pathExists(p, { followLinks: true }));
+  return nodeExists!(path);
+}
