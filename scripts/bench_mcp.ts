@@ -2,7 +2,8 @@
  * `magi mcp` speed over stdio: `read` of a small file and `run 'echo hi'`, each against a bare
  * SDK server under Deno doing only the same work (the floor, scripts/bench_mcp_floor.ts),
  * measured in one run as ratios. {@link mcpServeRatios} gives `deno task bench` its two rows.
- * Alone, this script also prints milliseconds per call, and measures Claude Code's own server
+ * Alone, this script also prints milliseconds per call and the CPU time per call of each
+ * server's process tree (which load disturbs less than wall time), and measures Claude Code's own server
  * (`claude mcp serve`, its `Read` and `Bash`; it runs offline) when `MAGI_BENCH_CLAUDE` names
  * its binary or `claude` is on PATH — e.g. after
  * `npm install --prefix /tmp/cc @anthropic-ai/claude-code@2.1.332`,
@@ -27,12 +28,52 @@ function median(values: number[]): number {
   return sorted[Math.floor(sorted.length / 2)];
 }
 
+/** Servers' process ids, for {@link treeCpuMs}. */
+const pids = new WeakMap<Client, number>();
+
 async function connect(command: string, args: string[], env: Record<string, string>) {
   const client = new Client({ name: "bench", version: "1.0.0" });
-  await client.connect(
-    new StdioClientTransport({ command, args, env: { ...Deno.env.toObject(), ...env } }),
-  );
+  const transport = new StdioClientTransport({
+    command,
+    args,
+    env: { ...Deno.env.toObject(), ...env },
+  });
+  await client.connect(transport);
+  if (transport.pid !== null) pids.set(client, transport.pid);
   return client;
+}
+
+/**
+ * CPU time (user + system, ms) of a server's process and every process below it — the
+ * children it waited for included (Linux `/proc`; 0 elsewhere). Load disturbs it less than
+ * wall time: what the call costs, not how long it waited for a core.
+ */
+function treeCpuMs(client: Client): number {
+  const root = pids.get(client);
+  if (root === undefined || Deno.build.os !== "linux") return 0;
+  const stats = new Map<number, { ppid: number; ticks: number }>();
+  for (const e of Deno.readDirSync("/proc")) {
+    if (!/^\d+$/.test(e.name)) continue;
+    try {
+      const text = Deno.readTextFileSync(`/proc/${e.name}/stat`);
+      const f = text.slice(text.lastIndexOf(")") + 2).split(" ");
+      // After the name: state ppid … utime(12) stime(13) cutime(14) cstime(15), from 0.
+      const ticks = Number(f[11]) + Number(f[12]) + Number(f[13]) + Number(f[14]);
+      stats.set(Number(e.name), { ppid: Number(f[1]), ticks });
+    } catch {
+      // ended meanwhile
+    }
+  }
+  const inTree = (pid: number): boolean => {
+    for (let p = pid, hops = 0; p > 1 && hops < 64; hops++) {
+      if (p === root) return true;
+      p = stats.get(p)?.ppid ?? 0;
+    }
+    return false;
+  };
+  let ticks = 0;
+  for (const [pid, s] of stats) if (inTree(pid)) ticks += s.ticks;
+  return ticks * 10; // USER_HZ is 100 on Linux
 }
 
 /** Milliseconds per call, over `calls` calls made one after another. */
@@ -58,6 +99,9 @@ export interface McpCase {
   magi: number[];
   floor: number[];
   claude: number[];
+  /** CPU milliseconds per call of the server's process tree, per run (see {@link treeCpuMs}). */
+  magiCpu: number[];
+  floorCpu: number[];
 }
 
 /**
@@ -141,10 +185,28 @@ export async function mcpServeCases(
       const [name, args] = c.magi;
       await perCall(magi, name, args, opts.calls);
       await perCall(floor, c.floor, args, opts.calls);
-      const row: McpCase = { what: c.what, against: c.against, magi: [], floor: [], claude: [] };
+      const row: McpCase = {
+        what: c.what,
+        against: c.against,
+        magi: [],
+        floor: [],
+        claude: [],
+        magiCpu: [],
+        floorCpu: [],
+      };
+      const cpuPerCall = async (client: Client, f: () => Promise<number>, into: number[]) => {
+        const before = treeCpuMs(client);
+        const ms = await f();
+        into.push((treeCpuMs(client) - before) / opts.calls);
+        return ms;
+      };
       for (let i = 0; i < opts.runs; i++) {
-        row.magi.push(await perCall(magi, name, args, opts.calls));
-        row.floor.push(await perCall(floor, c.floor, args, opts.calls));
+        row.magi.push(
+          await cpuPerCall(magi, () => perCall(magi, name, args, opts.calls), row.magiCpu),
+        );
+        row.floor.push(
+          await cpuPerCall(floor, () => perCall(floor, c.floor, args, opts.calls), row.floorCpu),
+        );
         if (claude) row.claude.push(await perCall(claude, c.claude[0], c.claude[1], opts.calls));
       }
       out.push(row);
@@ -187,8 +249,11 @@ if (import.meta.main) {
     await Deno.remove(home, { recursive: true }).catch(() => {});
   }
   console.log(`magi mcp over stdio, ${calls} calls × ${runs} runs, medians\n`);
-  console.log("| call | magi | bare SDK floor | magi ÷ floor | Claude Code | magi ÷ Claude Code |");
-  console.log("|---|---|---|---|---|---|");
+  console.log(
+    "| call | magi | bare SDK floor | magi ÷ floor | CPU ms a call, magi / floor (÷) | " +
+      "Claude Code | magi ÷ Claude Code |",
+  );
+  console.log("|---|---|---|---|---|---|---|");
   for (const c of cases) {
     const ms = median(c.magi);
     const floorMs = median(c.floor);
@@ -198,7 +263,9 @@ if (import.meta.main) {
     console.log(
       `| ${c.what} (floor: ${c.against}) | ${ms.toFixed(2)} ms (${(1000 / ms).toFixed(0)}/s) | ${
         floorMs.toFixed(2)
-      } ms | ${(ms / floorMs).toFixed(2)}× | ${cc} |`,
+      } ms | ${(ms / floorMs).toFixed(2)}× | ${median(c.magiCpu).toFixed(2)} / ${
+        median(c.floorCpu).toFixed(2)
+      } (${(median(c.magiCpu) / median(c.floorCpu)).toFixed(2)}×) | ${cc} |`,
     );
   }
 }

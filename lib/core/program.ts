@@ -7,6 +7,7 @@
  */
 import { basename, delimiter, dirname, isAbsolute, join, resolve } from "node:path";
 import { systemTempDir } from "./temp.ts";
+import { statReaches } from "./exists.ts";
 
 /** How the PATH's folders are read. */
 export interface LookUpOptions {
@@ -21,6 +22,8 @@ export interface LookUpOptions {
 
 /** Whether `path` is a regular file with an execute bit (following symlinks). */
 export function isExecutableFile(path: string): boolean {
+  // A miss (most folders of a PATH) without the exception of a failed stat.
+  if (!statReaches(path)) return false;
   try {
     const info = Deno.statSync(path);
     return info.isFile && ((info.mode ?? 0o111) & 0o111) !== 0;

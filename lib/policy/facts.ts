@@ -7,7 +7,7 @@
  * @module
  */
 import { type CallFacts, decide, type Policy, type Verdict } from "./decide.ts";
-import { fromFacts, type FsFacts, gatheringLookups } from "./fs_facts.ts";
+import { factsHold, fromFacts, type FsFacts, gatheringLookups } from "./fs_facts.ts";
 import type { DoorSettings } from "./door.ts";
 import { dirname, join } from "node:path";
 import { magiOwnDirs } from "./protected.ts";
@@ -21,6 +21,7 @@ import {
 } from "../confinement/sandbox.ts";
 import { xdgBase } from "../core/xdg.ts";
 import { markWriting } from "./planted.ts";
+import { statReaches } from "../core/exists.ts";
 import { systemTempDir } from "../core/temp.ts";
 import {
   CREDENTIAL_STORES,
@@ -109,9 +110,92 @@ export function gatherFacts(policy: Policy, call: CallFacts): FsFacts {
 /**
  * The judge's verdict on a call: its facts gathered first ({@link gatherFacts}), then the
  * rules decided over them alone (no I/O).
+ *
+ * Decided once per distinct call: the verdict is kept with the facts it was decided over, by
+ * the policy and the whole call (tool, source, arguments, folder, PATH, words). A later call
+ * alike gets it only while the system still gives every one of those answers (`factsHold`
+ * asks each question again): the decision is a pure function of the policy, the call and the
+ * facts, and it asks its questions in an order its answers alone choose, so the same answers
+ * give the same verdict. A policy whose rules, roots or environment differ from those the
+ * verdicts were kept under (a new config makes a new policy) starts afresh.
  */
 export function judge(policy: Policy, call: CallFacts): Verdict {
-  return decide(policy, call, fromFacts(gatherFacts(policy, call)));
+  const parts = [call.tool, call.source, call.args, call.cwd, call.path ?? "", call.argv ?? ""];
+  // A call JSON cannot spell one way (undefined, -0, a Map…) is decided afresh each time.
+  if (!plainJson(parts)) return decide(policy, call, fromFacts(gatherFacts(policy, call)));
+  const key = JSON.stringify(parts);
+  const kept = judgedOf(policy);
+  const hit = kept.verdicts.get(key);
+  if (hit && factsHold(policy, hit.facts)) {
+    // Most recently used last: the oldest goes first when the map is full.
+    kept.verdicts.delete(key);
+    kept.verdicts.set(key, hit);
+    return hit.verdict;
+  }
+  const facts = gatherFacts(policy, call);
+  const verdict = Object.freeze(decide(policy, call, fromFacts(facts)));
+  kept.verdicts.set(key, { facts, verdict });
+  if (kept.verdicts.size > JUDGED_MAX) kept.verdicts.delete(kept.verdicts.keys().next().value!);
+  return verdict;
+}
+
+/**
+ * Whether `value` is made of strings, finite numbers (not -0), booleans, null, arrays and
+ * plain objects without undefined members alone: then its JSON text names it and nothing else.
+ */
+function plainJson(value: unknown, depth = 0): boolean {
+  if (depth > 64) return false;
+  if (value === null || typeof value === "string" || typeof value === "boolean") return true;
+  if (typeof value === "number") return Number.isFinite(value) && !Object.is(value, -0);
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) {
+      if (!(i in value) || !plainJson(value[i], depth + 1)) return false;
+    }
+    return true;
+  }
+  if (typeof value !== "object") return false;
+  const proto = Object.getPrototypeOf(value);
+  if (proto !== Object.prototype && proto !== null) return false;
+  for (const key of Reflect.ownKeys(value)) {
+    const d = Object.getOwnPropertyDescriptor(value, key)!;
+    // A symbol, a hidden member or a getter is not in the JSON text, or not one value.
+    if (typeof key !== "string" || !d.enumerable || !("value" in d)) return false;
+    if (!plainJson(d.value, depth + 1)) return false;
+  }
+  return true;
+}
+
+/** How many distinct calls' verdicts a policy keeps. */
+const JUDGED_MAX = 256;
+
+interface Judged {
+  /** What the verdicts were decided under (a change empties them). */
+  under: { rules: Policy["rules"]; count: number; roots: string; env: string; since?: number };
+  verdicts: Map<string, { facts: FsFacts; verdict: Verdict }>;
+}
+
+const judgedBy = new WeakMap<Policy, Judged>();
+
+/** The verdicts kept for `policy`, emptied when what they were decided under changed. */
+function judgedOf(policy: Policy): Judged {
+  const under = {
+    rules: policy.rules,
+    count: policy.rules.length,
+    roots: JSON.stringify(policy.roots),
+    env: JSON.stringify([policy.env, policy.sandbox]),
+    since: policy.since,
+  };
+  const kept = judgedBy.get(policy);
+  if (
+    kept && kept.under.rules === under.rules && kept.under.count === under.count &&
+    kept.under.roots === under.roots && kept.under.env === under.env &&
+    kept.under.since === under.since
+  ) {
+    return kept;
+  }
+  const fresh: Judged = { under, verdicts: new Map() };
+  judgedBy.set(policy, fresh);
+  return fresh;
 }
 
 /** The launcher for a call the door lets run in `mode`; undefined for "off". */
@@ -197,7 +281,7 @@ export function hiddenFor(policy: Policy): HiddenSet {
   const keep = [...policy.roots, ...settings.needed ?? [], ...settings.visible ?? []];
   const key = JSON.stringify([inputs, keep, userHome]);
   let kept = hiddenKept.get(key);
-  if (!kept || kept.folders.some(([dir, stamp]) => stampOf(dir) !== stamp)) {
+  if (!kept || kept.folders.some(([dir, stamp]) => !stampHolds(dir, stamp))) {
     const walked: string[] = [];
     const entries = hiddenEntries(...inputs, systemReal, walked, keep, userHome).map((h) => ({
       ...h,
@@ -239,6 +323,18 @@ function kindNow(path: string): Hidden["kind"] {
   } catch {
     return "missing";
   }
+}
+
+/**
+ * Whether `dir`'s stamp is still `stamp` (as {@link stampOf} would say). A folder recorded as
+ * missing that `stat` still cannot reach is taken as unchanged: it is missing, or a symlink
+ * that leads nowhere (or where magi cannot search), beneath which nothing can be read or made
+ * until it leads somewhere — and then `stat` reaches it and the stamp is compared. (Most of the
+ * folders are missing: `statReaches` answers a miss without the exception of `lstat`.)
+ */
+function stampHolds(dir: string, stamp: string): boolean {
+  if (stamp === "missing" && !statReaches(dir)) return true;
+  return stampOf(dir) === stamp;
 }
 
 function stampOf(dir: string): string {

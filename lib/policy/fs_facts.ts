@@ -9,7 +9,7 @@
  * @module
  */
 import { delimiter, dirname, isAbsolute, join, resolve } from "node:path";
-import { pathExists } from "../core/exists.ts";
+import { pathExists, statReaches } from "../core/exists.ts";
 
 /** What a path is, following symlinks: its kind, permission bits and change time (ms). */
 export interface StatFact {
@@ -152,8 +152,9 @@ export function locateWith(
   return undefined;
 }
 
-/** The system's answers, uncached. */
+/** The system's answers, uncached. A miss is answered without the exception (`statReaches`). */
 function systemReal(path: string): string | null {
+  if (!statReaches(path)) return null;
   try {
     return Deno.realPathSync(path);
   } catch {
@@ -161,16 +162,8 @@ function systemReal(path: string): string | null {
   }
 }
 
-/**
- * Node's `existsSync`, loaded on first use: it answers "no such file" without the exception
- * `Deno.statSync` throws, which costs most of a miss (a PATH search misses in most folders).
- */
-let existsSync: ((path: string) => boolean) | undefined;
-
 function systemStat(path: string): StatFact | null {
-  // deno-lint-ignore no-explicit-any
-  existsSync ??= (globalThis as any).process.getBuiltinModule("node:fs").existsSync;
-  if (!existsSync!(path)) return null;
+  if (!statReaches(path)) return null;
   try {
     const s = Deno.statSync(path);
     return {
@@ -260,4 +253,33 @@ export function gatheringLookups(scope: TrustScope, into: FsFacts = noFacts()): 
 /** Answers from the file system, as gathered now (for what is not the decision: launching). */
 export function systemLookups(scope: TrustScope): Lookups {
   return gatheringLookups(scope).look;
+}
+
+/**
+ * Whether the system still gives every answer `facts` records: each question asked again,
+ * as {@link gatheringLookups} asks it, and compared. The decision asks its questions one after
+ * another, each chosen by the answers before it, so the same answers lead it through the same
+ * questions to the same verdict: a verdict over `facts` holds while this says true.
+ *
+ * @param scope the policy the facts were gathered for (its PATH, roots and start)
+ */
+export function factsHold(scope: TrustScope, facts: FsFacts): boolean {
+  const now = gatheringLookups(scope).look;
+  for (const [p, was] of facts.real) if ((now.real(p) ?? null) !== was) return false;
+  for (const [p, was] of facts.stat) {
+    const is = now.stat(p);
+    if ((is === undefined) !== (was === null)) return false;
+    if (is && was && (is.kind !== was.kind || is.mode !== was.mode || is.ctime !== was.ctime)) {
+      return false;
+    }
+  }
+  for (const [p, was] of facts.exists) if (now.exists(p) !== was) return false;
+  for (const [name, was] of facts.trusted) {
+    const is = now.trusted(name);
+    if ((is === undefined) !== (was === null)) return false;
+    if (is && was && (is.found !== was.found || is.real !== was.real)) return false;
+  }
+  if (facts.since !== undefined && now.since() !== facts.since) return false;
+  for (const [p, was] of facts.text) if ((now.text(p) ?? null) !== was) return false;
+  return true;
 }

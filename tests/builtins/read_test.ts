@@ -57,6 +57,25 @@ Deno.test("read describes a binary file and lists a directory", async () => {
   assert.equal(missing.said, `Cannot read "nope.txt": no such file or directory\n`);
 });
 
+Deno.test("read takes the right lines of files smaller and larger than its read buffer", async () => {
+  await using dir = await tempDir();
+  await using t = await builtinRuntime(dir.path);
+  // 70 lines of 1000 bytes (one buffer of the file's size), and 3000 (1 MiB buffers: lines
+  // cut between reads).
+  for (const count of [70, 3000]) {
+    const body = Array.from({ length: count }, (_, i) => `${i + 1}:`.padEnd(999, "x") + "\n");
+    await Deno.writeTextFile(join(dir.path, `f${count}.txt`), body.join(""));
+    const r = await call(t.rt, "read", { path: `f${count}.txt`, offset: count - 1, limit: 5 });
+    assert.equal(r.is_error, false, r.said);
+    const shown = r.said.split("\n").map((l: string) => l.split("\t")[1]?.slice(0, 8));
+    assert.deepEqual(shown, [
+      `${count - 1}:xxxxxxx`.slice(0, 8),
+      `${count}:xxxxxxx`.slice(0, 8),
+      undefined,
+    ]);
+  }
+});
+
 // Its peak memory after a 2 GB hole is a figure of `deno task bench:memory`.
 Deno.test("read takes lines after a 256 MiB hole of a sparse file", async () => {
   await using dir = await tempDir();

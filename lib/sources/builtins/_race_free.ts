@@ -150,12 +150,13 @@ function sameChain(a: Seen[], b: Seen[]): boolean {
 
 /** Runs `attempt` until it returns a value; PathChanged and NotFound are retried. */
 function retrying<T>(what: string, attempt: () => T | undefined): T {
-  let last: unknown = new PathChanged(what);
+  // Made when it is thrown: an error's stack costs more than a read of a small file.
+  let last: unknown = undefined;
   for (let i = 0; i < ATTEMPTS; i++) {
     try {
       const value = attempt();
       if (value !== undefined) return value;
-      last = new PathChanged(what);
+      last = undefined;
     } catch (error) {
       // A swapped folder can make a path briefly missing or not a folder.
       const transient = error instanceof PathChanged ||
@@ -164,7 +165,7 @@ function retrying<T>(what: string, attempt: () => T | undefined): T {
       last = error;
     }
   }
-  throw last;
+  throw last ?? new PathChanged(what);
 }
 
 /**

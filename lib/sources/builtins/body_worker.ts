@@ -212,7 +212,8 @@ export function confinedBody(
         writeBytes,
         // What the sandbox hides and keeps read-only, refused here by the same lists.
         hidden: hiddenFor(current),
-        protect: runsLater(current),
+        // (What `write` and `edit` refuse: looked up for them alone.)
+        protect: confined.write ? runsLater(current) : undefined,
       },
     };
     const permissions = bodyPermissions(current, { write: confined.write });
