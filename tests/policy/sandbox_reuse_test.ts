@@ -73,7 +73,7 @@ function wrapFor(
   scope: Partial<SandboxScope> = {},
 ) {
   return sandboxLauncher(
-    { mode, network: false, denyRead: [] },
+    { mode, network: false, denyRead: [], unixSockets: true },
     { roots: [w.root], home: w.home, hidden: [], ...scope },
     mode,
   );
