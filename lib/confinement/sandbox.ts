@@ -749,6 +749,9 @@ export function sandboxLauncher(
       const covers: string[] = [];
       const args = [
         ...bwrapArgs(s, sc, mode, made, covers, churned, absent, !makes),
+        // The bridge as the sandbox's first process: bwrap's own would hold only the keyrings'
+        // filter, and a program may trace it (same user, dumpable) to make a socket through it.
+        ...proxy ? ["--as-pid-1"] : [],
         "--",
         ...inner,
         program,

@@ -13,7 +13,7 @@ if (!socket || !filter || dashes !== "--" || !program) {
   console.error("usage: sandbox_bridge.js SOCKET FILTER -- PROGRAM [ARGS...]");
   Deno.exit(2);
 }
-if (filter !== "-") {
+{
   const PR_SET_DUMPABLE = 4;
   const libc = Deno.dlopen("libc.so.6", {
     prctl: { parameters: ["i32", "u64", "u64", "u64", "u64"], result: "i32" },
@@ -22,6 +22,7 @@ if (filter !== "-") {
     console.error("sandbox_bridge.js: cannot make itself non-dumpable");
     Deno.exit(126);
   }
+  libc.close();
 }
 const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
 const url = `http://127.0.0.1:${listener.addr.port}`;
