@@ -15,8 +15,9 @@
  * - every mode: credential stores, `sandbox.deny_read` and magi's own files hidden (an empty
  *   folder or an empty file in their place); its own PID namespace (it cannot see or signal
  *   another process), IPC and UTS namespaces, a new session (no TIOCSTI into the terminal),
- *   no capabilities even when magi runs as root, no unix socket but the call's own (the
- *   kernel's list and `socketsIn`; see `sandbox_restart.ts`), no network unless
+ *   no capabilities even when magi runs as root, no unix socket (none can be made: `seccomp.ts`;
+ *   or, where a program may make them, none but the call's own: each covered, from the
+ *   kernel's list and `socketsIn`, see `sandbox_restart.ts`), no named pipe outside, no network unless
  *   `sandbox.network` (a list of domains goes through `sandbox_proxy.ts`), no kernel keyring
  *   (a seccomp filter: `seccomp.ts`); it dies with magi.
  *

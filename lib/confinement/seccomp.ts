@@ -4,11 +4,18 @@
  * `request_key` — whose session and user keyrings a process inherits whatever its namespaces
  * (a Kerberos ticket, an ecryptfs or a VPN key kept there is readable by any process of the
  * same user). Each fails with `EPERM` inside the sandbox, as in Docker's default profile.
+ * Unless a program may make unix sockets (`sandbox.unix_sockets`, a tools folder's program), the
+ * filter also refuses making one ({@link SeccompOptions}): a socket is reached by its path
+ * through any read-only mount, wherever it lies and however it was named (renamed, hard-linked
+ * after bind), so the sandbox refuses the socket rather than hide each path. `EPERM`, not
+ * `EAFNOSUPPORT`: a refusal, which a program reports as one ("Operation not permitted"), not a
+ * system built without unix sockets.
  *
  * The filter is a classic BPF program (`struct sock_filter[]`, Linux `seccomp(2)`,
  * `SECCOMP_SET_MODE_FILTER`) that bwrap loads from a file descriptor (`--seccomp FD`). It is
  * written once per process to a private file ({@link seccompFile}) and handed to bwrap on
- * descriptor 9 ({@link withSeccomp}, through `lib/exec/fd_launch.ts`).
+ * descriptor 9 ({@link withSeccomp}, through `lib/exec/fd_launch.ts`), or set by
+ * `seccomp_exec.js` on the program the domain bridge starts ({@link seccompBase64}).
  *
  * Every architecture whose calls reach a Linux kernel magi runs on is matched by its audit
  * number, with its own system call numbers: x86-64 (and x32, refused whole), i386 (a 32-bit
