@@ -531,27 +531,7 @@ function assemble(f: Facts, churned: readonly string[] = []): Built {
   let pins = f.pins;
   let folders = f.folders;
   let sockets = f.sockets;
-  if (f.temp) {
-    const temp = f.temp;
-    const scan = listingsOnce(() => ({
-      more: protectedPaths(f.writable, f.home, [temp], f.ownDirs, "shallow"),
-      ways: socketsIn(
-        [{ dir: temp, depth: 2 }],
-        new Set(f.ownSockets),
-        new Set(f.skip),
-        !f.filtered,
-        f.filtered,
-      ),
-    }));
-    const more = scan.more.filter((p) => !f.protects.some((q) => q.path === p.path));
-    if (more.length > 0) {
-      protects = [...protects, ...more];
-      pins = [...new Set([...pins, ...pinsFor(more, f.outer)])]
-        .sort((a, b) => a.split("/").length - b.split("/").length);
-    }
-    folders = [...new Set([...folders, ...scan.ways.folders])];
-    sockets = [...new Set([...sockets, ...scan.ways.sockets])];
-  }
+  if (f.temp) ({ protects, pins, folders, sockets } = tempScan(f, f.temp));
   // Folders where sockets came and went while an earlier try was set up: emptied whole.
   const wholly = churned.filter((d) => mayEmpty(f, d));
   if (wholly.length > 0) {
@@ -609,6 +589,58 @@ function assemble(f: Facts, churned: readonly string[] = []): Built {
   for (const dir of emptiedFolders) args.push("--tmpfs", dir);
   args.push(...f.isolation);
   return { args, missing, covered, covers: [...sockets, ...emptiedFolders], absent };
+}
+
+/** What the shared temp folder adds: its repositories' protected paths and pins, its sockets. */
+interface TempScan {
+  protects: Protect[];
+  pins: string[];
+  folders: string[];
+  sockets: string[];
+}
+
+/**
+ * The last scan of the shared temp folder per gathered facts, with what it read: reused while
+ * none of it changed (one `stat` per folder, where a scan also looks at each repository's files —
+ * a missing one costs Deno an error — and resolves its config's includes). Only where the
+ * program cannot make unix sockets: otherwise a socket found dead since changes the scan with no
+ * file changing (`sandbox_dead.ts`).
+ */
+const tempScans = new WeakMap<Facts, { scan: TempScan; reads: Reads }>();
+
+/**
+ * The shared temp folder's nested repositories (one level down) and its sockets (two levels; in
+ * `filtered` facts its named pipes alone), read now or reused ({@link tempScans}).
+ */
+function tempScan(f: Facts, temp: string): TempScan {
+  const kept = f.filtered ? tempScans.get(f) : undefined;
+  if (kept && kept.reads.unchanged()) return kept.scan;
+  const scan = () =>
+    listingsOnce(() => {
+      const more = protectedPaths(f.writable, f.home, [temp], f.ownDirs, "shallow")
+        .filter((p) => !f.protects.some((q) => q.path === p.path));
+      const ways = socketsIn(
+        [{ dir: temp, depth: 2 }],
+        new Set(f.ownSockets),
+        new Set(f.skip),
+        !f.filtered,
+        f.filtered,
+      );
+      return {
+        protects: more.length > 0 ? [...f.protects, ...more] : f.protects,
+        pins: more.length > 0
+          ? [...new Set([...f.pins, ...pinsFor(more, f.outer)])]
+            .sort((a, b) => a.split("/").length - b.split("/").length)
+          : f.pins,
+        folders: [...new Set([...f.folders, ...ways.folders])],
+        sockets: [...new Set([...f.sockets, ...ways.sockets])],
+      };
+    });
+  if (!f.filtered) return scan();
+  const { value, reads } = recording(scan);
+  if (reads.settled) tempScans.set(f, { scan: value, reads });
+  else tempScans.delete(f);
+  return value;
 }
 
 /**

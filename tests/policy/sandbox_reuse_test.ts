@@ -36,7 +36,7 @@ Deno.test({
       }).output();
       const text = new TextDecoder().decode(out.stdout) + new TextDecoder().decode(out.stderr);
       assert.ok(out.success, text);
-      assert.match(text, /ok \| 7 passed \| 0 failed/, text);
+      assert.match(text, /ok \| 8 passed \| 0 failed/, text);
     } finally {
       await Deno.remove(temp, { recursive: true });
     }
@@ -67,13 +67,15 @@ async function settledWorld() {
   return w;
 }
 
+/** The launcher; `unixSockets` true where a test's program connects to sockets (all covered). */
 function wrapFor(
   w: { root: string; home: string },
   mode: "read-only" | "workspace-write",
   scope: Partial<SandboxScope> = {},
+  unixSockets = true,
 ) {
   return sandboxLauncher(
-    { mode, network: false, denyRead: [], unixSockets: true },
+    { mode, network: false, denyRead: [], unixSockets },
     { roots: [w.root], home: w.home, hidden: [], ...scope },
     mode,
   );
@@ -197,6 +199,39 @@ const GIT_ID = {
 };
 
 Deno.test({
+  name: "sandbox reuse: a repository made in the shared temp folder between two calls has its " +
+    "config and hooks kept read-only by the second (its scan reused only while unchanged)",
+  ignore,
+  fn: async () => {
+    await using w = await settledWorld();
+    const temp = Deno.env.get("TMPDIR")!;
+    const later = join(temp, "cloned-later");
+    // Unix sockets refused (the default): the temp folder's scan is reused between calls.
+    const wrap = wrapFor(w, "workspace-write", {}, false);
+    try {
+      await inside(wrap, "true");
+      await inside(wrap, "true");
+      // A folder there first, settled; then a repository made inside it (the temp folder's
+      // own listing does not change: only the folder's does).
+      await Deno.mkdir(later);
+      settle(temp, new Date(Date.now() - 20_000));
+      await inside(wrap, "true");
+      await git(["init", "-q", later]);
+      const r = await inside(
+        wrap,
+        `echo evil > "${later}/.git/hooks/pre-commit" 2>/dev/null && echo planted; ` +
+          `echo x >> "${later}/.git/config" 2>/dev/null && echo config-changed; ` +
+          `echo ok > "${later}/file" && echo wrote`,
+      );
+      assert.match(r.out, /wrote/, `${r.out}${r.err}`);
+      assert.doesNotMatch(r.out, /planted|config-changed/, r.out);
+    } finally {
+      await Deno.remove(later, { recursive: true });
+    }
+  },
+});
+
+Deno.test({
   name: "sandbox: a repository of the shared temp folder stays writable but for its config and " +
     "hooks, call after call",
   ignore,
@@ -205,7 +240,7 @@ Deno.test({
     const other = join(Deno.env.get("TMPDIR")!, "other-repo");
     await git(["init", "-q", other]);
     try {
-      const wrap = wrapFor(w, "workspace-write");
+      const wrap = wrapFor(w, "workspace-write", {}, false);
       // A model clones to the temp folder in one call and works there in the next ones.
       for (let call = 0; call < 2; call++) {
         const r = await inside(
