@@ -1,7 +1,8 @@
 /**
  * What many live unix sockets cost a sandboxed call: `run 'true'` inside workspace-write
  * against outside (as `bench_sandbox.ts`), with N listeners in a folder no walk reads (each is
- * found in `/proc/net/unix` and looked at per call), and the time of making one command alone.
+ * found in `/proc/net/unix` and looked at per call, where unix sockets are allowed), and the
+ * time of making one command alone, with `sandbox.unix_sockets` false (the default) and true.
  *
  * `deno run -A scripts/bench_socket_covers.ts [N...]` (default 0 and 1500).
  *
@@ -24,19 +25,23 @@ for (const n of counts) {
     await Deno.writeTextFile(join(sub, "note"), "x");
     listeners.push(Deno.listen({ transport: "unix", path: join(sub, `s${i}`) }));
   }
-  const wrap = sandboxLauncher(
-    { mode: "workspace-write", network: false, denyRead: [] },
-    { roots: [home], home, hidden: [] },
-    "workspace-write",
-  );
-  wrap("true", []);
-  const t0 = performance.now();
-  for (let i = 0; i < 20; i++) wrap("true", []);
-  const wrapMs = (performance.now() - t0) / 20;
+  // Made with unix sockets refused (the default: nothing covered) and allowed (each covered).
+  const made = [false, true].map((unixSockets) => {
+    const wrap = sandboxLauncher(
+      { mode: "workspace-write", network: false, denyRead: [], unixSockets },
+      { roots: [home], home, hidden: [] },
+      "workspace-write",
+    );
+    wrap("true", []);
+    const t0 = performance.now();
+    for (let i = 0; i < 20; i++) wrap("true", []);
+    return ((performance.now() - t0) / 20).toFixed(2);
+  });
+  const wrapMs = `${made[0]} ms (unix_sockets true: ${made[1]})`;
   const added = await sandboxAddedMs(home, env, { runs: 5, reps: 10 });
   added.sort((a, b) => a - b);
   console.log(
-    `${n} sockets: command made in ${wrapMs.toFixed(2)} ms; run 'true' +${
+    `${n} sockets: command made in ${wrapMs}; run 'true' +${
       added[Math.floor(added.length / 2)].toFixed(1)
     } ms (min ${added[0].toFixed(1)}, max ${added.at(-1)!.toFixed(1)})`,
   );

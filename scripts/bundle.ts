@@ -91,10 +91,10 @@ export async function buildBundle(out = BUNDLE_DIR): Promise<string> {
     entry,
     text.replace(CHUNK_IMPORT, (_, file) => `import(new URL("${file}", import.meta.url).href)`),
   );
-  Deno.copyFileSync(
-    join(REPO, "lib", "confinement", "sandbox_bridge.js"),
-    join(out, "sandbox_bridge.js"),
-  );
+  // The domain bridge and the filter it starts its program under, beside the bundle.
+  for (const name of ["sandbox_bridge.js", "seccomp_exec.js"]) {
+    Deno.copyFileSync(join(REPO, "lib", "confinement", name), join(out, name));
+  }
   return entry;
 }
 

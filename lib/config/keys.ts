@@ -424,6 +424,17 @@ export const KEYS = {
       'ports 80 and 443 unless one is named: "localhost:8080")',
     tighten: tightenNetwork,
   }),
+  "sandbox.unix_sockets": key<boolean>({
+    doc: {
+      default: "`false`",
+      meaning: "`true` lets sandboxed programs make unix sockets (each socket outside then " +
+        "covered by a mount, as before)",
+    },
+    schema: { type: "boolean" },
+    expected: "true or false (the default)",
+    // A project's config may refuse them, never allow them.
+    tighten: (before: unknown, project: unknown) => before === true ? project : false,
+  }),
   "sandbox.deny_read": key<readonly string[]>({
     doc: { default: "`[]`", meaning: "more absolute or `~/` paths hidden from sandboxed programs" },
     union: true,

@@ -1,6 +1,6 @@
 /**
  * The sandbox's settings (SPEC S8.3): config `sandbox.mode`, `sandbox.network`,
- * `sandbox.deny_read` and the CLI flag `--sandbox`, checked into one {@link SandboxSettings}.
+ * `sandbox.deny_read`, `sandbox.unix_sockets` and the CLI flag `--sandbox`, checked into one {@link SandboxSettings}.
  * The old `policy.sandbox` (`true` or `{"network": true}`) still means workspace-write.
  *
  * @module
@@ -18,6 +18,12 @@ export interface SandboxSettings {
   network: boolean | string[];
   /** Absolute or "~/" paths hidden in every mode (config `sandbox.deny_read`). */
   denyRead: string[];
+  /**
+   * Whether sandboxed programs may make unix sockets (config `sandbox.unix_sockets`, default
+   * false: `socket(AF_UNIX, …)` fails with EPERM; true: allowed, and every socket outside the
+   * call's own covered by a mount). Absent: false.
+   */
+  unixSockets?: boolean;
 }
 
 export const SANDBOX_MODES: readonly SandboxMode[] = ["read-only", "workspace-write", "off"];
@@ -52,6 +58,7 @@ export function sandboxSettings(config: unknown, cliMode?: string): SandboxSetti
   let mode = pick("mode");
   let network = pick("network");
   const denyRead = pick("deny_read") ?? [];
+  const unixSockets = pick("unix_sockets") ?? false;
   const legacy = (values.policy as { sandbox?: unknown } | undefined)?.sandbox;
   if (mode === undefined && legacy !== undefined && legacy !== false) {
     mode = "workspace-write";
@@ -92,10 +99,18 @@ export function sandboxSettings(config: unknown, cliMode?: string): SandboxSetti
       }`,
     );
   }
+  if (typeof unixSockets !== "boolean") {
+    throw new ConfigError(
+      `config key "sandbox.unix_sockets": expected true or false, got ${
+        JSON.stringify(unixSockets)
+      }`,
+    );
+  }
   return {
     mode: (mode as SandboxMode | undefined) ?? "workspace-write",
     network: Array.isArray(network) ? [...network] : network,
     denyRead: [...denyRead],
+    ...unixSockets ? { unixSockets } : {},
   };
 }
 

@@ -17,8 +17,9 @@
  * - every mode: credential stores, `sandbox.deny_read` and magi's own files hidden (an empty
  *   folder or an empty file in their place); its own PID namespace (it cannot see or signal
  *   another process), IPC and UTS namespaces, a new session (no TIOCSTI into the terminal),
- *   no capabilities even when magi runs as root, no unix socket but the call's own (the
- *   kernel's list and `socketsIn`; see `sandbox_restart.ts`), no network unless
+ *   no capabilities even when magi runs as root, no unix socket (none can be made: `seccomp.ts`;
+ *   or, where a program may make them, none but the call's own: each covered, from the
+ *   kernel's list and `socketsIn`, see `sandbox_restart.ts`), no named pipe outside, no network unless
  *   `sandbox.network` (a list of domains goes through `sandbox_proxy.ts`), no kernel keyring
  *   (a seccomp filter: `seccomp.ts`); it dies with magi.
  *
@@ -27,7 +28,7 @@
 import { basename, delimiter, dirname, isAbsolute, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { domainProxy } from "./sandbox_proxy.ts";
-import { seccompFile, withSeccomp } from "./seccomp.ts";
+import { seccompBase64, seccompFile, withSeccomp } from "./seccomp.ts";
 import { systemTempDir } from "../core/temp.ts";
 import { sessionTempDir } from "./session_temp.ts";
 import { boundSockets } from "./bound_sockets.ts";
@@ -102,6 +103,7 @@ export interface SandboxScope {
 export type Wrap = (
   program: string,
   args: string[],
+  opts?: WrapOptions,
 ) => {
   program: string;
   args: string[];
@@ -119,6 +121,16 @@ export type Wrap = (
   /** Started again when a socket it covers went away while bwrap set it up. */
   restart?: Restart;
 };
+
+/** What one command of a call needs beyond the session's settings. */
+export interface WrapOptions {
+  /**
+   * The program must reach the call's own unix sockets (approvals, the permission broker): it
+   * may make unix sockets, as with `sandbox.unix_sockets` true, and every other socket is
+   * covered by a mount. A tools folder's program (`tools/README.md`: `MAGI_APPROVAL_SOCK`).
+   */
+  ownSockets?: boolean;
+}
 
 /**
  * Empty folders the sandbox made as mount points, and how many commands still use each.
@@ -156,8 +168,8 @@ export function trackLaunches(wrap: Wrap | undefined): { wrap?: Wrap; release():
   const covers: { path: string; since: number }[] = [];
   const absent = new Set<string>();
   return {
-    wrap: (program, args) => {
-      const command = wrap(program, args);
+    wrap: (program, args, opts) => {
+      const command = wrap(program, args, opts);
       made.push(...command.mountPoints ?? []);
       const since = Date.now() - 1000;
       for (const path of command.covers ?? []) covers.push({ path, since });
@@ -276,6 +288,9 @@ function isolation(network: boolean): string[] {
  * credential store or a repository that appears between two calls is covered by the second.
  *
  * @param mountPoints receives the empty folders bwrap makes on the host for this command
+ * @param filtered the program cannot make a unix socket (`seccomp.ts`): no socket is covered,
+ *   only named pipes (the kernel's list of sockets is not read, the folders are searched for
+ *   pipes alone)
  */
 export function bwrapArgs(
   settings: SandboxSettings,
@@ -285,8 +300,9 @@ export function bwrapArgs(
   covers: string[] = [],
   churned: readonly string[] = [],
   absent: string[] = [],
+  filtered = false,
 ): string[] {
-  const made = builtArgs(settings, scope, mode, churned);
+  const made = builtArgs(settings, scope, mode, churned, filtered);
   mountPoints.push(...made.missing);
   covers.push(...made.covers);
   absent.push(...made.absent);
@@ -315,6 +331,8 @@ interface Built {
  */
 interface Facts {
   mode: "read-only" | "workspace-write";
+  /** The program cannot make a unix socket: only named pipes are covered. */
+  filtered: boolean;
   /** Up to the pins: the system, the temp folder, the roots. */
   head: string[];
   /** The writable folders, and the outermost of them (workspace-write). */
@@ -376,13 +394,14 @@ function builtArgs(
   scope: SandboxScope,
   mode: "read-only" | "workspace-write",
   churned: readonly string[],
+  filtered: boolean,
 ): Built {
-  const key = JSON.stringify([settings, scope, mode, systemTempDir()]);
+  const key = JSON.stringify([settings, scope, mode, systemTempDir(), filtered]);
   let facts = gathered.get(key);
   if (!facts || !facts.reads.unchanged()) {
     gathered.delete(key);
     built++;
-    const { value, reads } = recording(() => gather(settings, scope, mode));
+    const { value, reads } = recording(() => gather(settings, scope, mode, filtered));
     facts = { facts: value, reads };
     // A reading that saw a change in the same clock tick is not kept (it could miss another).
     if (reads.settled) {
@@ -400,6 +419,7 @@ function gather(
   settings: SandboxSettings,
   scope: SandboxScope,
   mode: "read-only" | "workspace-write",
+  filtered: boolean,
 ): Facts {
   const temp = realTemp();
   const head = ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"];
@@ -450,7 +470,9 @@ function gather(
     // A symlink was resolved by hiddenPaths; a missing path has nothing to read.
   }
   // Every unix socket is a way out: hide those in the system's run folder, HOME and (when it is
-  // shared) the temp folder; the call's own sockets are bound again below.
+  // shared) the temp folder; the call's own sockets are bound again below. A program that
+  // cannot make one (`filtered`) reaches none: the search is for named pipes alone, which it
+  // may open for writing through a read-only mount and the kernel lists nowhere.
   const own = new Set((scope.sockets ?? []).map(realOr));
   // Deep enough for /run/user/UID/bus, ~/.docker/run/docker.sock, /tmp/tmux-UID/default.
   const scanned = new Map<string, number>();
@@ -473,6 +495,8 @@ function gather(
     [...scanned].map(([dir, depth]) => ({ dir, depth })),
     own,
     new Set(skip),
+    false,
+    filtered,
   );
   // The visible and scratch folders are bound before the sockets are covered (a socket in
   // them is covered too); the call's own sockets after (one the kernel lists is bound again).
@@ -497,6 +521,7 @@ function gather(
     ],
     shown,
     mode,
+    filtered,
     head,
     writable,
     outer,
@@ -528,14 +553,7 @@ function assemble(f: Facts, churned: readonly string[] = []): Built {
   const { protects, pins } = f;
   let folders = f.folders;
   let sockets = f.sockets;
-  if (f.temp) {
-    const temp = f.temp;
-    const ways = listingsOnce(() =>
-      socketsIn([{ dir: temp, depth: 2 }], new Set(f.ownSockets), new Set(f.skip), true)
-    );
-    folders = [...new Set([...folders, ...ways.folders])];
-    sockets = [...new Set([...sockets, ...ways.sockets])];
-  }
+  if (f.temp) ({ folders, sockets } = tempScan(f, f.temp));
   // Folders where sockets came and went while an earlier try was set up: emptied whole.
   const wholly = churned.filter((d) => mayEmpty(f, d));
   if (wholly.length > 0) {
@@ -544,7 +562,8 @@ function assemble(f: Facts, churned: readonly string[] = []): Built {
     ];
     sockets = sockets.filter((p) => !wholly.some((w) => within(p, w)));
   }
-  ({ sockets, folders } = withBoundSockets(f, sockets, folders));
+  if (!f.filtered) ({ sockets, folders } = withBoundSockets(f, sockets, folders));
+  else checkSocketCount(sockets.length + folders.length);
   const args = [...f.head];
   const missing: string[] = [];
   const covered: string[] = [];
@@ -612,6 +631,49 @@ function assemble(f: Facts, churned: readonly string[] = []): Built {
   for (const dir of emptiedFolders) args.push("--tmpfs", dir);
   args.push(...f.isolation);
   return { args, missing, covered, covers: [...sockets, ...emptiedFolders, ...madeFiles], absent };
+}
+
+/** What the shared temp folder adds: its sockets and named pipes (two levels down). */
+interface TempScan {
+  folders: string[];
+  sockets: string[];
+}
+
+/**
+ * The last scan of the shared temp folder per gathered facts, with what it read: reused while
+ * none of it changed (one `stat` per folder). Only where the program cannot make unix sockets:
+ * otherwise a socket found dead since changes the scan with no file changing
+ * (`sandbox_dead.ts`). The shared temp folder is read-only in every mode (the session's own
+ * temp folder is the writable one), so its repositories need no protected paths.
+ */
+const tempScans = new WeakMap<Facts, { scan: TempScan; reads: Reads }>();
+
+/**
+ * The shared temp folder's sockets (two levels; in `filtered` facts its named pipes alone), read
+ * now or reused ({@link tempScans}).
+ */
+function tempScan(f: Facts, temp: string): TempScan {
+  const kept = f.filtered ? tempScans.get(f) : undefined;
+  if (kept && kept.reads.unchanged()) return kept.scan;
+  const scan = () =>
+    listingsOnce(() => {
+      const ways = socketsIn(
+        [{ dir: temp, depth: 2 }],
+        new Set(f.ownSockets),
+        new Set(f.skip),
+        !f.filtered,
+        f.filtered,
+      );
+      return {
+        folders: [...new Set([...f.folders, ...ways.folders])],
+        sockets: [...new Set([...f.sockets, ...ways.sockets])],
+      };
+    });
+  if (!f.filtered) return scan();
+  const { value, reads } = recording(scan);
+  if (reads.settled) tempScans.set(f, { scan: value, reads });
+  else tempScans.delete(f);
+  return value;
 }
 
 /**
@@ -700,6 +762,12 @@ function socketParents(temp: string): string[] {
  * The launcher for one call. With `network` a list of domains, the program runs behind
  * `sandbox_bridge.js` (started by Deno inside the sandbox) and the domain proxy outside it.
  *
+ * Unless `sandbox.unix_sockets` is true or a command asks for its own sockets
+ * ({@link WrapOptions}), the program cannot make a unix socket (`seccomp.ts`): no socket
+ * outside is covered (none is in reach), nor are the call's own bound in. The bridge, which
+ * must reach the proxy's socket, runs without that refusal and sets it on the program it
+ * starts (`seccomp_exec.js`); bwrap then loads the keyrings' filter alone.
+ *
  * @throws Error when a domain list is asked for but no Deno can start the bridge
  */
 export function sandboxLauncher(
@@ -708,49 +776,65 @@ export function sandboxLauncher(
   mode: "read-only" | "workspace-write",
 ): Wrap {
   const bwrap = findBwrap(scope.path ?? defaultPath(), [...scope.roots, realTemp()]) ?? "bwrap";
-  // The keyrings no namespace takes away (see seccomp.ts): refused by a seccomp filter.
-  const filter = seccompFile(scratchDir());
-  // One launcher per settings and scope; `inner` comes before the program (the bridge).
-  const launch =
-    (s: SandboxSettings, sc: SandboxScope, inner: readonly string[]): Wrap => (program, rest) => {
-      const made: string[] = [];
-      const absent: string[] = [];
-      const make = (churned: readonly string[] = []) => {
-        const covers: string[] = [];
-        const args = [
-          ...bwrapArgs(s, sc, mode, made, covers, churned, absent),
-          "--",
-          ...inner,
-          program,
-          ...rest,
-        ];
-        return { ...withSeccomp({ program: bwrap, args }, filter), covers };
-      };
-      const first = make();
-      return {
-        program: first.program,
-        args: first.args,
-        mountPoints: useMountPoints(made),
-        covers: [...first.covers],
-        absent: [...new Set(absent)],
-        restart: sandboxRestart(first.covers, make),
-      };
-    };
-  if (!Array.isArray(settings.network)) return launch(settings, scope, []);
-  const bridge = bridgeCommand();
-  const proxy = domainProxy(settings.network);
-  const closed = { ...settings, network: false };
+  // The keyrings no namespace takes away, and unix sockets (see seccomp.ts): a seccomp filter.
+  const keysOnly = seccompFile(scratchDir());
+  const noUnix = seccompFile(scratchDir(), { unix: true });
+  const domains = Array.isArray(settings.network) ? settings.network : undefined;
+  const proxy = domains ? domainProxy(domains) : undefined;
+  const bridge = proxy ? bridgeCommand() : [];
+  const s: SandboxSettings = proxy ? { ...settings, network: false } : settings;
   // The bridge's script and the Deno that runs it must be there in the read-only sandbox too.
-  const bridgeDirs = [
-    dirname(fileURLToPath(new URL("./sandbox_bridge.js", import.meta.url))),
-    dirname(Deno.execPath()),
-  ];
-  const withSocket = {
-    ...scope,
-    sockets: [...(scope.sockets ?? []), proxy.socket],
-    needed: [...(scope.needed ?? []), ...bridgeDirs],
+  const needed = proxy
+    ? [
+      ...(scope.needed ?? []),
+      dirname(fileURLToPath(new URL("./sandbox_bridge.js", import.meta.url))),
+      dirname(Deno.execPath()),
+    ]
+    : scope.needed;
+  // A program that makes unix sockets reaches the call's own; one that cannot, none (the
+  // bridge still reaches the proxy's).
+  const scopes = {
+    makes: {
+      ...scope,
+      sockets: [...(scope.sockets ?? []), ...proxy ? [proxy.socket] : []],
+      needed,
+    },
+    filtered: { ...scope, sockets: proxy ? [proxy.socket] : [], needed },
   };
-  return launch(closed, withSocket, [...bridge, proxy.socket, "--"]);
+  return (program, rest, opts) => {
+    const makes = s.unixSockets === true || opts?.ownSockets === true;
+    const sc = makes ? scopes.makes : scopes.filtered;
+    // Behind the bridge: the program's own filter, or "-" for none beyond bwrap's.
+    const inner = proxy
+      ? [...bridge, proxy.socket, makes ? "-" : seccompBase64({ unix: true }), "--"]
+      : [];
+    const filter = makes || proxy ? keysOnly : noUnix;
+    const made: string[] = [];
+    const absent: string[] = [];
+    const make = (churned: readonly string[] = []) => {
+      const covers: string[] = [];
+      const args = [
+        ...bwrapArgs(s, sc, mode, made, covers, churned, absent, !makes),
+        // The bridge as the sandbox's first process: bwrap's own would hold only the keyrings'
+        // filter, and a program may trace it (same user, dumpable) to make a socket through it.
+        ...proxy ? ["--as-pid-1"] : [],
+        "--",
+        ...inner,
+        program,
+        ...rest,
+      ];
+      return { ...withSeccomp({ program: bwrap, args }, filter), covers };
+    };
+    const first = make();
+    return {
+      program: first.program,
+      args: first.args,
+      mountPoints: useMountPoints(made),
+      covers: [...first.covers],
+      absent: [...new Set(absent)],
+      restart: sandboxRestart(first.covers, make),
+    };
+  };
 }
 
 /** How to start the bridge inside the sandbox: Deno running `sandbox_bridge.js`. */

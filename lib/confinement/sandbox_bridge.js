@@ -1,13 +1,28 @@
 // The sandbox's side of `sandbox.network` as a list of domains (see sandbox_proxy.ts): started
 // inside the sandbox, which has no network of its own, as
-//   deno run -A sandbox_bridge.js SOCKET -- PROGRAM ARGS...
+//   deno run -A sandbox_bridge.js SOCKET FILTER -- PROGRAM ARGS...
 // It listens on 127.0.0.1 (the sandbox's own loopback), hands every connection to the proxy's
 // unix SOCKET, runs PROGRAM with HTTP_PROXY, HTTPS_PROXY and ALL_PROXY pointing at it, and
-// exits with PROGRAM's status. Plain JavaScript: nothing to type-check or fetch at start.
-const [socket, dashes, program, ...args] = Deno.args;
-if (!socket || dashes !== "--" || !program) {
-  console.error("usage: sandbox_bridge.js SOCKET -- PROGRAM [ARGS...]");
+// exits with PROGRAM's status. FILTER is a seccomp filter (base64, see seccomp.ts) PROGRAM runs
+// under, started through seccomp_exec.js: the bridge makes unix sockets, the program may not
+// ("-": none). The bridge makes itself non-dumpable first, so the program cannot trace it
+// (ptrace, /proc/PID/mem, pidfd_getfd) to make a socket through it. Plain JavaScript: nothing
+// to type-check or fetch at start.
+const [socket, filter, dashes, program, ...args] = Deno.args;
+if (!socket || !filter || dashes !== "--" || !program) {
+  console.error("usage: sandbox_bridge.js SOCKET FILTER -- PROGRAM [ARGS...]");
   Deno.exit(2);
+}
+{
+  const PR_SET_DUMPABLE = 4;
+  const libc = Deno.dlopen("libc.so.6", {
+    prctl: { parameters: ["i32", "u64", "u64", "u64", "u64"], result: "i32" },
+  });
+  if (libc.symbols.prctl(PR_SET_DUMPABLE, 0n, 0n, 0n, 0n) !== 0) {
+    console.error("sandbox_bridge.js: cannot make itself non-dumpable");
+    Deno.exit(126);
+  }
+  libc.close();
 }
 const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
 const url = `http://127.0.0.1:${listener.addr.port}`;
@@ -44,10 +59,15 @@ const env = {
   NO_PROXY: "",
   no_proxy: "",
 };
+const exec = new URL("./seccomp_exec.js", import.meta.url).pathname;
+const [started, startArgs] = filter === "-" ? [program, args] : [
+  Deno.execPath(),
+  ["run", "-A", "--no-config", "--no-lock", "--quiet", exec, filter, "--", program, ...args],
+];
 let status;
 try {
-  status = await new Deno.Command(program, {
-    args,
+  status = await new Deno.Command(started, {
+    args: startArgs,
     env,
     stdin: "inherit",
     stdout: "inherit",

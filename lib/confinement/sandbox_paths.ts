@@ -909,6 +909,9 @@ export class SandboxSetupError extends Error {
  * @param skip folders not looked into (covered whole by the caller)
  * @param probe whether to probe the sockets found for a listener (`sandbox_dead.ts`); those
  *   found dead are left out (the shared temp folder, where old sessions' sockets pile up)
+ * @param fifosOnly report only the named pipes (a program that cannot make a unix socket
+ *   reaches no socket: `seccomp.ts`), and folders that hold only sockets and pipes, pipes among
+ *   them
  * @returns folders that hold only sockets (cheaper to cover with one empty folder) and the
  *   other sockets
  */
@@ -917,6 +920,7 @@ export function socketsIn(
   keep: ReadonlySet<string> = new Set(),
   skip: ReadonlySet<string> = new Set(),
   probe = false,
+  fifosOnly = false,
 ): { folders: string[]; sockets: string[] } {
   const folders: string[] = [];
   const sockets: string[] = [];
@@ -936,7 +940,7 @@ export function socketsIn(
         }
         const l = listing(dir);
         if (!l) continue;
-        const live = l.sockets.filter((s, i) => {
+        const live = fifosOnly ? [] : l.sockets.filter((s, i) => {
           const id = l.socketIds[i];
           if (!probe) return true;
           if (isDead(id)) return false;

@@ -113,11 +113,14 @@ export interface Invocation {
   /**
    * The sandbox the door chose for this call (SPEC S8; absent: unsandboxed, `--sandbox off`):
    * turns a program and its arguments into the command that runs them inside it. A transport
-   * that starts a program must use it.
+   * that starts a program must use it. `ownSockets`: the program may reach the call's own unix
+   * sockets (`MAGI_APPROVAL_SOCK`, the permission broker) — a tools folder's program or a
+   * peer's; otherwise it cannot make a unix socket (unless `sandbox.unix_sockets`).
    */
   sandbox?: (
     program: string,
     args: string[],
+    opts?: { ownSockets?: boolean },
   ) => { program: string; args: string[]; env?: Record<string, string>; restart?: Restart };
 }
 

@@ -221,7 +221,8 @@ export async function invokePeer(peer: Peer, remote: string, call: Invocation): 
     held = undefined;
   };
   // Inside the policy's sandbox when it is on.
-  const command = call.sandbox?.(peer.program, ["run", remote]) ??
+  // A peer's program may ask on the approvals socket, as a tools folder's does.
+  const command = call.sandbox?.(peer.program, ["run", remote], { ownSockets: true }) ??
     { program: peer.program, args: ["run", remote] };
   const spawned = await spawnProcess({
     program: command.program,

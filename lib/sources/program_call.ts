@@ -23,11 +23,13 @@ const ASK_MAX_BYTES = 64 * 1024;
  * and cancellation.
  *
  * @param program a path, or a name looked up on the call's PATH
+ * @param opts `ownSockets`: the program may reach the call's own unix sockets (see `Invocation`)
  */
 export async function runProgramCall(
   program: string,
   input: ProgramInput,
   call: Invocation,
+  opts: { ownSockets?: boolean } = {},
 ): Promise<Outcome> {
   // In magi's scratch folder: writable inside the read-only sandbox too. Both at once: each
   // is a round trip to Deno's blocking pool.
@@ -39,7 +41,8 @@ export async function runProgramCall(
   const forget = [removeOnSignal(shownFile), removeOnSignal(askFile)];
   try {
     // Inside the policy's sandbox when it is on.
-    const command = call.sandbox?.(program, input.args) ?? { program, args: input.args };
+    const command = call.sandbox?.(program, input.args, opts) ??
+      { program, args: input.args };
     const spawned = await spawnProcess({
       program: command.program,
       args: command.args,

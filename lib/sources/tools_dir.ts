@@ -287,5 +287,6 @@ function invokeProgram(found: FoundTool, call: Invocation): Promise<Outcome> {
   const input = found.typed
     ? buildInput(found.typed.mapping, call.args)
     : buildGenericInput(call.args);
-  return runProgramCall(found.bin, input, call);
+  // It may ask on the approvals socket, and a Deno tool reaches the permission broker.
+  return runProgramCall(found.bin, input, call, { ownSockets: true });
 }

@@ -107,6 +107,7 @@ const SAMPLES: { [K in KeyName]: NonNullable<Settings[K]> } = {
   "sandbox.mode": "read-only",
   "sandbox.network": ["*.npmjs.org"],
   "sandbox.deny_read": ["~/.aws"],
+  "sandbox.unix_sockets": true,
   policy: { rules: [{ tool: "run", command: "git status *", decision: "allow" }] },
   system_prompt: "You are terse.",
   system_prompt_file: "/srv/prompt.md",

@@ -233,7 +233,8 @@ Deno.test({
     const listener = answering(sock, "socket");
     try {
       const r = await inside(
-        launcher(w, "read-only", { denyRead: [secret, "~/notes.txt"] }, {
+        // Unix sockets allowed: the call's own stays in reach (see the tests below).
+        launcher(w, "read-only", { denyRead: [secret, "~/notes.txt"], unixSockets: true }, {
           hidden: [state],
           visible: [tools],
           sockets: [sock],
@@ -265,15 +266,16 @@ function answering(path: string, name: string) {
 
 const CONNECT = `import socket,sys
 for p in sys.argv[1:]:
-    s = socket.socket(socket.AF_UNIX)
     try:
+        s = socket.socket(socket.AF_UNIX)
         s.connect(p); print(s.recv(64).decode().strip())
     except OSError as e:
         print("refused", e.errno)
 `;
 
 Deno.test({
-  name: "sandbox: only the call's own unix sockets are reachable (not a tmux server's, say)",
+  name: "sandbox: with unix_sockets true only the call's own unix sockets are reachable (not a " +
+    "tmux server's, say); by default none is (EPERM)",
   ignore,
   fn: async () => {
     await using w = await world();
@@ -285,13 +287,16 @@ Deno.test({
     const b = answering(ours, "ours");
     try {
       for (const mode of MODES) {
-        const r = await inside(
-          launcher(w, mode, {}, { sockets: [ours] }),
-          `python3 -c "$PY" "${theirs}" "${ours}"`,
-          { env: { PY: CONNECT } },
-        );
-        assert.match(r.out, /ours-ok/, `${mode}: ${r.out}${r.err}`);
-        assert.doesNotMatch(r.out, /theirs-ok/, mode);
+        for (const unixSockets of [true, false]) {
+          const r = await inside(
+            launcher(w, mode, { unixSockets }, { sockets: [ours] }),
+            `python3 -c "$PY" "${theirs}" "${ours}"`,
+            { env: { PY: CONNECT } },
+          );
+          if (unixSockets) assert.match(r.out, /ours-ok/, `${mode}: ${r.out}${r.err}`);
+          else assert.equal(r.out, "refused 1\nrefused 1\n", `${mode}: ${r.err}`);
+          assert.doesNotMatch(r.out, /theirs-ok/, mode);
+        }
       }
     } finally {
       a.close();
@@ -303,7 +308,7 @@ Deno.test({
 
 Deno.test({
   name: "sandbox: other sessions' sockets in the shared sockets folder stay out of reach, " +
-    "under one mount",
+    "under one mount (unix_sockets true)",
   ignore,
   fn: async () => {
     await using w = await world();
@@ -313,7 +318,7 @@ Deno.test({
     try {
       assert.ok(sessions.every((d) => d.startsWith(socketsParent()! + "/")), sessions.join());
       for (const mode of MODES) {
-        const wrap = launcher(w, mode, {}, { sockets: [ours] });
+        const wrap = launcher(w, mode, { unixSockets: true }, { sockets: [ours] });
         const r = await inside(wrap, `python3 -c "$PY" ${[ours, ...theirs].join(" ")}`, {
           env: { PY: CONNECT },
         });

@@ -18,7 +18,7 @@ Deno.test({
     await using w = await world();
     const sock = join(w.root, "server.sock");
     const wrap = sandboxLauncher(
-      { mode: "workspace-write", network: false, denyRead: [] },
+      { mode: "workspace-write", network: false, denyRead: [], unixSockets: true },
       { roots: [w.root], home: w.home, hidden: [] },
       "workspace-write",
     );

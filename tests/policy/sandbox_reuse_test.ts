@@ -37,7 +37,7 @@ Deno.test({
       }).output();
       const text = new TextDecoder().decode(out.stdout) + new TextDecoder().decode(out.stderr);
       assert.ok(out.success, text);
-      assert.match(text, /ok \| 7 passed \| 0 failed/, text);
+      assert.match(text, /ok \| 8 passed \| 0 failed/, text);
     } finally {
       await Deno.remove(temp, { recursive: true });
     }
@@ -72,13 +72,15 @@ async function settledWorld() {
   return w;
 }
 
+/** The launcher; `unixSockets` true where a test's program connects to sockets (all covered). */
 function wrapFor(
   w: { root: string; home: string },
   mode: "read-only" | "workspace-write",
   scope: Partial<SandboxScope> = {},
+  unixSockets = true,
 ) {
   return sandboxLauncher(
-    { mode, network: false, denyRead: [] },
+    { mode, network: false, denyRead: [], unixSockets },
     { roots: [w.root], home: w.home, hidden: [], ...scope },
     mode,
   );
@@ -202,6 +204,34 @@ const GIT_ID = {
   GIT_COMMITTER_EMAIL: "t@e",
   GIT_CONFIG_NOSYSTEM: "1",
 };
+
+Deno.test({
+  name: "sandbox reuse: a named pipe made in the shared temp folder between two calls is " +
+    "covered by the second (its scan reused only while unchanged)",
+  ignore,
+  fn: async () => {
+    await using w = await settledWorld();
+    const temp = Deno.env.get("TMPDIR")!;
+    const later = join(temp, "pipes-later");
+    // Unix sockets refused (the default): the temp folder's scan is reused between calls.
+    const wrap = wrapFor(w, "workspace-write", {}, false);
+    try {
+      await inside(wrap, "true");
+      await inside(wrap, "true");
+      // A folder there first, settled; then a pipe made inside it (the temp folder's own
+      // listing does not change: only the folder's does).
+      await Deno.mkdir(later);
+      settle(temp, new Date(Date.now() - 20_000));
+      await inside(wrap, "true");
+      const fifo = await new Deno.Command("mkfifo", { args: [join(later, "pipe")] }).output();
+      assert.ok(fifo.success);
+      const r = await inside(wrap, `[ -p "${later}/pipe" ] && echo reachable || echo covered`);
+      assert.match(r.out, /covered/, `${r.out}${r.err}`);
+    } finally {
+      await Deno.remove(later, { recursive: true });
+    }
+  },
+});
 
 Deno.test({
   name: "sandbox: a repository of the shared temp folder is read-only; given as a root it stays " +

@@ -54,7 +54,7 @@ Deno.test({
     try {
       for (const mode of ["read-only", "workspace-write"] as const) {
         const wrap = sandboxLauncher(
-          { mode: "workspace-write", network: false, denyRead: [] },
+          { mode: "workspace-write", network: false, denyRead: [], unixSockets: true },
           { roots: [root], home: join(base, "home"), hidden: [] },
           mode,
         );
@@ -90,7 +90,7 @@ Deno.test({
       }
       for (const mode of ["read-only", "workspace-write"] as const) {
         const wrap = sandboxLauncher(
-          { mode: "workspace-write", network: false, denyRead: [] },
+          { mode: "workspace-write", network: false, denyRead: [], unixSockets: true },
           { roots: [root], home, hidden: [] },
           mode,
         );
