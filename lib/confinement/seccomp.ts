@@ -26,6 +26,7 @@
  */
 import { join } from "node:path";
 import { withDescriptor } from "../exec/fd_launch.ts";
+import { privateDir } from "../core/private.ts";
 
 /** `BPF_LD | BPF_W | BPF_ABS`: load the 32-bit word at offset `k` of `struct seccomp_data`. */
 const LOAD = 0x20;
@@ -145,8 +146,8 @@ export function seccompProgram(opts: SeccompOptions = { unix: false }): Uint8Arr
 const written = new Map<string, string>();
 
 /**
- * The filter as a file in `dir` (magi's private scratch folder), written once per process and
- * kind.
+ * The filter as a file in `dir` (`filterDir`: in magi's state folder, which no sandbox sees
+ * and no file builtin may write), written once per process and kind.
  *
  * @throws Deno.errors.* when the file cannot be written
  */
@@ -154,8 +155,13 @@ export function seccompFile(dir: string, opts: SeccompOptions = { unix: false })
   const name = opts.unix ? "seccomp-unix.bpf" : "seccomp.bpf";
   const path = join(dir, name);
   const had = written.get(path);
-  if (had) return had;
-  Deno.writeFileSync(path, seccompProgram(opts), { mode: 0o600 });
+  // Written already, unless removed since (one `lstat`: a HOME that went away, a cleaned state).
+  if (had && exists(had)) return had;
+  privateDir(dir);
+  // Shared by this user's magi processes: written whole under another name, then renamed.
+  const part = `${path}.${Deno.pid}`;
+  Deno.writeFileSync(part, seccompProgram(opts), { mode: 0o600 });
+  Deno.renameSync(part, path);
   written.set(path, path);
   return path;
 }
@@ -186,4 +192,13 @@ export function seccompBase64(opts: SeccompOptions = { unix: false }): string {
     encoded.set(opts.unix, text = btoa(raw));
   }
   return text;
+}
+
+function exists(path: string): boolean {
+  try {
+    Deno.lstatSync(path);
+    return true;
+  } catch {
+    return false;
+  }
 }

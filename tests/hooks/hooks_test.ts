@@ -13,7 +13,7 @@ Deno.test("magi run: a before_tool hook that denies rm stops the call; the model
   const work = join(dir.path, "work");
   await Deno.mkdir(work);
   await Deno.writeTextFile(join(work, "victim"), "keep me\n");
-  const seen = join(dir.path, "seen.jsonl");
+  const seen = join(work, "seen.jsonl");
   const deny = join(dir.path, "deny-rm.sh");
   await Deno.writeTextFile(
     deny,

@@ -150,7 +150,7 @@ Deno.test({
       args: {
         command:
           `M="$(dirname "$PWD")/ran"; printf '#!/bin/sh\\ntouch '"$M"'\\n' > p/q/r/old/.git/hooks/pre-commit; ` +
-          `chmod +x p/q/r/old/.git/hooks/pre-commit; E="$(dirname "$PWD")/evil.git"; ` +
+          `chmod +x p/q/r/old/.git/hooks/pre-commit; E="$TMPDIR/evil.git"; ` +
           `cp -r p/q/r/old/.git "$E" && git --git-dir="$E" config core.fsmonitor ` +
           `"touch $M" && mkdir -p t/u && echo "gitdir: $E" > t/u/.git && echo done`,
       },

@@ -5,7 +5,7 @@
  * outside, `deny_read` hides a path.
  */
 import assert from "node:assert/strict";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import {
   findBwrap,
   sandboxLauncher,
@@ -13,6 +13,7 @@ import {
   sandboxProblem,
   type SandboxScope,
   type SandboxSettings,
+  scratchDir,
 } from "../../lib/confinement/sandbox.ts";
 import { privateSocketDir, socketsParent } from "../../lib/exec/unix_socket.ts";
 import { FAKE_KEY, inside, world } from "./sandbox_world.ts";
@@ -457,6 +458,34 @@ Deno.test({
       const inside = await holding(program, args);
       assert.doesNotMatch(inside, /KEYRING-SECRET/, mode);
       assert.match(inside, /refused errno=1\b/, `${mode}: ${inside}`);
+    }
+  },
+});
+
+Deno.test({
+  name: "sandbox: no sandboxed call can replace the seccomp filter a later call starts with",
+  ignore,
+  fn: async () => {
+    await using w = await world();
+    // As a session's calls get it: magi's scratch folder bound writable.
+    const scope = { scratch: [scratchDir()] };
+    for (const mode of MODES) {
+      const { program, args } = launcher(w, mode, {}, scope)("/bin/sh", ["-c", "true"]);
+      // `/bin/sh -c 'exec "$0" "$@" 9<FILE' bwrap …`: the filter's file, quoted in.
+      const file = /9<'([^']+)'/.exec(args[1] ?? "")?.[1];
+      assert.ok(program === "/bin/sh" && file, `${program} ${args.join(" ")}`);
+      const before = await Deno.readFile(file);
+      const tried = launcher(w, mode, {}, scope)("/bin/sh", [
+        "-c",
+        `printf x > '${file}' 2>/dev/null && echo REPLACED; ` +
+        `printf x > '${dirname(file)}/planted.bpf' 2>/dev/null && echo PLANTED; echo done`,
+      ]);
+      const out = await new Deno.Command(tried.program, { args: tried.args, stdout: "piped" })
+        .output();
+      const said = new TextDecoder().decode(out.stdout);
+      assert.match(said, /done/, `${mode}: ${said}`);
+      assert.doesNotMatch(said, /REPLACED|PLANTED/, `${mode}: ${said}`);
+      assert.deepEqual(await Deno.readFile(file), before, mode);
     }
   },
 });
