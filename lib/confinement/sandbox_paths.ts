@@ -932,6 +932,9 @@ export function socketsIn(
       for (const dir of level) {
         if (skip.has(dir)) continue;
         if (budget-- <= 0) {
+          // Named pipes alone (unix sockets refused): one past the budget is one deeper than
+          // the walk. Refusing would let one call's 20,000 folders stop every later call.
+          if (fifosOnly) return { folders, sockets };
           throw new SandboxSetupError(
             `Cannot start the sandbox: more than ${socketLimits.folders} folders under ` +
               `${dirs.map((d) => d.dir).join(", ")} to search for unix sockets (each one a way ` +

@@ -209,6 +209,33 @@ cat <&3
 });
 
 Deno.test({
+  name: "sandbox: with unix sockets refused, a crowd of folders (one call could make) stops no " +
+    "later call",
+  ignore: (await sandboxProblem()) !== undefined,
+  fn: async () => {
+    await using dir = await tempDir();
+    for (const n of ["a", "b", "c", "d"]) await Deno.mkdir(join(dir.path, n));
+    setSocketLimits({ sockets: 2000, folders: 2 });
+    try {
+      await using t = await testRuntime({
+        cwd: dir.path,
+        config: {
+          shipped_tools: false,
+          roots: [dir.path],
+          approval: "never",
+          sandbox: { mode: "workspace-write" },
+        },
+      });
+      const r = await runTool(t.rt, { name: "run", args: { command: "echo ok > made; cat made" } });
+      assert.equal(r.is_error, false, r.said);
+      assert.match(r.said, /^ok$/m);
+    } finally {
+      setSocketLimits({ sockets: 2000, folders: 20_000 });
+    }
+  },
+});
+
+Deno.test({
   name: "sandbox: a search for sockets that would stop part-way refuses the call, never runs it",
   ignore: (await sandboxProblem()) !== undefined,
   fn: async () => {
