@@ -51,7 +51,7 @@ import {
   within,
 } from "./sandbox_paths.ts";
 import type { SandboxSettings } from "../config/sandbox_settings.ts";
-import { magiDir, xdgBase } from "../core/xdg.ts";
+import { xdgBase } from "../core/xdg.ts";
 import { privateDir } from "../core/private.ts";
 import { ownUid, SOCKETS_PARENT, socketsParent } from "../exec/unix_socket.ts";
 import { type Reads, realNoted, recording } from "./sandbox_reads.ts";
@@ -778,7 +778,7 @@ export function sandboxLauncher(
 ): Wrap {
   const bwrap = findBwrap(scope.path ?? defaultPath(), [...scope.roots, realTemp()]) ?? "bwrap";
   // The keyrings no namespace takes away, and unix sockets (see seccomp.ts): a seccomp filter.
-  const filters = filterDir(scope.home);
+  const filters = filterDir();
   const keysOnly = seccompFile(filters);
   const noUnix = seccompFile(filters, { unix: true });
   const domains = Array.isArray(settings.network) ? settings.network : undefined;
@@ -976,31 +976,28 @@ function realTemp(): string {
 let scratch: string | undefined;
 
 /**
- * Where the seccomp filters are kept: `filters/` in magi's state folder, which every sandbox
- * hides and the file builtins refuse (magi's own files), so no call can replace the filter a
- * later call is started with. Not the scratch folder: every sandbox binds that one writable (a
- * call once swapped in an allow-all filter there and read the keyring on its next call). Where
- * the state folder cannot be made, the scratch folder.
- *
- * @param home HOME's path, for the state folder's default (`~/.local/state/magi`)
+ * Where the seccomp filters are kept: `filters/` in this user's private folder of magi's
+ * sockets (`socketsParent`), which every sandbox covers whole and where nothing is bound again
+ * (the scratch and session temp folders are), and which every session's file builtins refuse
+ * (`door.hidden`): no call can replace the filter a later call is started with. Not the scratch
+ * folder: every sandbox binds that one writable (a call once swapped in an allow-all filter
+ * there and read the keyring on its next call). One folder for all of the user's sessions (the
+ * files are the same; each is written whole, then renamed). Without a private sockets folder,
+ * the scratch folder.
  */
-export function filterDir(home: string): string {
-  const kept = filters.get(home);
-  if (kept) return kept;
+export function filterDir(): string {
+  if (filters) return filters;
+  const parent = socketsParent();
   let dir: string | undefined;
   try {
-    const state = magiDir(Deno.env.toObject(), "state", home || undefined);
-    if (state) dir = privateDir(join(state, "filters"));
+    if (parent) dir = privateDir(join(parent, "filters"));
   } catch {
-    // A read-only HOME: the scratch folder, as before.
+    // not ours to make: the scratch folder, as before
   }
-  dir ??= scratchDir();
-  filters.set(home, dir);
-  return dir;
+  return filters = dir ?? scratchDir();
 }
 
-/** {@link filterDir} by HOME (one in a session; tests make many). */
-const filters = new Map<string, string>();
+let filters: string | undefined;
 
 /**
  * magi's own scratch folder (private, made once per process, removed at exit): files magi

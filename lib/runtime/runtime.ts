@@ -28,7 +28,7 @@ import { newApprovalKey, serveApprovals, TOKEN_VARIABLE } from "../policy/approv
 import { confinedBody } from "../sources/builtins/body_worker.ts";
 import { gatedInner } from "../policy/gate.ts";
 import { type SessionSettings, setSessionSettings } from "../policy/facts.ts";
-import { sandboxProblem, sandboxSettings } from "../confinement/sandbox.ts";
+import { filterDir, sandboxProblem, sandboxSettings, scratchDir } from "../confinement/sandbox.ts";
 import { luaConfinement } from "../policy/lua_exec.ts";
 import {
   pathFolders,
@@ -411,6 +411,10 @@ export async function createRuntime(opts: RuntimeOptions): Promise<Runtime> {
   // ones are inside magi's state folder, hidden already): hidden in every entry point, not
   // only in `magi run` (which shows its own session's folder again).
   for (const dir of [v.sessions_dir, v.spill_dir]) if (dir) (door.hidden ??= []).push(dir);
+  // The seccomp filters every sandbox starts with: no file builtin of any session may change
+  // them (every sandbox covers the folder already).
+  const filters = filterDir();
+  if (filters !== scratchDir()) (door.hidden ??= []).push(filters);
 
   const runtime: Runtime = built.runtime = {
     config,

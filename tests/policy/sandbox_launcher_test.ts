@@ -7,6 +7,7 @@
 import assert from "node:assert/strict";
 import { dirname, join } from "node:path";
 import {
+  filterDir,
   findBwrap,
   sandboxLauncher,
   type SandboxMode,
@@ -17,7 +18,8 @@ import {
 } from "../../lib/confinement/sandbox.ts";
 import { privateSocketDir, socketsParent } from "../../lib/exec/unix_socket.ts";
 import { FAKE_KEY, inside, world } from "./sandbox_world.ts";
-import { TESTDATA } from "../helpers.ts";
+import { TESTDATA, testRuntime } from "../helpers.ts";
+import { runTool } from "../../lib/runtime/run_tool.ts";
 
 const why = await sandboxProblem();
 if (why) console.log(`sandbox tests skipped: ${why}`);
@@ -487,5 +489,22 @@ Deno.test({
       assert.doesNotMatch(said, /REPLACED|PLANTED/, `${mode}: ${said}`);
       assert.deepEqual(await Deno.readFile(file), before, mode);
     }
+  },
+});
+
+Deno.test({
+  name:
+    "sandbox: the file builtins refuse the seccomp filters too, even with the temp folder a root",
+  ignore,
+  sanitizeResources: false,
+  sanitizeOps: false,
+  fn: async () => {
+    const temp = await Deno.realPath(Deno.env.get("TMPDIR") || "/tmp");
+    await using t = await testRuntime({ config: { roots: [temp], approval: "never" } });
+    const file = join(filterDir(), "seccomp.bpf");
+    const before = await Deno.readFile(file).catch(() => undefined);
+    const r = await runTool(t.rt, { name: "write", args: { path: file, content: "x" } });
+    assert.equal(r.is_error, true, r.said);
+    assert.deepEqual(await Deno.readFile(file).catch(() => undefined), before);
   },
 });
