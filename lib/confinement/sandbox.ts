@@ -462,7 +462,11 @@ function gather(
     ...(scope.scratch ?? []),
   ];
   const userHome = scope.userHome ?? passwdHome();
+  // magi's private folder of sockets is covered whole below: what is hidden inside it (the
+  // seccomp filters) needs no mount of its own, and could not be remounted under that cover.
+  const wholly = socketParents(temp);
   for (const p of hiddenPaths(scope.home, settings.denyRead, scope.hidden, keep, userHome)) {
+    if (wholly.some((w) => within(p, w))) continue;
     const k = kindOf(p);
     if (k === "dir") {
       hidden.push("--tmpfs", p);
@@ -488,7 +492,7 @@ function gather(
   }
   // Every session's sockets lie in one folder per user: one empty folder covers them all
   // (the read-only sandbox's own temp folder is empty already), and the scan skips it.
-  const skip = socketParents(temp);
+  const skip = wholly;
   const parents = skip.filter((p) => !(mode === "read-only" && within(p, temp)));
   const reopened = (mode === "read-only" ? roots : outer)
     .filter((d) => parents.some((p) => d !== p && within(d, p)));
