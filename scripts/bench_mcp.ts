@@ -124,6 +124,8 @@ export async function mcpServeCases(
     config,
     JSON.stringify({
       shipped_tools: false,
+      // The file's folder: the system temp folder is no default root.
+      roots: [home],
       ...(opts.sandbox === false ? { sandbox: { mode: "off" } } : {}),
     }),
   );
