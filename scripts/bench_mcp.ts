@@ -124,8 +124,8 @@ export async function mcpServeCases(
     config,
     JSON.stringify({
       shipped_tools: false,
-      // The file's folder: the system temp folder is no default root.
-      roots: [home],
+      // The file's folder and the server's: the system temp folder is no default root.
+      roots: [home, REPO],
       ...(opts.sandbox === false ? { sandbox: { mode: "off" } } : {}),
     }),
   );
