@@ -42,10 +42,7 @@ export function runsLater(
   const cache = xdgBase(env, "cache");
   add(env.DENO_DIR ?? (cache ? join(cache, "deno") : undefined));
   for (const p of programs) for (const f of namedFiles(p, env)) out.add(f);
-  for (const f of folders) {
-    add(f);
-    for (const t of linkTargets(f)) out.add(t);
-  }
+  for (const f of folders) add(f);
   return [...out];
 }
 

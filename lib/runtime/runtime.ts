@@ -31,6 +31,7 @@ import { type SessionSettings, setSessionSettings } from "../policy/facts.ts";
 import { filterDir, sandboxProblem, sandboxSettings, scratchDir } from "../confinement/sandbox.ts";
 import { luaConfinement } from "../policy/lua_exec.ts";
 import {
+  linkTargets,
   pathFolders,
   relocatedStartup,
   runsLater,
@@ -384,6 +385,8 @@ export async function createRuntime(opts: RuntimeOptions): Promise<Runtime> {
     // `--help` run by discovery, outside any sandbox; Lua files run in magi's own Workers.
     ...configured,
     ...luaDirs(config, opts.cwd, opts.env),
+    // Where the tools folders' links lead (a tool kept in the project and linked in).
+    ...[...configured, ...luaDirs(config, opts.cwd, opts.env)].flatMap(linkTargets),
     // PATH's folders that a root holds outside its own project tree (`~/go/bin`).
     ...pathFolders(opts.env, policy.roots, opts.env.HOME ? realPath(opts.env.HOME) : ""),
     // The XDG config folder where the variable puts it (outside HOME too) and its start-up parts.
