@@ -86,7 +86,13 @@ export function goneCover(stderr: string, covers: readonly string[]): string | u
   const line = stderr.replace(/\n$/, "");
   if (!line.startsWith(PREFIX) || line.includes("\n")) return undefined;
   // bwrap names the path as given, or under /newroot (a failed mount itself).
-  const named = covers.filter((p) => line.includes(` ${p}: `) || line.includes(`/newroot${p}: `));
+  // Or a folder above one, gone with it: bwrap cannot make the mount point's folders where the
+  // shared temp folder is read-only (`Can't mkdir …/gone: Read-only file system`).
+  const folder = /^bwrap: Can't [^/]*?(?:\/newroot)?(\/[^:]+): /.exec(line)?.[1];
+  const named = covers.filter((p) =>
+    line.includes(` ${p}: `) || line.includes(`/newroot${p}: `) ||
+    (folder !== undefined && p.startsWith(folder + "/"))
+  );
   for (const p of named.sort((a, b) => b.length - a.length)) {
     try {
       const st = Deno.lstatSync(p);

@@ -89,6 +89,11 @@ Deno.test("sandbox restart: only bwrap's line about a covered path that went awa
     const line = (p: string) => `bwrap: Can't create file at ${p}: Read-only file system\n`;
     assert.equal(goneCover(line(gone), [gone, sock]), gone);
     assert.equal(goneCover(`bwrap: Can't mkdir parents for ${gone}: No such file\n`, [gone]), gone);
+    // A folder above a covered socket gone with it, in a read-only folder bwrap cannot fill.
+    const folder = join(dir.path, "gone");
+    const mkdir = `bwrap: Can't mkdir ${folder}: Read-only file system\n`;
+    assert.equal(goneCover(mkdir, [gone, sock]), gone);
+    assert.equal(goneCover(mkdir, [sock]), undefined);
     // Still a socket: not this race. Not covered, or not bwrap's one line: not this either.
     assert.equal(goneCover(line(sock), [sock]), undefined);
     assert.equal(goneCover(line(gone), [sock]), undefined);
