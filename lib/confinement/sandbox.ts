@@ -465,6 +465,9 @@ function gather(
   // magi's private folder of sockets is covered whole below: what is hidden inside it (the
   // seccomp filters) needs no mount of its own, and could not be remounted under that cover.
   const wholly = socketParents(temp);
+  // What is hidden inside a writable folder: the folders down to it are pinned (mount points
+  // cannot be renamed), or a call would move the folder aside and the next call read it there.
+  const covered: Protect[] = [];
   for (const p of hiddenPaths(scope.home, settings.denyRead, scope.hidden, keep, userHome)) {
     if (wholly.some((w) => within(p, w))) continue;
     const k = kindOf(p);
@@ -473,6 +476,7 @@ function gather(
       emptied.push(p);
     } else if (k === "file") hidden.push("--ro-bind", "/dev/null", p);
     // A symlink was resolved by hiddenPaths; a missing path has nothing to read.
+    if (k === "dir" || k === "file") covered.push({ path: p, kind: k });
   }
   // Every unix socket is a way out: hide those in the system's run folder, HOME and (when it is
   // shared) the temp folder; the call's own sockets are bound again below. A program that
@@ -531,7 +535,7 @@ function gather(
     writable,
     outer,
     protects,
-    pins: pinsFor(protects, outer),
+    pins: pinsFor([...protects, ...covered], outer),
     hidden,
     emptied,
     parents,

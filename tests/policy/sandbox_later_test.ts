@@ -593,3 +593,44 @@ Deno.test({
     }
   },
 });
+
+Deno.test({
+  name: "sandbox: a hidden file's folder in a root cannot be moved aside to read it there",
+  ignore,
+  sanitizeResources: false,
+  sanitizeOps: false,
+  fn: async () => {
+    await using w = await world();
+    await Deno.mkdir(join(w.root, "k"));
+    await Deno.writeTextFile(join(w.root, "k", "sa.json"), "SA-SECRET-KEY\n");
+    await Deno.mkdir(join(w.root, "proj", "secrets"), { recursive: true });
+    await Deno.writeTextFile(join(w.root, "proj", "secrets", "token"), "DENY-READ-TOKEN\n");
+    await using t = await acting(w, w.root, {
+      env: { GOOGLE_APPLICATION_CREDENTIALS: join(w.root, "k", "sa.json") },
+      config: {
+        sandbox: { mode: "workspace-write", deny_read: [join(w.root, "proj", "secrets")] },
+      },
+    });
+    try {
+      const r = await runTool(t.rt, {
+        name: "run",
+        args: {
+          command: `mv k k2 2>&1; mv proj proj2 2>&1; cat k2/sa.json proj2/secrets/token 2>&1; ` +
+            `echo ok > made; cat made`,
+        },
+      });
+      assert.match(r.said, /^ok$/m, r.said);
+      const again = await runTool(t.rt, {
+        name: "run",
+        args: { command: `cat k2/sa.json proj2/secrets/token 2>&1; echo done` },
+      });
+      for (const out of [r.said, again.said]) {
+        assert.doesNotMatch(out, /SA-SECRET-KEY|DENY-READ-TOKEN/, out);
+      }
+      assert.equal(await exists(join(w.root, "k", "sa.json")), true);
+      assert.equal(await exists(join(w.root, "proj", "secrets", "token")), true);
+    } finally {
+      closeBodyProcesses();
+    }
+  },
+});
