@@ -129,6 +129,8 @@ function unicodeAt(b: Uint8Array, i: number, n: number): number {
     if ((x & 0xc0) !== 0x80) return KEEP | (1 << 16);
     cp = (cp << 6) | (x & 0x3f);
   }
+  // Past Unicode's last code point (`F4 90 80 80` and up): no character, one byte kept.
+  if (cp > 0x10ffff) return KEEP | (1 << 16);
   let cls: number;
   if (cp < 0x10000) {
     cls = BMP[cp];

@@ -76,3 +76,15 @@ Deno.test("a tool printing a secret with invisible separators or line numbers le
   }
   assertMasked(channels, PIECES, "$AWS_SECRET_ACCESS_KEY");
 });
+
+Deno.test("bytes past Unicode's last code point (F4 90 80 80 and up) are masked around, not a crash", () => {
+  const masker = new Masker([{ name: "TOKEN", value: "ab12cd34ef56gh78" }]);
+  // Each a lead byte F4 and continuation bytes that decode past U+10FFFF, between pieces.
+  const text = "x ab12\xf4\x90\x80\x80cd34\xf4\xbf\xbf\xbfef56-gh78 y\n";
+  const out = masker.maskBytes(text);
+  assert.ok(out.includes("\xf4\x90\x80\x80"), JSON.stringify(out));
+  assert.equal(
+    masker.maskBytes("ab12cd34ef56gh78 \xf4\x90\x80\x80\n"),
+    "$TOKEN \xf4\x90\x80\x80\n",
+  );
+});
